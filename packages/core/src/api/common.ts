@@ -1,0 +1,80 @@
+import { z } from "zod";
+
+/** DNS-1123 label: the rule for every user resource name and Kubernetes namespace/name we reference. */
+export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const dnsLabel = z
+  .string()
+  .max(63, "must be at most 63 characters")
+  .regex(DNS_LABEL, "must be a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)");
+
+/** DNS-1123 subdomain, used for Kubernetes object names (Services may be subdomains). */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const dnsSubdomain = z
+  .string()
+  .max(253, "must be at most 253 characters")
+  .regex(DNS_SUBDOMAIN, "must be a DNS-1123 subdomain");
+
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
+const labelKey = z.string().refine((key) => {
+  const slash = key.lastIndexOf("/");
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (name.length === 0 || name.length > 63 || !LABEL_NAME.test(name)) return false;
+  return prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
+}, "must be a Kubernetes label key ([prefix/]name)");
+const labelValue = z
+  .string()
+  .max(63, "must be at most 63 characters")
+  .regex(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/, "must be a Kubernetes label value");
+
+/** Kubernetes-style label map, validated key by key. */
+export const labelMap = z.record(labelKey, labelValue);
+
+const DURATION = /^(\d+(\.\d+)?(h|ms|m|s))+$/;
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+
+/**
+ * Parses a Go-style duration ("5s", "250ms", "1m30s") to milliseconds.
+ * Returns undefined for anything that is not a well-formed positive duration.
+ */
+export function parseDuration(text: string): number | undefined {
+  if (!DURATION.test(text)) return undefined;
+  let total = 0;
+  for (const part of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) {
+    total += Number(part[1]) * (UNIT_MS[part[2] as string] as number);
+  }
+  return total;
+}
+
+/** A positive duration string; Envoy and Istio cannot express less than a millisecond. */
+export const duration = z.string().refine((text) => {
+  const ms = parseDuration(text);
+  return ms !== undefined && ms >= 1;
+}, "must be a duration such as 5s, 250ms or 1m30s, at least 1ms");
+
+export const percentage = z.number().min(0, "must be between 0 and 100").max(100, "must be between 0 and 100");
+export const port = z.number().int("must be an integer").min(1, "must be between 1 and 65535").max(65535, "must be between 1 and 65535");
+
+/** A regular expression as Envoy evaluates it (RE2). We can only check that it compiles. */
+export const regex = z.string().min(1).refine((text) => {
+  try {
+    new RegExp(text, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}, "must be a valid regular expression");
+
+/** Exactly one of exact, prefix or regex. */
+export const stringMatch = z
+  .strictObject({ exact: z.string().optional(), prefix: z.string().optional(), regex: regex.optional() })
+  .refine((m) => [m.exact, m.prefix, m.regex].filter((v) => v !== undefined).length === 1, {
+    message: "set exactly one of exact, prefix or regex",
+  });
+export type StringMatch = z.infer<typeof stringMatch>;
+
+/** A reference to a Kubernetes Service in a registered cluster. */
+export const serviceRef = z.strictObject({ cluster: dnsLabel, namespace: dnsLabel, name: dnsSubdomain });
+export type ServiceRef = z.infer<typeof serviceRef>;
+
+export const objectRef = z.strictObject({ name: dnsSubdomain });

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { dnsLabel, objectRef } from "./common";
+import { destinationSelector } from "./selectors";
+
+const sharedTrust = z.strictObject({
+  rootCertificateAuthority: z
+    .strictObject({
+      generated: z.strictObject({
+        ttlDays: z.number().int().min(1, "must be at least 1").max(36500, "must be at most 36500").optional(),
+        keyAlgorithm: z.enum(["ECDSA_P256", "RSA_2048", "RSA_4096"]).optional(),
+        orgName: z.string().min(1).max(64).optional(),
+      }),
+    })
+    .optional(),
+  intermediateCertOptions: z
+    .strictObject({
+      ttlDays: z.number().int().min(1, "must be at least 1").max(3650, "must be at most 3650").optional(),
+      rotateBeforeDays: z.number().int().min(0, "must be at least 0").optional(),
+    })
+    .refine((o) => o.rotateBeforeDays === undefined || o.rotateBeforeDays < (o.ttlDays ?? 365), {
+      message: "rotateBeforeDays must be less than ttlDays",
+      path: ["rotateBeforeDays"],
+    })
+    .optional(),
+});
+
+const mtlsConfig = z
+  .strictObject({
+    shared: sharedTrust.optional(),
+    // Accepted by the schema so the error can say exactly what is wrong instead of "unknown field".
+    limited: z.unknown().optional(),
+    autoRestartPods: z.boolean().optional(),
+  })
+  .superRefine((m, ctx) => {
+    if (m.limited !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["limited"],
+        message: "limited trust is not supported yet; use shared trust or omit mtlsConfig",
+      });
+    }
+  });
+
+const federation = z.strictObject({
+  selectors: z
+    .array(
+      z.strictObject({
+        destinationSelectors: z.array(destinationSelector).optional(),
+        meshes: z.array(objectRef).optional(),
+      }),
+    )
+    .optional(),
+  hostnameSuffix: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, "must be a DNS suffix such as global")
+    .optional(),
+  eastWestGateways: z
+    .array(z.strictObject({ destinationSelector: destinationSelector, portName: dnsLabel.optional() }))
+    .optional(),
+});
+
+export const virtualMeshSpec = z.strictObject({
+  meshes: z.array(objectRef).min(1, "must list at least one mesh"),
+  mtlsConfig: mtlsConfig.optional(),
+  federation: federation.optional(),
+  globalAccessPolicy: z.enum(["ENABLED", "DISABLED"]).optional(),
+});
+export type VirtualMeshSpec = z.infer<typeof virtualMeshSpec>;

@@ -1,0 +1,27 @@
+import { defineConfig } from "vitest/config";
+
+// Two tiers: unit tests sit next to pure modules; integration tests start real processes
+// (DynamoDB Local, fauxqs, kube-apiserver) and live under test/.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "functions/**/*.test.ts", "infra/**/*.test.ts", "test/golden/**/*.test.ts", "test/unit/**/*.test.ts"],
+          exclude: ["**/node_modules/**"],
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["test/integration/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
