@@ -7,3 +7,4 @@ export * from "./status";
 export * from "./resource";
 export * from "./discovery";
 export * from "./validate";
+export * from "./label-selector";

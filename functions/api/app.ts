@@ -1,0 +1,69 @@
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { TranslateQueue } from "../queue/translate-queue";
+import type { Logger } from "../shared/logger";
+import type { Store } from "../store/index";
+import { authorize } from "./auth";
+import type { AppEnv } from "./context";
+import { openApiDocument } from "./openapi";
+import { onError, problem } from "./problem";
+import { type Route, honoPath, route } from "./route";
+import { applyRoutes } from "./routes/apply";
+import { clusterRoutes } from "./routes/clusters";
+import { discoveredRoutes } from "./routes/discovered";
+import { resourceRoutes } from "./routes/resources";
+import { tenantRoutes } from "./routes/tenants";
+import { tokenRoutes } from "./routes/tokens";
+
+export interface AppDeps {
+  store: Store;
+  queue: TranslateQueue;
+  log: Logger;
+  now?: () => Date;
+  /** URL agents use to reach this API (for the helm line); defaults to the request's origin. */
+  publicUrl?: string;
+  version?: string;
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Every route of the API, in the order they are documented. */
+export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now">> & Pick<AppDeps, "publicUrl">): Route[] {
+  return [
+    ...tenantRoutes(deps),
+    ...tokenRoutes(deps),
+    ...clusterRoutes(deps),
+    ...resourceRoutes(deps),
+    ...applyRoutes(deps),
+    ...discoveredRoutes(deps),
+  ];
+}
+
+/** The hono app: the same object serves Lambda (handler.ts) and the local server (local/main.ts). */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const now = deps.now ?? (() => new Date());
+  const routes = allRoutes({ store: deps.store, queue: deps.queue, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
+  const health = route({
+    method: "get", path: "/healthz", tag: "meta", access: "public", summary: "Liveness",
+    responses: { 200: { description: "alive" } },
+    handler: async (c) => c.json({ ok: true }),
+  });
+  const spec = openApiDocument([...routes, health], deps.version ?? "0.1.0");
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    const requestId = randomUUID();
+    c.set("requestId", requestId);
+    c.set("log", deps.log.child({ requestId }));
+    c.header("x-request-id", requestId);
+    await next();
+  });
+  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => problem(c as never, 413, `the body is larger than ${MAX_BODY_BYTES} bytes`) }));
+  app.get("/openapi.json", (c) => c.json(spec));
+  for (const r of [...routes, health]) {
+    app.on(r.method.toUpperCase(), honoPath(r.path), authorize(deps.store, r.access, now), (c) => r.handle(c));
+  }
+  app.notFound((c) => problem(c, 404, `no route for ${c.req.method} ${c.req.path}`));
+  app.onError(onError);
+  return app;
+}

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { Route } from "./route";
+
+const problemSchema = {
+  type: "object",
+  required: ["type", "title", "status"],
+  properties: {
+    type: { type: "string" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    requestId: { type: "string" },
+    errors: { type: "array", items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } } },
+  },
+} as const;
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}
+
+const problemRef = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
+
+function errorResponses(route: Route): Record<string, unknown> {
+  const out: Record<string, unknown> = { 500: { description: "unexpected error (logged; quote the request id)", content: problemRef } };
+  if (route.body || route.query) out[400] = { description: "invalid input; errors name each field", content: problemRef };
+  if (route.body) out[413] = { description: "body over 1 MiB", content: problemRef };
+  if (route.access !== "public") {
+    out[401] = { description: "missing, unknown, revoked or expired token", content: problemRef };
+    out[403] = { description: "the token's role does not allow this", content: problemRef };
+  }
+  if (route.path.includes("{")) out[404] = { description: "not found", content: problemRef };
+  if (route.method === "post" || route.method === "put") out[409] = { description: "conflict", content: problemRef };
+  if (route.headers?.["If-Match"]) out[412] = { description: "If-Match is stale", content: problemRef };
+  return out;
+}
+
+function parameters(route: Route): unknown[] {
+  const params: unknown[] = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+  if (route.query) {
+    const schema = jsonSchema(route.query, "input") as { properties?: Record<string, unknown> };
+    for (const [name, s] of Object.entries(schema.properties ?? {})) params.push({ name, in: "query", required: false, schema: s });
+  }
+  for (const [name, description] of Object.entries(route.headers ?? {})) params.push({ name, in: "header", required: false, description, schema: { type: "string" } });
+  return params;
+}
+
+/** The OpenAPI 3.1 document of `routes`, generated from the same definitions the router uses. */
+export function openApiDocument(routes: readonly Route[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const op: Record<string, unknown> = {
+      operationId: `${r.method}${r.path.replace(/[{}]/g, "").replace(/[/.-]+(\w)/g, (_m, ch: string) => ch.toUpperCase())}`,
+      summary: r.summary,
+      tags: [r.tag],
+      security: r.access === "public" ? [] : [{ bearer: [] }],
+      parameters: parameters(r),
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(r.responses).map(([code, doc]) => [
+            code,
+            { description: doc.description, ...(doc.schema ? { content: { "application/json": { schema: jsonSchema(doc.schema, "output") } } } : {}) },
+          ]),
+        ),
+        ...errorResponses(r),
+      },
+    };
+    if (r.access !== "public") op["x-meshplane-access"] = r.access;
+    if (r.body) {
+      const schema = jsonSchema(r.body, "input");
+      op.requestBody = { required: true, content: Object.fromEntries((r.bodyTypes ?? ["application/json"]).map((t) => [t, { schema }])) };
+    }
+    (paths[r.path] ??= {})[r.method] = op;
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "meshplane API", version, description: "Multi-tenant management plane for service meshes." },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "tenant token (mpt_…) or operator credential (mpo_…)" } },
+      schemas: { Problem: problemSchema },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,85 @@
+import { ValidationError, parseOrThrow } from "@meshplane/core";
+import type { Context } from "hono";
+import { parseAllDocuments } from "yaml";
+import type { z } from "zod";
+import type { Access } from "./auth";
+import type { AppEnv } from "./context";
+
+export type Method = "get" | "post" | "put" | "delete";
+
+export interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/**
+ * One endpoint, described once: the app registers it and the OpenAPI document is generated from the
+ * same object, so the two cannot drift apart.
+ */
+export interface Route {
+  method: Method;
+  /** OpenAPI path syntax: `/v1/trafficpolicies/{name}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  body?: z.ZodType;
+  /** Accepted request media types; JSON unless said otherwise. */
+  bodyTypes?: readonly string[];
+  query?: z.ZodType;
+  headers?: Record<string, string>;
+  responses: Record<number, ResponseDoc>;
+  handle: (c: Context<AppEnv>) => Promise<Response>;
+}
+
+interface Input<B, Q> {
+  body: B;
+  query: Q;
+}
+
+/** Declares a route whose handler receives its body and query already parsed by their schemas. */
+export function route<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown>(
+  def: Omit<Route, "handle" | "body" | "query"> & {
+    body?: B;
+    query?: Q;
+    handler: (c: Context<AppEnv>, input: Input<z.infer<B>, z.infer<Q>>) => Promise<Response>;
+  },
+): Route {
+  const { handler, ...rest } = def;
+  return {
+    ...rest,
+    handle: async (c) => {
+      const body = def.body ? await readBody(c, def.body, def.bodyTypes ?? ["application/json"]) : undefined;
+      const query = def.query ? parseOrThrow(def.query, c.req.query(), "query", "query") : undefined;
+      return handler(c, { body: body as z.infer<B>, query: query as z.infer<Q> });
+    },
+  };
+}
+
+const YAML_TYPES = new Set(["application/yaml", "application/x-yaml", "text/yaml"]);
+
+/** Reads and validates a request body. Errors name the header or field at fault. */
+async function readBody(c: Context<AppEnv>, schema: z.ZodType, types: readonly string[]): Promise<unknown> {
+  const mime = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (!types.includes(mime)) {
+    throw new ValidationError("unsupported content type", [{ path: "headers.content-type", message: `must be ${types.join(" or ")}, got ${mime || "nothing"}` }]);
+  }
+  const text = await c.req.text();
+  let value: unknown;
+  if (YAML_TYPES.has(mime)) {
+    const docs = parseAllDocuments(text);
+    const bad = docs.flatMap((d) => d.errors);
+    if (bad.length > 0) throw new ValidationError("malformed YAML", [{ path: "(body)", message: `malformed YAML: ${bad[0]?.message.split("\n")[0]}` }]);
+    value = { documents: docs.map((d) => d.toJS()).filter((d) => d !== null) };
+  } else {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new ValidationError("malformed JSON", [{ path: "(body)", message: `malformed JSON: ${(error as Error).message}` }]);
+    }
+  }
+  return parseOrThrow(schema, value, "request body");
+}
+
+/** `/v1/x/{name}` → `/v1/x/:name` for the router. */
+export const honoPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ":$1");

@@ -1,0 +1,82 @@
+import type { TranslateQueue } from "../../queue/translate-queue";
+import type { Cluster, Store } from "../../store/index";
+import { enqueueTranslate } from "../enqueue";
+import { route } from "../route";
+import { bootstrapView, clusterView, listOf, registerClusterBody } from "../schemas";
+
+export interface ClusterDeps {
+  store: Store;
+  queue: TranslateQueue;
+  now: () => Date;
+  /** The URL agents reach the API at; undefined = the origin of the registering request. */
+  publicUrl?: string;
+}
+
+/** The one line an operator runs in the cluster. The token expires and works once. */
+export function helmInstallLine(apiUrl: string, cluster: string, token: string): string {
+  return [
+    "helm upgrade --install meshplane-agent packages/agent/chart",
+    "--namespace meshplane-system --create-namespace",
+    `--set controlPlane.url=${apiUrl}`,
+    `--set cluster.name=${cluster}`,
+    `--set-string bootstrap.token=${token}`,
+  ].join(" ");
+}
+
+/** Cluster registration (admin) and reads (viewer). */
+export function clusterRoutes(deps: ClusterDeps) {
+  const { store } = deps;
+  const apiUrl = (requestUrl: string) => deps.publicUrl ?? new URL(requestUrl).origin;
+  const bootstrapResponse = (cluster: Cluster, token: string, expiresAt: string, url: string) => ({
+    cluster,
+    bootstrapToken: token,
+    expiresAt,
+    helmInstall: helmInstallLine(apiUrl(url), cluster.name, token),
+  });
+  return [
+    route({
+      method: "post", path: "/v1/clusters", tag: "clusters", access: "admin",
+      summary: "Register a cluster; returns a one-time bootstrap token and the helm install line",
+      body: registerClusterBody,
+      responses: { 201: { description: "registered", schema: bootstrapView } },
+      handler: async (c, { body }) => {
+        const { cluster, bootstrap, revision } = await store.clusters.register(c.get("tenantId"), body, deps.now());
+        c.get("log").info("cluster registered", { cluster: cluster.name });
+        await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), revision);
+        return c.json(bootstrapResponse(cluster, bootstrap.token, bootstrap.expiresAt, c.req.url), 201);
+      },
+    }),
+    route({
+      method: "get", path: "/v1/clusters", tag: "clusters", access: "viewer", summary: "List clusters",
+      responses: { 200: { description: "clusters", schema: listOf(clusterView) } },
+      handler: async (c) => c.json({ items: await store.clusters.list(c.get("tenantId")) }),
+    }),
+    route({
+      method: "get", path: "/v1/clusters/{name}", tag: "clusters", access: "viewer", summary: "Get a cluster",
+      responses: { 200: { description: "the cluster", schema: clusterView } },
+      handler: async (c) => c.json(await store.clusters.get(c.get("tenantId"), c.req.param("name") as string)),
+    }),
+    route({
+      method: "post", path: "/v1/clusters/{name}/bootstrap-token", tag: "clusters", access: "admin",
+      summary: "Issue a new bootstrap token for a cluster (the previous one stops working)",
+      responses: { 201: { description: "issued", schema: bootstrapView } },
+      handler: async (c) => {
+        const name = c.req.param("name") as string;
+        const bootstrap = await store.clusters.rotateBootstrap(c.get("tenantId"), name, deps.now());
+        const cluster = await store.clusters.get(c.get("tenantId"), name);
+        return c.json(bootstrapResponse(cluster, bootstrap.token, bootstrap.expiresAt, c.req.url), 201);
+      },
+    }),
+    route({
+      method: "delete", path: "/v1/clusters/{name}", tag: "clusters", access: "admin",
+      summary: "Deregister a cluster and forget what was discovered in it",
+      responses: { 204: { description: "deregistered" } },
+      handler: async (c) => {
+        const revision = await store.clusters.deregister(c.get("tenantId"), c.req.param("name") as string);
+        c.get("log").info("cluster deregistered", { cluster: c.req.param("name") });
+        await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), revision);
+        return c.body(null, 204);
+      },
+    }),
+  ];
+}

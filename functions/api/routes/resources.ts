@@ -1,0 +1,108 @@
+import {
+  DOCUMENT_SCHEMAS,
+  USER_KINDS,
+  USER_KIND_NAMES,
+  type StoredResource,
+  type UserDocument,
+  type UserKind,
+  ValidationError,
+  parseLabelSelector,
+} from "@meshplane/core";
+import type { Context } from "hono";
+import type { TranslateQueue } from "../../queue/translate-queue";
+import type { Store } from "../../store/index";
+import type { AppEnv } from "../context";
+import { enqueueTranslate } from "../enqueue";
+import { type Route, route } from "../route";
+import { labelSelectorQuery, listOf, storedDocument } from "../schemas";
+
+export interface ResourceDeps {
+  store: Store;
+  queue: TranslateQueue;
+  now: () => Date;
+}
+
+/** `If-Match: "12"` (or W/"12", or 12) → "12"; `*` and absence → undefined. */
+export function parseIfMatch(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === "*") return undefined;
+  const m = /^\s*(?:W\/)?"?([^"\s]+)"?\s*$/.exec(header);
+  if (!m) throw new ValidationError("invalid If-Match header", [{ path: "headers.if-match", message: 'must be an entity tag such as "12"' }]);
+  return m[1];
+}
+
+function respond(c: Context<AppEnv>, resource: StoredResource, status: 200 | 201 = 200): Response {
+  c.header("etag", `"${resource.metadata.resourceVersion}"`);
+  return c.json(resource, status);
+}
+
+/** Parses `labelSelector` or fails naming the query parameter. */
+function selectorOf(text: string | undefined) {
+  try {
+    return parseLabelSelector(text ?? "");
+  } catch (error) {
+    throw new ValidationError("invalid label selector", [{ path: "query.labelSelector", message: (error as Error).message }]);
+  }
+}
+
+function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
+  const { store } = deps;
+  const base = `/v1/${USER_KINDS[kind].plural}`;
+  const item = storedDocument(kind);
+  const body = DOCUMENT_SCHEMAS[kind];
+  return [
+    route({
+      method: "get", path: base, tag: kind, access: "viewer", summary: `List ${kind}s`, query: labelSelectorQuery,
+      responses: { 200: { description: "the list", schema: listOf(item) } },
+      handler: async (c, { query }) => c.json({ items: await store.resources.list(c.get("tenantId"), kind, selectorOf(query.labelSelector)) }),
+    }),
+    route({
+      method: "post", path: base, tag: kind, access: "editor", summary: `Create a ${kind}`, body,
+      responses: { 201: { description: "created", schema: item } },
+      handler: async (c, { body: doc }) => {
+        const [result] = await store.resources.write(c.get("tenantId"), [{ doc: doc as UserDocument, mode: "create" }], deps.now().toISOString());
+        await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), result?.revision);
+        return respond(c, (result as { resource: StoredResource }).resource, 201);
+      },
+    }),
+    route({
+      method: "get", path: `${base}/{name}`, tag: kind, access: "viewer", summary: `Get a ${kind}`,
+      responses: { 200: { description: "the resource", schema: item } },
+      handler: async (c) => respond(c, await store.resources.get(c.get("tenantId"), kind, c.req.param("name") as string)),
+    }),
+    route({
+      method: "put", path: `${base}/{name}`, tag: kind, access: "editor", body,
+      summary: `Replace a ${kind}; If-Match (or metadata.resourceVersion) makes it conditional (412 when stale)`,
+      headers: { "If-Match": "resourceVersion the change is based on" },
+      responses: { 200: { description: "replaced", schema: item } },
+      handler: async (c, { body: doc }) => {
+        const name = c.req.param("name") as string;
+        if (doc.metadata.name !== name) {
+          throw new ValidationError("invalid request body", [{ path: "metadata.name", message: `must match the name in the path (${name})` }]);
+        }
+        const ifMatch = parseIfMatch(c.req.header("if-match")) ?? doc.metadata.resourceVersion;
+        const [result] = await store.resources.write(
+          c.get("tenantId"),
+          [{ doc: doc as UserDocument, mode: "replace", ...(ifMatch !== undefined ? { ifMatch } : {}) }],
+          deps.now().toISOString(),
+        );
+        await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), result?.revision);
+        return respond(c, (result as { resource: StoredResource }).resource);
+      },
+    }),
+    route({
+      method: "delete", path: `${base}/{name}`, tag: kind, access: "editor", summary: `Delete a ${kind}`,
+      headers: { "If-Match": "resourceVersion the deletion is based on" },
+      responses: { 200: { description: "deleted; the body is the resource as it was", schema: item } },
+      handler: async (c) => {
+        const result = await store.resources.delete(c.get("tenantId"), kind, c.req.param("name") as string, parseIfMatch(c.req.header("if-match")));
+        await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), result.revision);
+        return c.json(result.resource);
+      },
+    }),
+  ];
+}
+
+/** CRUD for every user resource kind. */
+export function resourceRoutes(deps: ResourceDeps): Route[] {
+  return USER_KIND_NAMES.flatMap((kind) => kindRoutes(deps, kind));
+}

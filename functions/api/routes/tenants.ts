@@ -1,0 +1,43 @@
+import type { Store } from "../../store/index";
+import type { Tenant } from "../../store/index";
+import { route } from "../route";
+import { createTenantBody, listOf, tenantView } from "../schemas";
+
+const view = (t: Tenant) => ({ id: t.id, revision: t.revision, createdAt: t.createdAt });
+
+/** Operator endpoints: tenants and their first admin token. */
+export function tenantRoutes(deps: { store: Store; now: () => Date }) {
+  const { store } = deps;
+  return [
+    route({
+      method: "post", path: "/v1/tenants", tag: "tenants", access: "operator",
+      summary: "Create a tenant; returns its first admin token, shown only this once",
+      body: createTenantBody,
+      responses: { 201: { description: "created", schema: tenantView.extend({ adminToken: tenantView.shape.id }) } },
+      handler: async (c, { body }) => {
+        const { tenant, adminToken } = await store.tenants.create(body.name, deps.now().toISOString());
+        c.get("log").info("tenant created", { tenantId: tenant.id });
+        return c.json({ ...view(tenant), adminToken }, 201);
+      },
+    }),
+    route({
+      method: "get", path: "/v1/tenants", tag: "tenants", access: "operator", summary: "List tenants",
+      responses: { 200: { description: "tenants", schema: listOf(tenantView) } },
+      handler: async (c) => c.json({ items: (await store.tenants.list()).map(view) }),
+    }),
+    route({
+      method: "get", path: "/v1/tenants/{id}", tag: "tenants", access: "operator", summary: "Get a tenant",
+      responses: { 200: { description: "the tenant", schema: tenantView } },
+      handler: async (c) => c.json(view(await store.tenants.get(c.req.param("id") as string))),
+    }),
+    route({
+      method: "delete", path: "/v1/tenants/{id}", tag: "tenants", access: "operator",
+      summary: "Delete a tenant with all its tokens, clusters and resources",
+      responses: { 204: { description: "deleted" } },
+      handler: async (c) => {
+        await store.tenants.delete(c.req.param("id") as string);
+        return c.body(null, 204);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,85 @@
+/**
+ * `npm start`: the whole control plane as one local process — DynamoDB Local (Java, persisted under
+ * .meshplane/ unless --in-memory), the SQS emulator in-process, and the same hono app Lambda runs.
+ */
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { serve } from "@hono/node-server";
+import { createApp } from "../api/app";
+import { readEnv } from "../env";
+import { appDeps } from "../runtime";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { ensureTable } from "../store/table";
+import { bootstrapLocal } from "./bootstrap";
+import { JAVA_MISSING, hasJava, startDynamoLocal } from "./dynamo-local";
+import { startSqsLocal } from "./sqs-local";
+
+const USAGE = `usage: npm start -- [--in-memory] [--port N] [--data-dir DIR]
+  --in-memory   keep DynamoDB Local in memory (nothing survives a restart)
+  --port N      listen on 127.0.0.1:N (default: $PORT or 8080)
+  --data-dir    where state lives (default: .meshplane)`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { "in-memory": { type: "boolean" }, port: { type: "string" }, "data-dir": { type: "string" }, help: { type: "boolean" } },
+  });
+  if (values.help) return void console.log(USAGE);
+  if (!hasJava()) {
+    console.error(JAVA_MISSING);
+    process.exit(1);
+  }
+  const port = Number(values.port ?? process.env.PORT ?? "8080");
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`);
+  const dataDir = resolve(values["data-dir"] ?? ".meshplane");
+  mkdirSync(resolve(dataDir, "dynamodb"), { recursive: true, mode: 0o700 });
+
+  const dynamo = await startDynamoLocal(values["in-memory"] ? {} : { dbPath: resolve(dataDir, "dynamodb") });
+  const sqs = await startSqsLocal();
+  const env = readEnv({
+    ...process.env,
+    MESHPLANE_TABLE: "meshplane",
+    MESHPLANE_QUEUE_URL: sqs.queueUrl,
+    MESHPLANE_DYNAMODB_ENDPOINT: dynamo.endpoint,
+    MESHPLANE_SQS_ENDPOINT: sqs.endpoint,
+    MESHPLANE_PUBLIC_URL: process.env.MESHPLANE_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
+  });
+  const admin = new DynamoDBClient({ region: env.region, endpoint: dynamo.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  await ensureTable(admin, env.table);
+  admin.destroy();
+  const deps = appDeps(env);
+  const first = await bootstrapLocal(deps.store, new Date());
+  const app = createApp(deps);
+  const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
+  await new Promise<void>((ok, fail) => {
+    server.once("listening", ok);
+    server.once("error", fail);
+  });
+
+  const url = `http://127.0.0.1:${port}`;
+  console.log(`meshplane control plane listening on ${url} (state: ${values["in-memory"] ? "in memory" : dataDir})`);
+  if (first.operatorToken) console.log(`  operator credential (shown once, stored only as a hash): ${first.operatorToken}`);
+  if (first.adminToken) {
+    console.log(`  tenant "default" admin token (shown once, stored only as a hash): ${first.adminToken}`);
+    console.log(`  try: curl -H "Authorization: Bearer ${first.adminToken}" ${url}/v1/trafficpolicies`);
+  }
+  if (!first.operatorToken && !first.adminToken) console.log("  using the credentials printed on first start (delete .meshplane/ to start over)");
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping`);
+    await new Promise<void>((ok) => server.close(() => ok()));
+    await sqs.stop();
+    await dynamo.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

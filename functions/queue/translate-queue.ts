@@ -1,0 +1,47 @@
+import { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { z } from "zod";
+
+/** The body of a translate job. Parsed per record by the worker: the queue is a boundary too. */
+export const translateJob = z.strictObject({
+  tenantId: z.string().min(1),
+  revision: z.number().int().min(1),
+});
+export type TranslateJob = z.infer<typeof translateJob>;
+
+export interface QueueConfig {
+  region: string;
+  queueUrl: string;
+  /** Set for the local SQS emulator. */
+  endpoint?: string;
+}
+
+export interface TranslateQueue {
+  enqueue(job: TranslateJob): Promise<void>;
+}
+
+/**
+ * The FIFO translate queue. MessageGroupId = tenant, so one tenant is translated by one worker at a
+ * time while tenants run in parallel; the dedup id is tenant + revision, so a retried enqueue of the
+ * same change is dropped by SQS itself.
+ */
+export class SqsTranslateQueue implements TranslateQueue {
+  private readonly client: SQSClient;
+
+  constructor(private readonly config: QueueConfig) {
+    this.client = new SQSClient({
+      region: config.region,
+      ...(config.endpoint ? { endpoint: config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
+    });
+  }
+
+  async enqueue(job: TranslateJob): Promise<void> {
+    await this.client.send(
+      new SendMessageCommand({
+        QueueUrl: this.config.queueUrl,
+        MessageBody: JSON.stringify(job),
+        MessageGroupId: job.tenantId,
+        MessageDeduplicationId: `${job.tenantId}-${job.revision}`,
+      }),
+    );
+  }
+}

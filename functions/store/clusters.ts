@@ -1,0 +1,142 @@
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { ConflictError, NotFoundError } from "../shared/errors";
+import { TOKEN_PREFIX, hashSecret, newSecret } from "../shared/secrets";
+import { batchWrite, queryItems, queryKeys } from "./batch";
+import { clusterPk, keys, tenantPk } from "./keys";
+import type { StoreDeps } from "./resources";
+import { writeWithRevision } from "./revision";
+import { TTL_ATTRIBUTE } from "./table";
+
+export interface Cluster {
+  name: string;
+  labels?: Record<string, string>;
+  /** `pending` until an agent registers with the bootstrap token. */
+  state: "pending" | "registered";
+  createdAt: string;
+  bootstrapExpiresAt?: string;
+  lastSeenAt?: string;
+  appliedGeneration?: number;
+}
+
+export interface Bootstrap {
+  token: string;
+  expiresAt: string;
+}
+
+type Item = Record<string, unknown>;
+
+function bootstrapPut(table: string, tenantId: string, cluster: string, now: Date, ttlMs: number): { bootstrap: Bootstrap; hash: string; put: Item } {
+  const token = newSecret(TOKEN_PREFIX.bootstrap);
+  const hash = hashSecret(token);
+  const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
+  return {
+    bootstrap: { token, expiresAt },
+    hash,
+    put: {
+      Put: {
+        TableName: table,
+        Item: { ...keys.bootstrapLookup(hash), tenantId, cluster, expiresAt, [TTL_ATTRIBUTE]: Math.floor((now.getTime() + ttlMs) / 1000) },
+      },
+    },
+  };
+}
+
+/** Registered clusters of a tenant and their single-use bootstrap tokens. */
+export class ClusterStore {
+  constructor(private readonly deps: StoreDeps & { bootstrapTtlMs: number }) {}
+
+  /** Registers a cluster and returns its bootstrap token (shown once). ConflictError if the name is taken. */
+  async register(tenantId: string, input: { name: string; labels?: Record<string, string> }, now: Date): Promise<{ cluster: Cluster; bootstrap: Bootstrap; revision: number }> {
+    const { table } = this.deps;
+    const { bootstrap, hash, put } = bootstrapPut(table, tenantId, input.name, now, this.deps.bootstrapTtlMs);
+    const cluster: Cluster = {
+      name: input.name,
+      ...(input.labels && Object.keys(input.labels).length > 0 ? { labels: input.labels } : {}),
+      state: "pending",
+      createdAt: now.toISOString(),
+      bootstrapExpiresAt: bootstrap.expiresAt,
+    };
+    const revision = await writeWithRevision(this.deps.doc, table, tenantId, () => ({
+      items: [
+        { Put: { TableName: table, Item: { ...keys.cluster(tenantId, input.name), ...cluster, bootstrapHash: hash }, ConditionExpression: "attribute_not_exists(PK)" } },
+        put,
+      ],
+      onConditionFailed: (index) => (index === 0 ? new ConflictError(`cluster ${input.name} already exists`) : undefined),
+    }));
+    return { cluster, bootstrap, revision };
+  }
+
+  /** Issues a fresh bootstrap token for a cluster, invalidating the previous one. */
+  async rotateBootstrap(tenantId: string, name: string, now: Date): Promise<Bootstrap> {
+    const { table, doc } = this.deps;
+    const current = await this.getItem(tenantId, name);
+    const { bootstrap, hash, put } = bootstrapPut(table, tenantId, name, now, this.deps.bootstrapTtlMs);
+    await doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table,
+              Key: keys.cluster(tenantId, name),
+              UpdateExpression: "SET bootstrapHash = :h, bootstrapExpiresAt = :e",
+              ConditionExpression: "attribute_exists(PK)",
+              ExpressionAttributeValues: { ":h": hash, ":e": bootstrap.expiresAt },
+            },
+          },
+          put as never,
+          ...(current.bootstrapHash ? [{ Delete: { TableName: table, Key: keys.bootstrapLookup(current.bootstrapHash as string) } }] : []),
+        ],
+      }),
+    );
+    return bootstrap;
+  }
+
+  async get(tenantId: string, name: string): Promise<Cluster> {
+    return toCluster(await this.getItem(tenantId, name));
+  }
+
+  async list(tenantId: string): Promise<Cluster[]> {
+    const items = await queryItems(this.deps.doc, this.deps.table, tenantPk(tenantId), keys.clusterPrefix);
+    return items.map(toCluster);
+  }
+
+  /**
+   * Deregisters a cluster: its discovered objects and snapshots are removed first, then the cluster
+   * and its bootstrap token with a revision bump, so the next translation forgets it.
+   */
+  async deregister(tenantId: string, name: string): Promise<number> {
+    const { doc, table } = this.deps;
+    const current = await this.getItem(tenantId, name);
+    await purgePartition(doc, table, clusterPk(tenantId, name));
+    return writeWithRevision(doc, table, tenantId, () => ({
+      items: [
+        { Delete: { TableName: table, Key: keys.cluster(tenantId, name), ConditionExpression: "attribute_exists(PK)" } },
+        ...(current.bootstrapHash ? [{ Delete: { TableName: table, Key: keys.bootstrapLookup(current.bootstrapHash as string) } }] : []),
+      ],
+      onConditionFailed: () => new NotFoundError(`cluster ${name} not found`),
+    }));
+  }
+
+  private async getItem(tenantId: string, name: string): Promise<Item> {
+    const out = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.cluster(tenantId, name), ConsistentRead: true }));
+    if (!out.Item) throw new NotFoundError(`cluster ${name} not found`);
+    return out.Item;
+  }
+}
+
+async function purgePartition(doc: DynamoDBDocumentClient, table: string, pk: string): Promise<void> {
+  const all = await queryKeys(doc, table, pk);
+  await batchWrite(doc, table, all.map((Key) => ({ DeleteRequest: { Key } })));
+}
+
+function toCluster(item: Item): Cluster {
+  return {
+    name: item.name as string,
+    ...(item.labels ? { labels: item.labels as Record<string, string> } : {}),
+    state: item.state as Cluster["state"],
+    createdAt: item.createdAt as string,
+    ...(item.bootstrapExpiresAt && item.state === "pending" ? { bootstrapExpiresAt: item.bootstrapExpiresAt as string } : {}),
+    ...(item.lastSeenAt ? { lastSeenAt: item.lastSeenAt as string } : {}),
+    ...(typeof item.appliedGeneration === "number" ? { appliedGeneration: item.appliedGeneration } : {}),
+  };
+}

@@ -1,0 +1,31 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { ClusterStore } from "./clusters";
+import { DiscoveredStore } from "./discovered";
+import { ResourceStore } from "./resources";
+import { TenantStore } from "./tenants";
+import { TokenStore } from "./tokens";
+
+export interface Store {
+  tenants: TenantStore;
+  tokens: TokenStore;
+  clusters: ClusterStore;
+  resources: ResourceStore;
+  discovered: DiscoveredStore;
+}
+
+/** The whole store over one table. */
+export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; bootstrapTtlMs: number }): Store {
+  return {
+    tenants: new TenantStore(deps),
+    tokens: new TokenStore(deps),
+    clusters: new ClusterStore(deps),
+    resources: new ResourceStore(deps),
+    discovered: new DiscoveredStore(deps),
+  };
+}
+
+export type { Cluster, Bootstrap } from "./clusters";
+export type { Tenant } from "./tenants";
+export type { Principal, Role, TokenInfo } from "./tokens";
+export { ROLES } from "./tokens";
+export type { WriteResult, DocumentWrite } from "./resources";

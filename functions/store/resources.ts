@@ -1,0 +1,241 @@
+import { randomUUID } from "node:crypto";
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  API_VERSION,
+  type Requirement,
+  type ResourceStatus,
+  type StoredResource,
+  type UserDocument,
+  type UserKind,
+  matchesLabels,
+  pendingStatus,
+} from "@meshplane/core";
+import { ConflictError, NotFoundError, PreconditionFailedError } from "../shared/errors";
+import { keys, tenantPk } from "./keys";
+import { writeWithRevision } from "./revision";
+
+export interface StoreDeps {
+  doc: DynamoDBDocumentClient;
+  table: string;
+}
+
+export type WriteAction = "created" | "configured" | "unchanged" | "deleted";
+
+export interface WriteResult {
+  resource: StoredResource;
+  action: WriteAction;
+  /** The tenant revision the change produced; undefined when nothing changed. */
+  revision?: number;
+}
+
+interface ResourceItem {
+  body: string;
+  status: string;
+  resourceVersion: string;
+}
+
+function toResource(item: Record<string, unknown>): StoredResource {
+  const body = JSON.parse(item.body as string) as Omit<StoredResource, "status">;
+  return { ...body, status: JSON.parse(item.status as string) as ResourceStatus };
+}
+
+const stableJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+
+/**
+ * Merges an incoming document with what is stored. Returns undefined when nothing the user owns
+ * changed (so an idempotent apply writes nothing). Generation moves only with the spec; labels and
+ * annotations move resourceVersion alone, as in Kubernetes.
+ */
+function nextVersion(existing: StoredResource | undefined, doc: UserDocument, revision: number, now: string): StoredResource | undefined {
+  const specChanged = !existing || stableJson(existing.spec) !== stableJson(doc.spec);
+  const metaChanged =
+    !existing ||
+    stableJson(existing.metadata.labels ?? {}) !== stableJson(doc.metadata.labels ?? {}) ||
+    stableJson(existing.metadata.annotations ?? {}) !== stableJson(doc.metadata.annotations ?? {});
+  if (!specChanged && !metaChanged) return undefined;
+  const generation = existing ? existing.metadata.generation + (specChanged ? 1 : 0) : 1;
+  return {
+    apiVersion: API_VERSION,
+    kind: doc.kind,
+    metadata: {
+      name: doc.metadata.name,
+      ...(doc.metadata.labels && Object.keys(doc.metadata.labels).length > 0 ? { labels: doc.metadata.labels } : {}),
+      ...(doc.metadata.annotations && Object.keys(doc.metadata.annotations).length > 0 ? { annotations: doc.metadata.annotations } : {}),
+      uid: existing?.metadata.uid ?? randomUUID(),
+      generation,
+      resourceVersion: String(revision),
+      createdAt: existing?.metadata.createdAt ?? now,
+      updatedAt: now,
+    },
+    spec: doc.spec,
+    // Status is kept across spec changes: the translator reads its acceptance order, and
+    // observedGeneration < generation tells a reader it is stale until the next translation.
+    status: existing?.status ?? pendingStatus(generation),
+  } as StoredResource;
+}
+
+export type WriteMode = "create" | "replace" | "apply";
+
+export interface DocumentWrite {
+  doc: UserDocument;
+  mode: WriteMode;
+  /** Required resourceVersion (If-Match or metadata.resourceVersion); replace/apply only. */
+  ifMatch?: string;
+}
+
+/** User resources (VirtualMesh, TrafficPolicy, AccessPolicy) of one tenant. */
+export class ResourceStore {
+  constructor(private readonly deps: StoreDeps) {}
+
+  /** Returns the resource or throws NotFoundError. */
+  async get(tenantId: string, kind: UserKind, name: string): Promise<StoredResource> {
+    const out = await this.deps.doc.send(
+      new GetCommand({ TableName: this.deps.table, Key: keys.resource(tenantId, kind, name), ConsistentRead: true }),
+    );
+    if (!out.Item) throw new NotFoundError(`${kind} ${name} not found`);
+    return toResource(out.Item);
+  }
+
+  /** All resources of a kind, sorted by name, optionally filtered by a parsed label selector. */
+  async list(tenantId: string, kind: UserKind, selector: readonly Requirement[] = []): Promise<StoredResource[]> {
+    const out: StoredResource[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.deps.doc.send(
+        new QueryCommand({
+          TableName: this.deps.table,
+          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+          ExpressionAttributeValues: { ":pk": tenantPk(tenantId), ":prefix": keys.resourcePrefix(kind) },
+          ExclusiveStartKey: start,
+          ConsistentRead: true,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const resource = toResource(item);
+        if (matchesLabels(selector, resource.metadata.labels)) out.push(resource);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+
+  /**
+   * Writes several documents atomically with one revision bump: either every document is stored or
+   * none is. Documents identical to what is stored are reported `unchanged` and not written.
+   * Errors: ConflictError (create of an existing name), NotFoundError (replace of a missing one),
+   * PreconditionFailedError (stale ifMatch).
+   */
+  async write(tenantId: string, writes: DocumentWrite[], now: string): Promise<WriteResult[]> {
+    let results: WriteResult[] = [];
+    const revision = await writeWithRevision(this.deps.doc, this.deps.table, tenantId, async (rev) => {
+      const existing = await this.getMany(tenantId, writes.map((w) => w.doc));
+      results = [];
+      const items = [];
+      const conditionErrors: (Error | undefined)[] = [];
+      for (const [i, w] of writes.entries()) {
+        const current = existing[i];
+        checkPreconditions(w, current);
+        const next = nextVersion(current, w.doc, rev, now);
+        if (!next) {
+          results.push({ resource: current as StoredResource, action: "unchanged" });
+          continue;
+        }
+        results.push({ resource: next, action: current ? "configured" : "created" });
+        items.push(this.putItem(tenantId, next, current?.metadata.resourceVersion));
+        conditionErrors.push(
+          w.mode === "create"
+            ? new ConflictError(`${w.doc.kind} ${w.doc.metadata.name} already exists`)
+            : w.ifMatch !== undefined
+              ? new PreconditionFailedError(`${w.doc.kind} ${w.doc.metadata.name} was changed by someone else; read it again`)
+              : undefined,
+        );
+      }
+      if (items.length === 0) throw new NoChange();
+      return { items, onConditionFailed: (index) => conditionErrors[index] };
+    }).catch((error: unknown) => {
+      if (error instanceof NoChange) return undefined;
+      throw error;
+    });
+    return results.map((r) => (r.action === "unchanged" || revision === undefined ? r : { ...r, revision }));
+  }
+
+  /** Deletes a resource (optionally only at `ifMatch`); returns the deleted resource and the new revision. */
+  async delete(tenantId: string, kind: UserKind, name: string, ifMatch?: string): Promise<WriteResult> {
+    let deleted: StoredResource | undefined;
+    const revision = await writeWithRevision(this.deps.doc, this.deps.table, tenantId, async () => {
+      deleted = await this.get(tenantId, kind, name);
+      if (ifMatch !== undefined && ifMatch !== deleted.metadata.resourceVersion) {
+        throw new PreconditionFailedError(`${kind} ${name} was changed by someone else; read it again`);
+      }
+      return {
+        items: [
+          {
+            Delete: {
+              TableName: this.deps.table,
+              Key: keys.resource(tenantId, kind, name),
+              ConditionExpression: "resourceVersion = :rv",
+              ExpressionAttributeValues: { ":rv": deleted.metadata.resourceVersion },
+            },
+          },
+        ],
+        onConditionFailed: () =>
+          ifMatch !== undefined ? new PreconditionFailedError(`${kind} ${name} was changed by someone else; read it again`) : undefined,
+      };
+    });
+    return { resource: deleted as StoredResource, action: "deleted", revision };
+  }
+
+  private async getMany(tenantId: string, docs: UserDocument[]): Promise<(StoredResource | undefined)[]> {
+    const found = new Map<string, StoredResource>();
+    const wanted = docs.map((d) => keys.resource(tenantId, d.kind, d.metadata.name));
+    for (let i = 0; i < wanted.length; i += 100) {
+      let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
+        [this.deps.table]: { Keys: wanted.slice(i, i + 100), ConsistentRead: true },
+      };
+      while (request && Object.keys(request).length > 0) {
+        const out = await this.deps.doc.send(new BatchGetCommand({ RequestItems: request }));
+        for (const item of out.Responses?.[this.deps.table] ?? []) found.set(item.SK as string, toResource(item));
+        request = out.UnprocessedKeys as typeof request;
+      }
+    }
+    return wanted.map((k) => found.get(k.SK));
+  }
+
+  private putItem(tenantId: string, next: StoredResource, currentVersion: string | undefined) {
+    const item: ResourceItem & Record<string, unknown> = {
+      ...keys.resource(tenantId, next.kind, next.metadata.name),
+      kind: next.kind,
+      name: next.metadata.name,
+      generation: next.metadata.generation,
+      resourceVersion: next.metadata.resourceVersion,
+      body: JSON.stringify({ apiVersion: next.apiVersion, kind: next.kind, metadata: next.metadata, spec: next.spec }),
+      status: JSON.stringify(next.status),
+    };
+    return {
+      Put: {
+        TableName: this.deps.table,
+        Item: item,
+        ...(currentVersion === undefined
+          ? { ConditionExpression: "attribute_not_exists(PK)" }
+          : { ConditionExpression: "resourceVersion = :rv", ExpressionAttributeValues: { ":rv": currentVersion } }),
+      },
+    };
+  }
+}
+
+/** Thrown inside a revision write when every document is unchanged: nothing to commit. */
+class NoChange extends Error {}
+
+function checkPreconditions(w: DocumentWrite, current: StoredResource | undefined): void {
+  const what = `${w.doc.kind} ${w.doc.metadata.name}`;
+  if (w.mode === "create" && current) throw new ConflictError(`${what} already exists`);
+  if (w.mode === "replace" && !current) throw new NotFoundError(`${what} not found`);
+  if (w.ifMatch !== undefined && current?.metadata.resourceVersion !== w.ifMatch) {
+    throw new PreconditionFailedError(`${what} was changed by someone else; read it again`);
+  }
+}

@@ -1,0 +1,106 @@
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { ConflictError, NotFoundError } from "../shared/errors";
+import { batchWrite, queryItems, queryKeys } from "./batch";
+import { clusterPk, keys, tenantPk } from "./keys";
+import type { StoreDeps } from "./resources";
+import { type TokenInfo, tenantTokenItems } from "./tokens";
+
+export interface Tenant {
+  id: string;
+  state: "active" | "deleting";
+  /** Input revision: bumped by every change that can alter translation. */
+  revision: number;
+  createdAt: string;
+}
+
+/** Tenants, as the operator manages them. */
+export class TenantStore {
+  constructor(private readonly deps: StoreDeps) {}
+
+  /** Creates a tenant with its first admin token (returned once). ConflictError when the id is taken. */
+  async create(tenantId: string, now: string): Promise<{ tenant: Tenant; adminToken: string; tokenInfo: TokenInfo }> {
+    const tenant: Tenant = { id: tenantId, state: "active", revision: 0, createdAt: now };
+    const { token, info, puts } = tenantTokenItems(this.deps.table, tenantId, { name: "initial-admin", role: "admin" }, now);
+    try {
+      await this.deps.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: this.deps.table, Item: { ...keys.tenant(tenantId), ...tenant }, ConditionExpression: "attribute_not_exists(PK)" } },
+            { Put: { TableName: this.deps.table, Item: { ...keys.tenantIndex(tenantId), id: tenantId, createdAt: now } } },
+            ...puts,
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) throw new ConflictError(`tenant ${tenantId} already exists`, { cause: error });
+      throw error;
+    }
+    return { tenant, adminToken: token, tokenInfo: info };
+  }
+
+  /** The tenant, or NotFoundError (also while it is being deleted). */
+  async get(tenantId: string): Promise<Tenant> {
+    const out = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.tenant(tenantId), ConsistentRead: true }));
+    if (!out.Item || out.Item.state !== "active") throw new NotFoundError(`tenant ${tenantId} not found`);
+    return toTenant(out.Item);
+  }
+
+  async list(): Promise<Tenant[]> {
+    const ids: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.deps.doc.send(
+        new QueryCommand({ TableName: this.deps.table, KeyConditionExpression: "PK = :pk", ExpressionAttributeValues: { ":pk": keys.tenantIndexPk }, ExclusiveStartKey: start }),
+      );
+      ids.push(...(page.Items ?? []).map((i) => i.SK as string));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    const tenants = await Promise.all(ids.map((id) => this.get(id).catch(() => undefined)));
+    return tenants.filter((t): t is Tenant => t !== undefined);
+  }
+
+  /**
+   * Deletes a tenant and everything under it. The tenant is first marked `deleting`, which makes
+   * every credential and write of it fail at once; the sweep that follows is idempotent, so a crash
+   * part-way is finished by calling delete again.
+   */
+  async delete(tenantId: string): Promise<void> {
+    const marked = await this.deps.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.deps.table,
+          Key: keys.tenant(tenantId),
+          UpdateExpression: "SET #s = :deleting",
+          ConditionExpression: "attribute_exists(PK)",
+          ExpressionAttributeNames: { "#s": "state" },
+          ExpressionAttributeValues: { ":deleting": "deleting" },
+        }),
+      )
+      .then(() => true)
+      .catch((error: unknown) => {
+        if ((error as { name?: string }).name === "ConditionalCheckFailedException") return false;
+        throw error;
+      });
+    if (!marked) throw new NotFoundError(`tenant ${tenantId} not found`);
+    const { doc, table } = this.deps;
+    // Credentials first, so nothing can authenticate into a half-deleted tenant.
+    const tokens = await queryItems(doc, table, tenantPk(tenantId), keys.tokenRecordPrefix);
+    await batchWrite(doc, table, tokens.map((t) => ({ DeleteRequest: { Key: keys.tokenLookup(t.hash as string) } })));
+    const clusters = await queryItems(doc, table, tenantPk(tenantId), keys.clusterPrefix);
+    const bootstraps = clusters.filter((c) => c.bootstrapHash).map((c) => ({ DeleteRequest: { Key: keys.bootstrapLookup(c.bootstrapHash as string) } }));
+    await batchWrite(doc, table, bootstraps);
+    for (const cluster of clusters) {
+      const inCluster = await queryKeys(doc, table, clusterPk(tenantId, cluster.name as string));
+      await batchWrite(doc, table, inCluster.map((Key) => ({ DeleteRequest: { Key } })));
+    }
+    const own = (await queryKeys(doc, table, tenantPk(tenantId))).filter((k) => k.SK !== "TENANT");
+    await batchWrite(doc, table, own.map((Key) => ({ DeleteRequest: { Key } })));
+    await batchWrite(doc, table, [{ DeleteRequest: { Key: keys.tenantIndex(tenantId) } }]);
+    await doc.send(new DeleteCommand({ TableName: table, Key: keys.tenant(tenantId) }));
+  }
+}
+
+function toTenant(item: Record<string, unknown>): Tenant {
+  return { id: item.id as string, state: item.state as Tenant["state"], revision: item.revision as number, createdAt: item.createdAt as string };
+}

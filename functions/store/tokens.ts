@@ -1,0 +1,162 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { NotFoundError } from "../shared/errors";
+import { TOKEN_PREFIX, hashSecret, newId, newSecret } from "../shared/secrets";
+import { keys, tenantPk } from "./keys";
+import type { StoreDeps } from "./resources";
+import { TTL_ATTRIBUTE } from "./table";
+
+export const ROLES = ["admin", "editor", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A token as listed: never the secret, never its hash. */
+export interface TokenInfo {
+  id: string;
+  name: string;
+  role: Role;
+  createdAt: string;
+  expiresAt?: string;
+  lastUsedAt?: string;
+}
+
+/** What a presented credential resolves to. */
+export type Principal =
+  | { kind: "operator"; tokenId: string }
+  | { kind: "tenant"; tenantId: string; role: Role; tokenId: string };
+
+/** How often `lastUsedAt` is written at most: every request would double the write cost of reads. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+type Item = Record<string, unknown>;
+
+export interface NewToken {
+  name: string;
+  role: Role;
+  expiresAt?: string;
+}
+
+/** Builds the two items of a tenant token: the listable record and the lookup by hash. */
+export function tenantTokenItems(table: string, tenantId: string, input: NewToken, now: string): { token: string; info: TokenInfo; puts: Item[] } {
+  const token = newSecret(TOKEN_PREFIX.tenant);
+  const hash = hashSecret(token);
+  const info: TokenInfo = { id: newId(), name: input.name, role: input.role, createdAt: now, ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}) };
+  const ttl = input.expiresAt ? { [TTL_ATTRIBUTE]: Math.floor(Date.parse(input.expiresAt) / 1000) + 86_400 } : {};
+  return {
+    token,
+    info,
+    puts: [
+      { Put: { TableName: table, Item: { ...keys.tokenRecord(tenantId, info.id), ...info, hash, ...ttl }, ConditionExpression: "attribute_not_exists(PK)" } },
+      { Put: { TableName: table, Item: { ...keys.tokenLookup(hash), kind: "tenant", tenantId, tokenId: info.id, role: info.role, ...(info.expiresAt ? { expiresAt: info.expiresAt } : {}), ...ttl }, ConditionExpression: "attribute_not_exists(PK)" } },
+    ],
+  };
+}
+
+/** API tokens of tenants and the operator credential; secrets exist only as SHA-256. */
+export class TokenStore {
+  constructor(private readonly deps: StoreDeps) {}
+
+  /** Creates a tenant token; the returned secret is the only copy there will ever be. */
+  async create(tenantId: string, input: NewToken, now: string): Promise<{ token: string; info: TokenInfo }> {
+    const { token, info, puts } = tenantTokenItems(this.deps.table, tenantId, input, now);
+    try {
+      await this.deps.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { ConditionCheck: { TableName: this.deps.table, Key: keys.tenant(tenantId), ConditionExpression: "#s = :active", ExpressionAttributeNames: { "#s": "state" }, ExpressionAttributeValues: { ":active": "active" } } },
+            ...puts,
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) throw new NotFoundError(`tenant ${tenantId} not found`, { cause: error });
+      throw error;
+    }
+    return { token, info };
+  }
+
+  async list(tenantId: string): Promise<TokenInfo[]> {
+    const out = await this.deps.doc.send(
+      new QueryCommand({
+        TableName: this.deps.table,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": tenantPk(tenantId), ":prefix": keys.tokenRecordPrefix },
+        ConsistentRead: true,
+      }),
+    );
+    return (out.Items ?? []).map(toInfo).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** Revokes at once: both items go in one transaction, so the secret stops working immediately. */
+  async revoke(tenantId: string, tokenId: string): Promise<void> {
+    const record = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.tokenRecord(tenantId, tokenId), ConsistentRead: true }));
+    if (!record.Item) throw new NotFoundError(`token ${tokenId} not found`);
+    await this.deps.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: this.deps.table, Key: keys.tokenRecord(tenantId, tokenId) } },
+          { Delete: { TableName: this.deps.table, Key: keys.tokenLookup(record.Item.hash as string) } },
+        ],
+      }),
+    );
+  }
+
+  /**
+   * Resolves a presented secret to its principal, or undefined when it is unknown, revoked or
+   * expired. Records use at most once a minute.
+   */
+  async authenticate(secret: string, now: Date): Promise<Principal | undefined> {
+    const hash = hashSecret(secret);
+    const out = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.tokenLookup(hash) }));
+    const item = out.Item;
+    if (!item) return undefined;
+    if (typeof item.expiresAt === "string" && Date.parse(item.expiresAt) <= now.getTime()) return undefined;
+    const last = typeof item.lastUsedAt === "string" ? Date.parse(item.lastUsedAt) : 0;
+    if (now.getTime() - last > TOUCH_INTERVAL_MS) await this.touch(item, hash, now.toISOString());
+    if (item.kind === "operator") return { kind: "operator", tokenId: item.tokenId as string };
+    return { kind: "tenant", tenantId: item.tenantId as string, role: item.role as Role, tokenId: item.tokenId as string };
+  }
+
+  /**
+   * Creates the operator credential unless one exists; returns the secret when it was created, or
+   * undefined when an operator credential was already there (it is never shown again).
+   */
+  async ensureOperator(now: string): Promise<string | undefined> {
+    const secret = newSecret(TOKEN_PREFIX.operator);
+    try {
+      await this.deps.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: this.deps.table, Item: { ...keys.operatorMarker, createdAt: now }, ConditionExpression: "attribute_not_exists(PK)" } },
+            { Put: { TableName: this.deps.table, Item: { ...keys.tokenLookup(hashSecret(secret)), kind: "operator", tokenId: "operator", createdAt: now } } },
+          ],
+        }),
+      );
+      return secret;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) return undefined;
+      throw error;
+    }
+  }
+
+  private async touch(item: Item, hash: string, now: string): Promise<void> {
+    // Best effort: a failed touch must not fail the request it rides on, and a token revoked in
+    // between must not be resurrected (hence the existence condition).
+    const update = (key: Record<string, string>) =>
+      this.deps.doc
+        .send(new UpdateCommand({ TableName: this.deps.table, Key: key, UpdateExpression: "SET lastUsedAt = :now", ConditionExpression: "attribute_exists(PK)", ExpressionAttributeValues: { ":now": now } }))
+        .catch(() => undefined);
+    await update(keys.tokenLookup(hash));
+    if (item.kind === "tenant") await update(keys.tokenRecord(item.tenantId as string, item.tokenId as string));
+  }
+}
+
+function toInfo(item: Item): TokenInfo {
+  return {
+    id: item.id as string,
+    name: item.name as string,
+    role: item.role as Role,
+    createdAt: item.createdAt as string,
+    ...(item.expiresAt ? { expiresAt: item.expiresAt as string } : {}),
+    ...(item.lastUsedAt ? { lastUsedAt: item.lastUsedAt as string } : {}),
+  };
+}
