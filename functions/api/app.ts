@@ -58,7 +58,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.header("x-request-id", requestId);
     await next();
   });
-  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => problem(c as never, 413, `the body is larger than ${MAX_BODY_BYTES} bytes`) }));
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => {
+        // The unread rest of the body is still on the socket: ask the client not to reuse it.
+        c.header("connection", "close");
+        return problem(c as never, 413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
   app.get("/openapi.json", (c) => c.json(spec));
   for (const r of [...routes, health]) {
     app.on(r.method.toUpperCase(), honoPath(r.path), authorize(deps.store, r.access, now), (c) => r.handle(c));

@@ -58,7 +58,7 @@ export const port = z.number().int("must be an integer").min(1, "must be between
 /** A regular expression as Envoy evaluates it (RE2). We can only check that it compiles. */
 export const regex = z.string().min(1).refine((text) => {
   try {
-    new RegExp(text, "u");
+    void new RegExp(text, "u");
     return true;
   } catch {
     return false;

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, typecheck, then every vitest tier against real DynamoDB Local and the
+# SQS emulator. Prints one closing line "Tests: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
+
+bash scripts/ensure-deps.sh || exit 1
+
+echo "== lint"
+node_modules/.bin/oxlint -c .oxlintrc.json --deny-warnings . || exit 1
+echo "== typecheck"
+node_modules/.bin/tsc --noEmit -p tsconfig.json || exit 1
+
+report="$(mktemp -d)/vitest.json"
+echo "== tests (unit, integration)"
+node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report"
+status=$?
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`Tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+' "$report" 2>/dev/null || echo "Tests: 0 passed, 1 failed"
+exit $status

@@ -1,0 +1,145 @@
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { serve } from "@hono/node-server";
+import { inject } from "vitest";
+import { createApp } from "../../functions/api/app";
+import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
+import { type Logger, createLogger } from "../../functions/shared/logger";
+import { createDocumentClient } from "../../functions/store/client";
+import { type Store, createStore } from "../../functions/store/index";
+import { ensureTable } from "../../functions/store/table";
+
+const REGION = "us-east-1";
+const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
+
+export interface ReceivedJob {
+  body: unknown;
+  groupId?: string;
+  dedupId?: string;
+}
+
+export interface ControlPlane {
+  url: string;
+  store: Store;
+  table: string;
+  operatorToken: string;
+  /** The clock the app sees; tests move it to expire tokens. */
+  clock: { now: Date };
+  logs: string[];
+  /** Creates a tenant through the operator API and returns its admin token. */
+  tenant(name: string): Promise<string>;
+  /** Drains the translate queue (what the API enqueued since the last call). */
+  jobs(): Promise<ReceivedJob[]>;
+  request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real control plane for one test file: a fresh table in the shared DynamoDB Local, a fresh FIFO
+ * queue in the shared SQS emulator, and the hono app on a real HTTP port.
+ */
+export async function startControlPlane(options: { table?: string; log?: Logger } = {}): Promise<ControlPlane> {
+  const dynamoEndpoint = inject("dynamoEndpoint");
+  const sqsEndpoint = inject("sqsEndpoint");
+  const suffix = randomBytes(4).toString("hex");
+  const table = options.table ?? `meshplane-${suffix}`;
+  const admin = new DynamoDBClient({ region: REGION, endpoint: dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  if (!options.table) await ensureTable(admin, table);
+  admin.destroy();
+  const sqs = new SQSClient({ region: REGION, endpoint: sqsEndpoint, credentials: LOCAL_CREDENTIALS });
+  const queueUrl = (
+    await sqs.send(new CreateQueueCommand({ QueueName: `translate-${suffix}.fifo`, Attributes: { FifoQueue: "true" } }))
+  ).QueueUrl as string;
+  const doc = createDocumentClient({ region: REGION, endpoint: dynamoEndpoint });
+  const store = createStore({ doc, table, bootstrapTtlMs: 86_400_000 });
+  const clock = { now: new Date() };
+  const logs: string[] = [];
+  const app = createApp({
+    store,
+    queue: new SqsTranslateQueue({ region: REGION, queueUrl, endpoint: sqsEndpoint }),
+    log: options.log ?? createLogger({ service: "api" }, (line) => logs.push(line)),
+    now: () => clock.now,
+  });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise<void>((ok) => server.once("listening", () => ok()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const operatorToken = options.table ? "" : ((await store.tokens.ensureOperator(clock.now.toISOString())) as string);
+
+  const request: ControlPlane["request"] = (method, path, o = {}) =>
+    fetch(url + path, {
+      method,
+      headers: {
+        ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+        ...(o.body !== undefined || o.raw !== undefined ? { "content-type": "application/json" } : {}),
+        ...o.headers,
+      },
+      ...(o.raw !== undefined ? { body: o.raw } : o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
+    });
+
+  return {
+    url,
+    store,
+    table,
+    operatorToken,
+    clock,
+    logs,
+    request,
+    async tenant(name) {
+      const res = await request("POST", "/v1/tenants", { token: operatorToken, body: { name } });
+      if (res.status !== 201) throw new Error(`tenant ${name}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { adminToken: string }).adminToken;
+    },
+    async jobs() {
+      const out: ReceivedJob[] = [];
+      for (;;) {
+        const page = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageSystemAttributeNames: ["MessageGroupId", "MessageDeduplicationId"] }),
+        );
+        const messages = page.Messages ?? [];
+        if (messages.length === 0) return out;
+        for (const m of messages) {
+          out.push({
+            body: JSON.parse(m.Body as string),
+            ...(m.Attributes?.MessageGroupId ? { groupId: m.Attributes.MessageGroupId } : {}),
+            ...(m.Attributes?.MessageDeduplicationId ? { dedupId: m.Attributes.MessageDeduplicationId } : {}),
+          });
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle as string }));
+        }
+      }
+    },
+    async stop() {
+      await new Promise<void>((ok) => server.close(() => ok()));
+      sqs.destroy();
+    },
+  };
+}
+
+/** A valid document of each kind, for tests to vary. */
+export function trafficPolicy(name: string, spec: Record<string, unknown> = {}, labels?: Record<string, string>) {
+  return {
+    apiVersion: "meshplane.dev/v1",
+    kind: "TrafficPolicy",
+    metadata: { name, ...(labels ? { labels } : {}) },
+    spec: { destinationSelector: [{ kubeServiceMatcher: { namespaces: ["bookinfo"] } }], policy: { requestTimeout: "5s" }, ...spec },
+  };
+}
+
+export function accessPolicy(name: string, spec: Record<string, unknown> = {}) {
+  return {
+    apiVersion: "meshplane.dev/v1",
+    kind: "AccessPolicy",
+    metadata: { name },
+    spec: { sourceSelector: [{ kubeIdentityMatcher: { namespaces: ["bookinfo"] } }], allowedMethods: ["GET"], ...spec },
+  };
+}
+
+export function virtualMesh(name: string, spec: Record<string, unknown> = {}) {
+  return {
+    apiVersion: "meshplane.dev/v1",
+    kind: "VirtualMesh",
+    metadata: { name },
+    spec: { meshes: [{ name: "istiod-istio-system-cluster-1" }], mtlsConfig: { shared: {} }, ...spec },
+  };
+}
