@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Installs what the test tiers need outside npm: a Java runtime for DynamoDB Local.
+# Installs what `npm start` and `npm test` need, so a fresh clone runs with those two commands alone:
+# the npm dependencies (when missing or older than the lock file) and, with --java (the test suite), a
+# Java runtime for DynamoDB Local. `npm start` leaves Java to the user: it says in one line what to install.
 set -euo pipefail
-if ! java -version >/dev/null 2>&1; then
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+if [ "${1:-}" = "--java" ] && ! java -version >/dev/null 2>&1; then
   echo "installing a Java runtime for DynamoDB Local"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq

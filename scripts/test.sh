@@ -5,7 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 
-bash scripts/ensure-deps.sh || exit 1
+bash scripts/ensure-deps.sh --java || exit 1
 
 echo "== lint"
 node_modules/.bin/oxlint -c .oxlintrc.json --deny-warnings . || exit 1
