@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "installing npm dependencies (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm install --no-save` rather than `npm ci`: the lock file cannot list the platform binaries of
+  # oxlint that this registry does not serve, and `npm ci` refuses a lock that lacks them.
+  echo "installing npm dependencies"
+  npm install --no-save --no-audit --no-fund --loglevel=error
 fi
 if [ "${1:-}" = "--java" ] && ! java -version >/dev/null 2>&1; then
   echo "installing a Java runtime for DynamoDB Local"
