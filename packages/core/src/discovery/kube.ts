@@ -1,0 +1,155 @@
+/**
+ * The slice of Kubernetes JSON that discovery reads, typed structurally. Objects arrive as the API
+ * server returns them (list items often lack apiVersion/kind), so every field a server may omit is
+ * optional here; we never depend on a Kubernetes client library in the pure core.
+ */
+
+export type StringMap = Record<string, string>;
+
+export interface OwnerReference {
+  kind: string;
+  name: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  labels?: StringMap;
+  annotations?: StringMap;
+  ownerReferences?: OwnerReference[];
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  protocol?: string;
+}
+
+export interface Container {
+  name: string;
+  image?: string;
+  ports?: ContainerPort[];
+  /** `Always` on an init container makes it a native sidecar (Kubernetes ≥ 1.28). */
+  restartPolicy?: string;
+}
+
+export interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  serviceAccountName?: string;
+  /** Deprecated alias of serviceAccountName that old manifests still set. */
+  serviceAccount?: string;
+  nodeName?: string;
+}
+
+export interface PodTemplate {
+  metadata?: { labels?: StringMap; annotations?: StringMap };
+  spec: PodSpec;
+}
+
+/** Deployment, StatefulSet and DaemonSet share this shape as far as discovery is concerned. */
+export interface PodController {
+  metadata: ObjectMeta;
+  spec: { replicas?: number; template: PodTemplate };
+}
+
+export interface ReplicaSet {
+  metadata: ObjectMeta;
+}
+
+export interface Pod {
+  metadata: ObjectMeta;
+  spec: PodSpec;
+  status?: { podIP?: string; phase?: string };
+}
+
+export interface ServicePort {
+  name?: string;
+  port: number;
+  protocol?: string;
+  appProtocol?: string;
+  targetPort?: number | string;
+  nodePort?: number;
+}
+
+export interface LoadBalancerIngress {
+  ip?: string;
+  hostname?: string;
+}
+
+export interface Service {
+  metadata: ObjectMeta;
+  spec: { type?: string; selector?: StringMap; ports?: ServicePort[] };
+  status?: { loadBalancer?: { ingress?: LoadBalancerIngress[] } };
+}
+
+export interface EndpointAddress {
+  ip: string;
+  nodeName?: string;
+  targetRef?: { kind?: string; name: string; namespace?: string };
+}
+
+/** core/v1 Endpoints: the legacy form, still what older agents or clusters give us. */
+export interface Endpoints {
+  metadata: ObjectMeta;
+  subsets?: { addresses?: EndpointAddress[]; notReadyAddresses?: EndpointAddress[] }[];
+}
+
+export interface EndpointSliceEndpoint {
+  addresses: string[];
+  conditions?: { ready?: boolean };
+  nodeName?: string;
+  zone?: string;
+  targetRef?: { kind?: string; name: string; namespace?: string };
+}
+
+export interface EndpointSlice {
+  metadata: ObjectMeta;
+  addressType: string;
+  endpoints?: EndpointSliceEndpoint[] | null;
+}
+
+export interface ConfigMap {
+  metadata: ObjectMeta;
+  data?: StringMap;
+}
+
+export interface NodeAddress {
+  type: string;
+  address: string;
+}
+
+export interface Node {
+  metadata: ObjectMeta;
+  status?: { addresses?: NodeAddress[] };
+}
+
+export interface Namespace {
+  metadata: ObjectMeta;
+}
+
+/** Everything the agent lists from one cluster; `discover` reads nothing else. */
+export interface ClusterObjects {
+  cluster: string;
+  deployments: PodController[];
+  statefulSets: PodController[];
+  daemonSets: PodController[];
+  replicaSets: ReplicaSet[];
+  pods: Pod[];
+  services: Service[];
+  /** Used only when `endpointSlices` is absent (clusters or agents without discovery.k8s.io/v1). */
+  endpoints?: Endpoints[];
+  endpointSlices?: EndpointSlice[];
+  configMaps: ConfigMap[];
+  nodes: Node[];
+  /** Absent means "no namespace labels known": injection is then decided by pod templates only. */
+  namespaces?: Namespace[];
+}
+
+/** The reference of a namespaced object, `<namespace>/<name>`, used as an index key. */
+export function refKey(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ""}/${name}`;
+}
