@@ -10,6 +10,11 @@ export interface Env {
   sqsEndpoint?: string;
   publicUrl?: string;
   bootstrapTtlMs: number;
+  /** Exactly one of the two: KMS key ids (active first) or a local key file. */
+  kmsKeyIds?: string[];
+  signingKeyFile?: string;
+  snapshotValiditySeconds: number;
+  snapshotRefreshBeforeSeconds: number;
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -18,9 +23,19 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? String(fallback));
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
-  const ttlHours = Number(env.MESHPLANE_BOOTSTRAP_TTL_HOURS ?? "24");
-  if (!Number.isFinite(ttlHours) || ttlHours <= 0) throw new Error("MESHPLANE_BOOTSTRAP_TTL_HOURS must be a positive number");
+  const validityHours = positive(env, "MESHPLANE_SNAPSHOT_VALIDITY_HOURS", 168);
+  const refreshHours = positive(env, "MESHPLANE_SNAPSHOT_REFRESH_HOURS", Math.min(48, validityHours / 2));
+  if (refreshHours >= validityHours) throw new Error("MESHPLANE_SNAPSHOT_REFRESH_HOURS must be less than MESHPLANE_SNAPSHOT_VALIDITY_HOURS");
+  const kmsKeyIds = env.MESHPLANE_KMS_KEY_IDS?.split(",").map((k) => k.trim()).filter(Boolean);
+  if (kmsKeyIds?.length && env.MESHPLANE_SIGNING_KEY_FILE) throw new Error("set MESHPLANE_KMS_KEY_IDS or MESHPLANE_SIGNING_KEY_FILE, not both");
+  if (!kmsKeyIds?.length && !env.MESHPLANE_SIGNING_KEY_FILE) throw new Error("MESHPLANE_KMS_KEY_IDS or MESHPLANE_SIGNING_KEY_FILE is required");
   return {
     region: env.AWS_REGION ?? "us-east-1",
     table: required(env, "MESHPLANE_TABLE"),
@@ -28,6 +43,9 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     ...(env.MESHPLANE_DYNAMODB_ENDPOINT ? { dynamoEndpoint: env.MESHPLANE_DYNAMODB_ENDPOINT } : {}),
     ...(env.MESHPLANE_SQS_ENDPOINT ? { sqsEndpoint: env.MESHPLANE_SQS_ENDPOINT } : {}),
     ...(env.MESHPLANE_PUBLIC_URL ? { publicUrl: env.MESHPLANE_PUBLIC_URL } : {}),
-    bootstrapTtlMs: ttlHours * 3_600_000,
+    bootstrapTtlMs: positive(env, "MESHPLANE_BOOTSTRAP_TTL_HOURS", 24) * 3_600_000,
+    ...(kmsKeyIds?.length ? { kmsKeyIds } : { signingKeyFile: env.MESHPLANE_SIGNING_KEY_FILE as string }),
+    snapshotValiditySeconds: validityHours * 3600,
+    snapshotRefreshBeforeSeconds: refreshHours * 3600,
   };
 }

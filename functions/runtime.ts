@@ -1,17 +1,37 @@
+import { KMSClient } from "@aws-sdk/client-kms";
 import type { AppDeps } from "./api/app";
 import type { Env } from "./env";
 import { SqsTranslateQueue } from "./queue/translate-queue";
 import { createLogger } from "./shared/logger";
+import { KmsSigner } from "./signer/kms";
+import { LocalKeySigner } from "./signer/local-key";
+import type { Signer } from "./signer/signer";
 import { createDocumentClient } from "./store/client";
-import { createStore } from "./store/index";
+import { type Store, createStore } from "./store/index";
+import type { WorkerDeps } from "./worker/translate-tenant";
 
 /** The composition root: every runtime (Lambda, local) builds its dependencies here from an Env. */
-export function appDeps(env: Env): AppDeps {
+export function createRuntime(env: Env): { store: Store; signer: Signer; app: AppDeps; worker: WorkerDeps } {
   const doc = createDocumentClient({ region: env.region, ...(env.dynamoEndpoint ? { endpoint: env.dynamoEndpoint } : {}) });
-  return {
-    store: createStore({ doc, table: env.table, bootstrapTtlMs: env.bootstrapTtlMs }),
+  const store = createStore({ doc, table: env.table, bootstrapTtlMs: env.bootstrapTtlMs });
+  const signer: Signer = env.kmsKeyIds
+    ? new KmsSigner({ kms: new KMSClient({ region: env.region }), keyIds: env.kmsKeyIds })
+    : LocalKeySigner.open(env.signingKeyFile as string);
+  const app: AppDeps = {
+    store,
+    signer,
     queue: new SqsTranslateQueue({ region: env.region, queueUrl: env.queueUrl, ...(env.sqsEndpoint ? { endpoint: env.sqsEndpoint } : {}) }),
     log: createLogger({ service: "api" }),
     ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
   };
+  const worker: WorkerDeps = {
+    store,
+    signer,
+    issuer: env.publicUrl ?? "meshplane",
+    validitySeconds: env.snapshotValiditySeconds,
+    refreshBeforeSeconds: env.snapshotRefreshBeforeSeconds,
+    log: createLogger({ service: "worker" }),
+    now: () => new Date(),
+  };
+  return { store, signer, app, worker };
 }

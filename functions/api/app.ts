@@ -9,15 +9,20 @@ import type { AppEnv } from "./context";
 import { openApiDocument } from "./openapi";
 import { onError, problem } from "./problem";
 import { type Route, honoPath, route } from "./route";
+import { agentRoutes } from "./routes/agent";
 import { applyRoutes } from "./routes/apply";
 import { clusterRoutes } from "./routes/clusters";
 import { discoveredRoutes } from "./routes/discovered";
 import { resourceRoutes } from "./routes/resources";
+import { snapshotRoutes } from "./routes/snapshots";
+import type { Signer } from "../signer/signer";
 import { tenantRoutes } from "./routes/tenants";
 import { tokenRoutes } from "./routes/tokens";
 
 export interface AppDeps {
   store: Store;
+  /** Publishes the snapshot signing keys (JWKS); the API itself never signs. */
+  signer: Signer;
   queue: TranslateQueue;
   log: Logger;
   now?: () => Date;
@@ -28,8 +33,19 @@ export interface AppDeps {
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+function limitBody(maxSize: number) {
+  return bodyLimit({
+    maxSize,
+    onError: (c) => {
+      // The unread rest of the body is still on the socket: ask the client not to reuse it.
+      c.header("connection", "close");
+      return problem(c as never, 413, `the body is larger than ${maxSize} bytes`);
+    },
+  });
+}
+
 /** Every route of the API, in the order they are documented. */
-export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now">> & Pick<AppDeps, "publicUrl">): Route[] {
+export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer">> & Pick<AppDeps, "publicUrl">): Route[] {
   return [
     ...tenantRoutes(deps),
     ...tokenRoutes(deps),
@@ -37,13 +53,16 @@ export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now"
     ...resourceRoutes(deps),
     ...applyRoutes(deps),
     ...discoveredRoutes(deps),
+    ...agentRoutes(deps),
+    ...snapshotRoutes(deps),
   ];
 }
 
 /** The hono app: the same object serves Lambda (handler.ts) and the local server (local/main.ts). */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const now = deps.now ?? (() => new Date());
-  const routes = allRoutes({ store: deps.store, queue: deps.queue, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
+  const apiUrl = (c: { req: { url: string } }) => deps.publicUrl ?? new URL(c.req.url).origin;
+  const routes = allRoutes({ store: deps.store, queue: deps.queue, signer: deps.signer, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
   const health = route({
     method: "get", path: "/healthz", tag: "meta", access: "public", summary: "Liveness",
     responses: { 200: { description: "alive" } },
@@ -58,19 +77,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.header("x-request-id", requestId);
     await next();
   });
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => {
-        // The unread rest of the body is still on the socket: ask the client not to reuse it.
-        c.header("connection", "close");
-        return problem(c as never, 413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
   app.get("/openapi.json", (c) => c.json(spec));
   for (const r of [...routes, health]) {
-    app.on(r.method.toUpperCase(), honoPath(r.path), authorize(deps.store, r.access, now), (c) => r.handle(c));
+    app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), authorize(deps.store, r.access, now, apiUrl), (c) => r.handle(c));
   }
   app.notFound((c) => problem(c, 404, `no route for ${c.req.method} ${c.req.path}`));
   app.onError(onError);

@@ -1,10 +1,11 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { authenticateAgent } from "./agent-auth";
 import { ForbiddenError, UnauthorizedError } from "../shared/errors";
 import type { Role, Store } from "../store/index";
 import type { AppEnv } from "./context";
 
-/** Who may call a route: nobody needs a credential, the operator only, or a tenant role at least. */
-export type Access = "public" | "operator" | Role;
+/** Who may call a route: anyone, the operator, a tenant role at least, or a cluster's agent. */
+export type Access = "public" | "operator" | "agent" | Role;
 
 const RANK: Record<Role, number> = { viewer: 1, editor: 2, admin: 3 };
 
@@ -12,9 +13,16 @@ const RANK: Record<Role, number> = { viewer: 1, editor: 2, admin: 3 };
  * Resolves the bearer credential and enforces `access`. The tenant id is taken from the verified
  * credential alone, so no route can be steered to another tenant by a path or a body.
  */
-export function authorize(store: Store, access: Access, now: () => Date): MiddlewareHandler<AppEnv> {
+export function authorize(store: Store, access: Access, now: () => Date, apiUrl: (c: Context<AppEnv>) => string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (access === "public") return next();
+    if (access === "agent") {
+      const agent = await authenticateAgent(c, { store, now, apiUrl: apiUrl(c) });
+      c.set("agent", agent);
+      c.set("tenantId", agent.tenantId);
+      c.set("log", c.get("log").child({ tenant: agent.tenantId, cluster: agent.cluster }));
+      return next();
+    }
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(header);
     if (!match) throw new UnauthorizedError("a bearer token is required (Authorization: Bearer <token>)");

@@ -1,4 +1,5 @@
 import type { Principal } from "../store/index";
+import type { AgentIdentity } from "./agent-auth";
 import type { Logger } from "../shared/logger";
 
 /** What middleware puts on the request context; handlers read, never write, these. */
@@ -8,6 +9,8 @@ export interface AppVariables {
   principal: Principal;
   /** Set only from a verified tenant credential (never from a path or body). */
   tenantId: string;
+  /** Set only for agent routes, from a verified agent JWT. */
+  agent: AgentIdentity;
 }
 
 export type AppEnv = { Variables: AppVariables };

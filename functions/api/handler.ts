@@ -1,6 +1,6 @@
 import { handle } from "hono/aws-lambda";
 import { readEnv } from "../env";
-import { appDeps } from "../runtime";
+import { createRuntime } from "../runtime";
 import { createApp } from "./app";
 
-export const handler = handle(createApp(appDeps(readEnv())));
+export const handler = handle(createApp(createRuntime(readEnv()).app));

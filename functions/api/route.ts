@@ -27,6 +27,8 @@ export interface Route {
   /** Accepted request media types; JSON unless said otherwise. */
   bodyTypes?: readonly string[];
   query?: z.ZodType;
+  /** Body size limit; 1 MiB unless a route needs more. */
+  maxBodyBytes?: number;
   headers?: Record<string, string>;
   responses: Record<number, ResponseDoc>;
   handle: (c: Context<AppEnv>) => Promise<Response>;

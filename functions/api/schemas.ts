@@ -4,7 +4,7 @@ import { ROLES } from "../store/index";
 
 /** Request and response bodies of the REST API (user resource specs live in core). */
 export const createTenantBody = z.strictObject({ name: dnsLabel });
-export const tenantView = z.object({ id: z.string(), revision: z.number().int(), createdAt: z.string() });
+export const tenantView = z.object({ id: z.string(), revision: z.number().int(), translatedRevision: z.number().int(), createdAt: z.string() });
 
 const futureIso = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time such as 2027-01-01T00:00:00Z" });
 export const createTokenBody = z

@@ -8,7 +8,12 @@ import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { createApp } from "../api/app";
 import { readEnv } from "../env";
-import { appDeps } from "../runtime";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { createRuntime } from "../runtime";
+import { createWorker } from "../worker/handler";
+import { startPoller } from "../worker/poller";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ensureTable } from "../store/table";
 import { bootstrapLocal } from "./bootstrap";
@@ -36,6 +41,8 @@ async function main(): Promise<void> {
 
   const dynamo = await startDynamoLocal(values["in-memory"] ? {} : { dbPath: resolve(dataDir, "dynamodb") });
   const sqs = await startSqsLocal();
+  // In memory, the signing key lives only as long as the process (agents must be re-pinned).
+  const keyDir = values["in-memory"] ? mkdtempSync(resolve(tmpdir(), "meshplane-keys-")) : dataDir;
   const env = readEnv({
     ...process.env,
     MESHPLANE_TABLE: "meshplane",
@@ -43,13 +50,16 @@ async function main(): Promise<void> {
     MESHPLANE_DYNAMODB_ENDPOINT: dynamo.endpoint,
     MESHPLANE_SQS_ENDPOINT: sqs.endpoint,
     MESHPLANE_PUBLIC_URL: process.env.MESHPLANE_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
+    MESHPLANE_SIGNING_KEY_FILE: resolve(keyDir, "signing-keys.json"),
   });
   const admin = new DynamoDBClient({ region: env.region, endpoint: dynamo.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   await ensureTable(admin, env.table);
   admin.destroy();
-  const deps = appDeps(env);
-  const first = await bootstrapLocal(deps.store, new Date());
-  const app = createApp(deps);
+  const runtime = createRuntime(env);
+  const first = await bootstrapLocal(runtime.store, new Date());
+  const app = createApp(runtime.app);
+  const sqsClient = new SQSClient({ region: env.region, endpoint: sqs.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  const poller = startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(runtime.worker), log: runtime.worker.log });
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
   await new Promise<void>((ok, fail) => {
     server.once("listening", ok);
@@ -71,7 +81,9 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping`);
     await new Promise<void>((ok) => server.close(() => ok()));
+    await poller.stop();
     await sqs.stop();
+    if (values["in-memory"]) rmSync(keyDir, { recursive: true, force: true });
     await dynamo.stop();
     process.exit(0);
   };

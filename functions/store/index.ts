@@ -1,7 +1,9 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { AgentStore } from "./agents";
 import { ClusterStore } from "./clusters";
 import { DiscoveredStore } from "./discovered";
 import { ResourceStore } from "./resources";
+import { SnapshotStore } from "./snapshots";
 import { TenantStore } from "./tenants";
 import { TokenStore } from "./tokens";
 
@@ -11,6 +13,8 @@ export interface Store {
   clusters: ClusterStore;
   resources: ResourceStore;
   discovered: DiscoveredStore;
+  snapshots: SnapshotStore;
+  agents: AgentStore;
 }
 
 /** The whole store over one table. */
@@ -21,6 +25,8 @@ export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; 
     clusters: new ClusterStore(deps),
     resources: new ResourceStore(deps),
     discovered: new DiscoveredStore(deps),
+    snapshots: new SnapshotStore(deps),
+    agents: new AgentStore(deps),
   };
 }
 
@@ -29,3 +35,5 @@ export type { Tenant } from "./tenants";
 export type { Principal, Role, TokenInfo } from "./tokens";
 export { ROLES } from "./tokens";
 export type { WriteResult, DocumentWrite } from "./resources";
+export type { ClusterHead, SnapshotHead } from "./snapshots";
+export type { StoredReport } from "./agents";

@@ -30,6 +30,21 @@ export const keys = {
     SK: `D#${kind}#${name}`,
   }),
   discoveredPrefix: (kind: string): string => `D#${kind}#`,
+  /**
+   * A cluster's hot item, read once per agent poll: snapshot head (generation, hash, chunk count)
+   * and the agent's public key, together so authentication and the 304 check cost one read.
+   */
+  snapshotHead: (tenantId: string, cluster: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: "S#HEAD" }),
+  /** A snapshot body chunk (the gzipped JWS split under DynamoDB's 400 KB item limit). */
+  snapshotChunk: (tenantId: string, cluster: string, generation: number, index: number): Key => ({
+    PK: clusterPk(tenantId, cluster),
+    SK: `S#${String(generation).padStart(10, "0")}#${String(index).padStart(4, "0")}`,
+  }),
+  snapshotChunkPrefix: (generation: number): string => `S#${String(generation).padStart(10, "0")}#`,
+  /** The last status report of a cluster's agent. */
+  agentReport: (tenantId: string, cluster: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: "REPORT" }),
+  /** A used agent JWT id, kept until the JWT would have expired anyway. */
+  agentJti: (tenantId: string, cluster: string, jti: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: `J#${jti}` }),
   /** Registry of tenants for the operator's list; one item per tenant. */
   tenantIndex: (tenantId: string): Key => ({ PK: "TENANTS", SK: tenantId }),
   tenantIndexPk: "TENANTS",

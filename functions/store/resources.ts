@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import {
   API_VERSION,
   type Requirement,
@@ -188,6 +188,29 @@ export class ResourceStore {
       };
     });
     return { resource: deleted as StoredResource, action: "deleted", revision };
+  }
+
+  /**
+   * Writes the status the translator computed, only if the resource is still at `generation` (a
+   * newer spec will get its own translation). Returns false when the resource moved or is gone.
+   */
+  async writeStatus(tenantId: string, kind: UserKind, name: string, generation: number, status: ResourceStatus): Promise<boolean> {
+    try {
+      await this.deps.doc.send(
+        new UpdateCommand({
+          TableName: this.deps.table,
+          Key: keys.resource(tenantId, kind, name),
+          UpdateExpression: "SET #status = :s",
+          ConditionExpression: "generation = :g",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":s": JSON.stringify(status), ":g": generation },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name === "ConditionalCheckFailedException") return false;
+      throw error;
+    }
   }
 
   private async getMany(tenantId: string, docs: UserDocument[]): Promise<(StoredResource | undefined)[]> {

@@ -11,6 +11,8 @@ export interface Tenant {
   state: "active" | "deleting";
   /** Input revision: bumped by every change that can alter translation. */
   revision: number;
+  /** The highest revision whose translation has been published. */
+  translatedRevision: number;
   createdAt: string;
 }
 
@@ -20,7 +22,7 @@ export class TenantStore {
 
   /** Creates a tenant with its first admin token (returned once). ConflictError when the id is taken. */
   async create(tenantId: string, now: string): Promise<{ tenant: Tenant; adminToken: string; tokenInfo: TokenInfo }> {
-    const tenant: Tenant = { id: tenantId, state: "active", revision: 0, createdAt: now };
+    const tenant: Tenant = { id: tenantId, state: "active", revision: 0, translatedRevision: 0, createdAt: now };
     const { token, info, puts } = tenantTokenItems(this.deps.table, tenantId, { name: "initial-admin", role: "admin" }, now);
     try {
       await this.deps.doc.send(
@@ -44,6 +46,26 @@ export class TenantStore {
     const out = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.tenant(tenantId), ConsistentRead: true }));
     if (!out.Item || out.Item.state !== "active") throw new NotFoundError(`tenant ${tenantId} not found`);
     return toTenant(out.Item);
+  }
+
+  /**
+   * Records that `revision` has been translated and published; never moves backwards, so a slow
+   * worker finishing an older revision cannot hide a newer one.
+   */
+  async markTranslated(tenantId: string, revision: number): Promise<void> {
+    await this.deps.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.deps.table,
+          Key: keys.tenant(tenantId),
+          UpdateExpression: "SET translatedRevision = :r",
+          ConditionExpression: "attribute_exists(PK) AND (attribute_not_exists(translatedRevision) OR translatedRevision < :r)",
+          ExpressionAttributeValues: { ":r": revision },
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as { name?: string }).name !== "ConditionalCheckFailedException") throw error;
+      });
   }
 
   async list(): Promise<Tenant[]> {
@@ -102,5 +124,11 @@ export class TenantStore {
 }
 
 function toTenant(item: Record<string, unknown>): Tenant {
-  return { id: item.id as string, state: item.state as Tenant["state"], revision: item.revision as number, createdAt: item.createdAt as string };
+  return {
+    id: item.id as string,
+    state: item.state as Tenant["state"],
+    revision: item.revision as number,
+    translatedRevision: (item.translatedRevision as number | undefined) ?? 0,
+    createdAt: item.createdAt as string,
+  };
 }

@@ -14,7 +14,7 @@ let adminB: string;
 const tokensB: Record<string, string> = {};
 let tokenIdA = "";
 
-const routes: Route[] = allRoutes({ store: {} as never, queue: {} as never, now: () => new Date() });
+const routes: Route[] = allRoutes({ store: {} as never, queue: {} as never, signer: {} as never, now: () => new Date() });
 
 /** A valid body for each writing route, naming things that exist in tenant A. */
 function bodyFor(r: Route): unknown {
@@ -22,7 +22,7 @@ function bodyFor(r: Route): unknown {
   if (r.path === "/v1/tenants") return { name: "newtenant" };
   if (r.path === "/v1/tokens") return { name: "ci", role: "viewer" };
   if (r.path === "/v1/clusters") return { name: "cluster-a" };
-  if (r.path === "/v1/apply") return { documents: [trafficPolicy("tp-a")] };
+  if (r.path === "/v1/apply" || r.path === "/v1/plan") return { documents: [trafficPolicy("tp-a")] };
   if (r.path.startsWith("/v1/trafficpolicies")) return trafficPolicy("tp-a", { policy: { requestTimeout: "9s" } });
   if (r.path.startsWith("/v1/accesspolicies")) return accessPolicy("ap-a", { allowedMethods: ["POST"] });
   if (r.path.startsWith("/v1/virtualmeshes")) return virtualMesh("vm-a", { globalAccessPolicy: "ENABLED" });
@@ -93,6 +93,11 @@ describe("credentials on every route", () => {
 describe("roles on every route", () => {
   const rank = { viewer: 1, editor: 2, admin: 3 } as const;
   it.each(secured.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))("%s", async (_name, r) => {
+    if (r.access === "agent") {
+      // Agent routes take only a JWT signed by a registered agent key: no API token gets in.
+      for (const token of [cp.operatorToken, tokensB.admin, tokensB.editor, tokensB.viewer]) expect((await call(r, token)).status).toBe(401);
+      return;
+    }
     if (r.access === "operator") {
       for (const role of ["admin", "editor", "viewer"]) expect((await call(r, tokensB[role])).status).toBe(403);
       return;

@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Destination, Mesh } from "@meshplane/core";
@@ -79,6 +82,7 @@ describe("Lambda entry", () => {
     process.env.MESHPLANE_QUEUE_URL = `${inject("sqsEndpoint")}/000000000000/unused.fifo`;
     process.env.MESHPLANE_DYNAMODB_ENDPOINT = inject("dynamoEndpoint");
     process.env.MESHPLANE_SQS_ENDPOINT = inject("sqsEndpoint");
+    process.env.MESHPLANE_SIGNING_KEY_FILE = join(mkdtempSync(join(tmpdir(), "lambda-keys-")), "keys.json");
     await cp.request("POST", "/v1/apply", { token, body: { documents: [trafficPolicy("from-http")] } });
     const { handler } = await import("../../functions/api/handler");
     const event = {

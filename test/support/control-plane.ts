@@ -10,6 +10,12 @@ import { type Logger, createLogger } from "../../functions/shared/logger";
 import { createDocumentClient } from "../../functions/store/client";
 import { type Store, createStore } from "../../functions/store/index";
 import { ensureTable } from "../../functions/store/table";
+import { LocalKeySigner } from "../../functions/signer/local-key";
+import { createWorker } from "../../functions/worker/handler";
+import type { WorkerDeps } from "../../functions/worker/translate-tenant";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const REGION = "us-east-1";
 const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
@@ -32,6 +38,15 @@ export interface ControlPlane {
   tenant(name: string): Promise<string>;
   /** Drains the translate queue (what the API enqueued since the last call). */
   jobs(): Promise<ReceivedJob[]>;
+  /**
+   * Runs the real worker handler over what is on the queue, as Lambda's event source would (failed
+   * records stay on the queue); returns how many records were handled and how many failed.
+   */
+  work(): Promise<{ handled: number; failed: number }>;
+  signer: LocalKeySigner;
+  worker: WorkerDeps;
+  queueUrl: string;
+  sqs: SQSClient;
   request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Response>;
   stop(): Promise<void>;
 }
@@ -56,15 +71,20 @@ export async function startControlPlane(options: { table?: string; log?: Logger 
   const store = createStore({ doc, table, bootstrapTtlMs: 86_400_000 });
   const clock = { now: new Date() };
   const logs: string[] = [];
+  const signer = LocalKeySigner.open(join(mkdtempSync(join(tmpdir(), "meshplane-keys-")), "keys.json"));
+  const log = options.log ?? createLogger({ service: "api" }, (line) => logs.push(line));
   const app = createApp({
     store,
+    signer,
     queue: new SqsTranslateQueue({ region: REGION, queueUrl, endpoint: sqsEndpoint }),
-    log: options.log ?? createLogger({ service: "api" }, (line) => logs.push(line)),
+    log,
     now: () => clock.now,
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: log.child({ service: "worker" }), now: () => clock.now };
+  const handler = createWorker(worker);
   const operatorToken = options.table ? "" : ((await store.tokens.ensureOperator(clock.now.toISOString())) as string);
 
   const request: ControlPlane["request"] = (method, path, o = {}) =>
@@ -81,6 +101,38 @@ export async function startControlPlane(options: { table?: string; log?: Logger 
   return {
     url,
     store,
+    signer,
+    worker,
+    queueUrl,
+    sqs,
+    async work() {
+      let handled = 0;
+      let failed = 0;
+      for (;;) {
+        const page = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 1, MessageSystemAttributeNames: ["All"] }));
+        const messages = page.Messages ?? [];
+        if (messages.length === 0) return { handled, failed };
+        const records = messages.map((m) => ({
+          messageId: m.MessageId as string,
+          receiptHandle: m.ReceiptHandle as string,
+          body: m.Body as string,
+          attributes: m.Attributes as never,
+          messageAttributes: {},
+          md5OfBody: "",
+          eventSource: "aws:sqs",
+          eventSourceARN: queueUrl,
+          awsRegion: REGION,
+        }));
+        const { batchItemFailures } = await handler({ Records: records });
+        const bad = new Set(batchItemFailures.map((f) => f.itemIdentifier));
+        for (const r of records) {
+          handled++;
+          if (bad.has(r.messageId)) failed++;
+          else await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: r.receiptHandle }));
+        }
+        if (bad.size > 0) return { handled, failed };
+      }
+    },
     table,
     operatorToken,
     clock,

@@ -3,7 +3,7 @@ import type { Tenant } from "../../store/index";
 import { route } from "../route";
 import { createTenantBody, listOf, tenantView } from "../schemas";
 
-const view = (t: Tenant) => ({ id: t.id, revision: t.revision, createdAt: t.createdAt });
+const view = (t: Tenant) => ({ id: t.id, revision: t.revision, translatedRevision: t.translatedRevision, createdAt: t.createdAt });
 
 /** Operator endpoints: tenants and their first admin token. */
 export function tenantRoutes(deps: { store: Store; now: () => Date }) {

@@ -1,2 +1,6 @@
 export * from "./api/index";
 export * from "./errors";
+export * from "./discovery/index";
+export * from "./snapshot/index";
+export { Canonicalizer, canonicalJson, sha256 } from "./translate/canonical";
+export * from "./translate/index";

@@ -8,3 +8,4 @@ export * from "./resource";
 export * from "./discovery";
 export * from "./validate";
 export * from "./label-selector";
+export * from "./agent";

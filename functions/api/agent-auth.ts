@@ -1,0 +1,63 @@
+import { type AgentClaims, agentClaims, dnsLabel } from "@meshplane/core";
+import type { Context } from "hono";
+import { type JWK, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify } from "jose";
+import { UnauthorizedError } from "../shared/errors";
+import type { ClusterHead, Store } from "../store/index";
+import type { AppEnv } from "./context";
+
+/** Longest lifetime of an agent JWT (API.md §10). */
+export const MAX_AGENT_TOKEN_SECONDS = 300;
+const CLOCK_SKEW_SECONDS = 30;
+
+export interface AgentIdentity {
+  tenantId: string;
+  cluster: string;
+  head: ClusterHead;
+}
+
+const reject = (why: string): never => {
+  throw new UnauthorizedError(`agent credential rejected: ${why}`);
+};
+
+/**
+ * Verifies an agent's self-signed JWT: ES256 by the key registered for the cluster it names (one read
+ * of the cluster's head item), issuer `agent`, audience = this API's URL, at most 5 minutes long, not
+ * expired, and a `jti` never seen before. The tenant and cluster come from the verified token alone.
+ */
+export async function authenticateAgent(c: Context<AppEnv>, deps: { store: Store; now: () => Date; apiUrl: string }): Promise<AgentIdentity> {
+  const header = c.req.header("authorization") ?? "";
+  const token = /^Bearer ([A-Za-z0-9_.-]{20,4096})$/.exec(header)?.[1] ?? reject("a bearer JWT is required");
+  let unverified: AgentClaims;
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+    unverified = agentClaims.parse(decodeJwt(token));
+  } catch {
+    return reject("not an agent JWT");
+  }
+  if (!dnsLabel.safeParse(unverified.tenant).success || !dnsLabel.safeParse(unverified.sub).success) reject("bad tenant or cluster claim");
+  const head = await deps.store.snapshots.head(unverified.tenant, unverified.sub);
+  if (!head?.agentKey || head.agentKid !== kid) return reject("no agent with this key is registered for the cluster");
+  const now = deps.now();
+  let claims: AgentClaims;
+  try {
+    const key = await importJWK(head.agentKey as JWK, "ES256");
+    const verified = await jwtVerify(token, key, {
+      algorithms: ["ES256"],
+      issuer: "agent",
+      audience: deps.apiUrl,
+      subject: unverified.sub,
+      currentDate: now,
+      clockTolerance: CLOCK_SKEW_SECONDS,
+      maxTokenAge: MAX_AGENT_TOKEN_SECONDS + CLOCK_SKEW_SECONDS,
+      requiredClaims: ["iat", "exp", "jti"],
+    });
+    claims = agentClaims.parse(verified.payload);
+  } catch (error) {
+    return reject((error as { code?: string }).code ?? "invalid token");
+  }
+  if (claims.exp - claims.iat > MAX_AGENT_TOKEN_SECONDS) reject("lifetime over 5 minutes");
+  if (claims.tenant !== unverified.tenant) reject("tenant claim changed");
+  if (!(await deps.store.snapshots.useJti(claims.tenant, claims.sub, claims.jti, claims.exp))) reject("jti already used");
+  return { tenantId: claims.tenant, cluster: claims.sub, head };
+}

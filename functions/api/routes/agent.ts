@@ -1,0 +1,97 @@
+import { gunzipSync } from "node:zlib";
+import { type DiscoveryResult, ValidationError, canonicalJson, discoveryReport, registerRequest, sha256, snapshotEtag, statusReport } from "@meshplane/core";
+import { type JWK, calculateJwkThumbprint } from "jose";
+import { z } from "zod";
+import type { TranslateQueue } from "../../queue/translate-queue";
+import type { Store } from "../../store/index";
+import { enqueueTranslate } from "../enqueue";
+import { type Route, route } from "../route";
+
+export interface AgentDeps {
+  store: Store;
+  queue: TranslateQueue;
+  now: () => Date;
+}
+
+/** Discovery of a large cluster is bigger than a policy; API Gateway allows 10 MB, Lambda 6 MB. */
+export const MAX_DISCOVERY_BYTES = 5 * 1024 * 1024;
+
+/** Every discovered object must be of the reporting agent's own cluster. */
+function checkCluster(result: DiscoveryResult, cluster: string): void {
+  const errors = (["meshes", "workloads", "destinations"] as const).flatMap((list) =>
+    result[list].flatMap((obj, i) =>
+      obj.metadata.cluster !== cluster || obj.spec.cluster !== cluster
+        ? [{ path: `${list}[${i}].metadata.cluster`, message: `must be this agent's cluster (${cluster})` }]
+        : [],
+    ),
+  );
+  if (errors.length > 0) throw new ValidationError("discovery report names another cluster; nothing was stored", errors);
+}
+
+/** The agent protocol (API.md §10): register, pull the snapshot, report discovery and status. */
+export function agentRoutes(deps: AgentDeps): Route[] {
+  const { store } = deps;
+  return [
+    route({
+      method: "post", path: "/v1/agent/register", tag: "agent", access: "public",
+      summary: "Exchange a one-time bootstrap token for the binding of the agent's public key to its cluster",
+      body: registerRequest,
+      responses: { 200: { description: "registered", schema: z.object({ tenant: z.string(), cluster: z.string() }) } },
+      handler: async (c, { body }) => {
+        const kid = await calculateJwkThumbprint(body.publicKey as JWK);
+        const jwk = { kty: body.publicKey.kty, crv: body.publicKey.crv, x: body.publicKey.x, y: body.publicKey.y };
+        const { tenantId, cluster } = await store.agents.register(body.bootstrapToken, jwk, kid, deps.now());
+        c.get("log").info("agent registered", { tenant: tenantId, cluster, agentVersion: body.agentVersion, kid });
+        return c.json({ tenant: tenantId, cluster });
+      },
+    }),
+    route({
+      method: "get", path: "/v1/agent/snapshot", tag: "agent", access: "agent",
+      summary: "The cluster's signed snapshot (application/jose); If-None-Match → 304 from one read",
+      headers: { "If-None-Match": "the ETag of the snapshot the agent holds" },
+      responses: { 200: { description: "compact JWS" }, 304: { description: "unchanged" }, 404: { description: "no snapshot yet" } },
+      handler: async (c) => {
+        const { tenantId, cluster, head } = c.get("agent");
+        await store.agents.seen(tenantId, cluster, head, deps.now());
+        const snapshot = head.snapshot;
+        if (!snapshot) return c.json({ type: "about:blank", title: "Not Found", status: 404, detail: "no snapshot yet" }, 404, { "content-type": "application/problem+json" });
+        const etag = snapshotEtag(snapshot.generation, snapshot.hash);
+        if (c.req.header("if-none-match") === etag) return c.body(null, 304, { etag });
+        const gz = await store.snapshots.body(tenantId, cluster, snapshot);
+        const gzipOk = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+        return c.body(gzipOk ? new Uint8Array(gz) : new Uint8Array(gunzipSync(gz)), 200, {
+          "content-type": "application/jose",
+          etag,
+          ...(gzipOk ? { "content-encoding": "gzip" } : {}),
+        });
+      },
+    }),
+    route({
+      method: "post", path: "/v1/agent/discovery", tag: "agent", access: "agent", maxBodyBytes: MAX_DISCOVERY_BYTES,
+      summary: "Report what the agent discovered; stored and translated only when it changed",
+      body: discoveryReport,
+      responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },
+      handler: async (c, { body }) => {
+        const { tenantId, cluster, head } = c.get("agent");
+        const { hash: _advisory, ...result } = body;
+        checkCluster(result, cluster);
+        const revision = await store.agents.recordDiscovery(tenantId, cluster, result, sha256(canonicalJson(result)), head);
+        await enqueueTranslate(deps.queue, c.get("log"), tenantId, revision);
+        return c.json({ changed: revision !== undefined }, 202);
+      },
+    }),
+    route({
+      method: "post", path: "/v1/agent/status", tag: "agent", access: "agent",
+      summary: "Report the applied generation and per-object results",
+      body: statusReport,
+      responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },
+      handler: async (c, { body }) => {
+        const { tenantId, cluster } = c.get("agent");
+        const hash = sha256(canonicalJson({ generation: body.generation, error: body.error ?? null, failed: body.results.filter((r) => r.state === "failed") }));
+        const revision = await store.agents.recordReport(tenantId, cluster, body, hash, deps.now());
+        await enqueueTranslate(deps.queue, c.get("log"), tenantId, revision);
+        return c.json({ changed: revision !== undefined }, 202);
+      },
+    }),
+  ];
+}

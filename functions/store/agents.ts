@@ -1,0 +1,146 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DiscoveryResult, StatusReport } from "@meshplane/core";
+import { UnauthorizedError } from "../shared/errors";
+import { hashSecret } from "../shared/secrets";
+import { DiscoveredStore } from "./discovered";
+import { keys } from "./keys";
+import type { StoreDeps } from "./resources";
+import { writeWithRevision } from "./revision";
+import { type ClusterHead, SnapshotStore } from "./snapshots";
+import { BatchGetCommand } from "@aws-sdk/lib-dynamodb";
+
+/** A cluster's last status report, as the worker reads it to map failures back to policies. */
+export interface StoredReport {
+  generation: number;
+  error?: string;
+  failures: { apiVersion: string; kind: string; namespace?: string; name: string; error: string }[];
+  reportedAt: string;
+}
+
+/** lastSeenAt is written at most this often: a poll every few seconds must not cost a write each. */
+const SEEN_INTERVAL_MS = 60_000;
+
+/** What agents change: their registration, discovery reports and apply reports. */
+export class AgentStore {
+  private readonly discovered: DiscoveredStore;
+
+  constructor(private readonly deps: StoreDeps) {
+    this.discovered = new DiscoveredStore(deps);
+  }
+
+  /**
+   * Consumes a bootstrap token and binds `jwk` to its cluster, all in one transaction: a token works
+   * once, and only while it has not expired. UnauthorizedError otherwise (never saying which).
+   */
+  async register(bootstrapToken: string, jwk: Record<string, unknown>, kid: string, now: Date): Promise<{ tenantId: string; cluster: string }> {
+    const { doc, table } = this.deps;
+    const hash = hashSecret(bootstrapToken);
+    const lookup = (await doc.send(new GetCommand({ TableName: table, Key: keys.bootstrapLookup(hash), ConsistentRead: true }))).Item;
+    if (!lookup || Date.parse(lookup.expiresAt as string) <= now.getTime()) throw new UnauthorizedError("the bootstrap token is unknown, used or expired");
+    const tenantId = lookup.tenantId as string;
+    const cluster = lookup.cluster as string;
+    try {
+      await doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: table, Key: keys.bootstrapLookup(hash), ConditionExpression: "attribute_exists(PK)" } },
+            {
+              Update: {
+                TableName: table,
+                Key: keys.cluster(tenantId, cluster),
+                UpdateExpression: "SET #s = :registered, registeredAt = :now REMOVE bootstrapHash, bootstrapExpiresAt",
+                ConditionExpression: "bootstrapHash = :h",
+                ExpressionAttributeNames: { "#s": "state" },
+                ExpressionAttributeValues: { ":registered": "registered", ":now": now.toISOString(), ":h": hash },
+              },
+            },
+            SnapshotStore.agentKeyUpdate(table, tenantId, cluster, jwk, kid),
+          ],
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name === "TransactionCanceledException") throw new UnauthorizedError("the bootstrap token is unknown, used or expired", { cause: error });
+      throw error;
+    }
+    return { tenantId, cluster };
+  }
+
+  /**
+   * Stores a discovery report when its content hash differs from the last one, with a revision bump
+   * (the caller enqueues). Returns the revision, or undefined when nothing changed.
+   */
+  async recordDiscovery(tenantId: string, cluster: string, result: DiscoveryResult, hash: string, head: ClusterHead | undefined): Promise<number | undefined> {
+    if (head?.discoveryHash === hash) return undefined;
+    await this.discovered.replace(tenantId, cluster, result);
+    return writeWithRevision(this.deps.doc, this.deps.table, tenantId, () => ({
+      items: [
+        {
+          Update: {
+            TableName: this.deps.table,
+            Key: keys.snapshotHead(tenantId, cluster),
+            UpdateExpression: "SET discoveryHash = :h",
+            ConditionExpression: "attribute_exists(agentKey)",
+            ExpressionAttributeValues: { ":h": hash },
+          },
+        },
+      ],
+      onConditionFailed: () => new UnauthorizedError("the cluster has no registered agent"),
+    }));
+  }
+
+  /**
+   * Stores an apply report. The revision is bumped only when what it says changed (generation,
+   * failures, error), so heartbeats cost one write and no translation.
+   */
+  async recordReport(tenantId: string, cluster: string, report: StatusReport, contentHash: string, now: Date): Promise<number | undefined> {
+    const { doc, table } = this.deps;
+    const previous = (await doc.send(new GetCommand({ TableName: table, Key: keys.agentReport(tenantId, cluster), ConsistentRead: true }))).Item;
+    const stored: StoredReport = {
+      generation: report.generation,
+      ...(report.error ? { error: report.error } : {}),
+      failures: report.results.filter((r) => r.state === "failed").map((r) => ({ apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}), name: r.name, error: r.error ?? "rejected" })),
+      reportedAt: now.toISOString(),
+    };
+    const seen = {
+      Update: {
+        TableName: table,
+        Key: keys.snapshotHead(tenantId, cluster),
+        UpdateExpression: "SET appliedGeneration = :g, lastSeenAt = :now",
+        ExpressionAttributeValues: { ":g": report.generation, ":now": now.toISOString() },
+      },
+    };
+    const put = { Put: { TableName: table, Item: { ...keys.agentReport(tenantId, cluster), ...stored, contentHash } } };
+    if (previous?.contentHash === contentHash) {
+      await doc.send(new TransactWriteCommand({ TransactItems: [put, seen] }));
+      return undefined;
+    }
+    return writeWithRevision(doc, table, tenantId, () => ({ items: [put, seen], onConditionFailed: () => undefined }));
+  }
+
+  /** Last reports of the given clusters. */
+  async reports(tenantId: string, clusters: readonly string[]): Promise<Map<string, StoredReport>> {
+    const out = new Map<string, StoredReport>();
+    for (let i = 0; i < clusters.length; i += 100) {
+      let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = {
+        [this.deps.table]: { Keys: clusters.slice(i, i + 100).map((c) => keys.agentReport(tenantId, c)) },
+      };
+      while (request && Object.keys(request).length > 0) {
+        const page = await this.deps.doc.send(new BatchGetCommand({ RequestItems: request }));
+        for (const item of page.Responses?.[this.deps.table] ?? []) {
+          out.set((item.PK as string).split("#C#")[1] as string, item as unknown as StoredReport);
+        }
+        request = page.UnprocessedKeys as typeof request;
+      }
+    }
+    return out;
+  }
+
+  /** Records that the agent was seen, at most once a minute. */
+  async seen(tenantId: string, cluster: string, head: ClusterHead, now: Date): Promise<void> {
+    const last = head.lastSeenAt ? Date.parse(head.lastSeenAt) : 0;
+    if (now.getTime() - last < SEEN_INTERVAL_MS) return;
+    await this.deps.doc
+      .send(new UpdateCommand({ TableName: this.deps.table, Key: keys.snapshotHead(tenantId, cluster), UpdateExpression: "SET lastSeenAt = :now", ExpressionAttributeValues: { ":now": now.toISOString() } }))
+      .catch(() => undefined);
+  }
+}

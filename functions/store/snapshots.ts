@@ -1,0 +1,154 @@
+import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { ConflictError } from "../shared/errors";
+import { batchWrite, queryItems } from "./batch";
+import { clusterPk, keys } from "./keys";
+import type { StoreDeps } from "./resources";
+import { TTL_ATTRIBUTE } from "./table";
+
+/** Under DynamoDB's 400 KB item limit with room for keys and attributes. */
+export const CHUNK_BYTES = 350_000;
+/** How long a superseded generation stays readable for an agent that fetched its head just before. */
+const SUPERSEDED_TTL_SECONDS = 3600;
+
+export interface SnapshotHead {
+  generation: number;
+  hash: string;
+  chunks: number;
+  signedAt: string;
+  /** Expiry of the stored signature (epoch seconds); the re-signer refreshes it before then. */
+  exp: number;
+}
+
+/** The S#HEAD item: the snapshot head (if any) and the registered agent key (if any). */
+export interface ClusterHead {
+  snapshot?: SnapshotHead;
+  agentKey?: Record<string, unknown>;
+  agentKid?: string;
+  discoveryHash?: string;
+  appliedGeneration?: number;
+  lastSeenAt?: string;
+}
+
+type Item = Record<string, unknown>;
+
+function toHead(item: Item | undefined): ClusterHead | undefined {
+  if (!item) return undefined;
+  return {
+    ...(typeof item.generation === "number"
+      ? { snapshot: { generation: item.generation, hash: item.hash as string, chunks: item.chunks as number, signedAt: item.signedAt as string, exp: item.exp as number } }
+      : {}),
+    ...(item.agentKey ? { agentKey: item.agentKey as Record<string, unknown>, agentKid: item.agentKid as string } : {}),
+    ...(item.discoveryHash ? { discoveryHash: item.discoveryHash as string } : {}),
+    ...(typeof item.appliedGeneration === "number" ? { appliedGeneration: item.appliedGeneration } : {}),
+    ...(item.lastSeenAt ? { lastSeenAt: item.lastSeenAt as string } : {}),
+  };
+}
+
+/** Signed per-cluster snapshots: a head item plus the gzipped JWS in chunks per generation. */
+export class SnapshotStore {
+  constructor(private readonly deps: StoreDeps) {}
+
+  /** The head item; one read, the whole cost of an unchanged poll. */
+  async head(tenantId: string, cluster: string, consistent = false): Promise<ClusterHead | undefined> {
+    const out = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.snapshotHead(tenantId, cluster), ConsistentRead: consistent }));
+    return toHead(out.Item);
+  }
+
+  /** Heads of many clusters (missing ones are absent from the map). */
+  async heads(tenantId: string, clusters: readonly string[]): Promise<Map<string, ClusterHead>> {
+    const out = new Map<string, ClusterHead>();
+    for (let i = 0; i < clusters.length; i += 100) {
+      let request: Record<string, { Keys: Item[]; ConsistentRead: boolean }> | undefined = {
+        [this.deps.table]: { Keys: clusters.slice(i, i + 100).map((c) => keys.snapshotHead(tenantId, c)), ConsistentRead: true },
+      };
+      while (request && Object.keys(request).length > 0) {
+        const page = await this.deps.doc.send(new BatchGetCommand({ RequestItems: request }));
+        for (const item of page.Responses?.[this.deps.table] ?? []) {
+          const cluster = (item.PK as string).slice(clusterPk(tenantId, "").length);
+          out.set(cluster, toHead(item) as ClusterHead);
+        }
+        request = page.UnprocessedKeys as typeof request;
+      }
+    }
+    return out;
+  }
+
+  /** The gzipped JWS of the generation `head` names. */
+  async body(tenantId: string, cluster: string, head: SnapshotHead): Promise<Buffer> {
+    const items = await queryItems(this.deps.doc, this.deps.table, clusterPk(tenantId, cluster), keys.snapshotChunkPrefix(head.generation));
+    if (items.length !== head.chunks) throw new Error(`snapshot ${tenantId}/${cluster}@${head.generation}: ${items.length} of ${head.chunks} chunks`);
+    return Buffer.concat(items.map((i) => Buffer.from(i.data as Uint8Array)));
+  }
+
+  /**
+   * Stores a new generation: chunks first, then the head, conditioned on the head still being at
+   * `previous` (or absent), so a generation is never skipped or written twice. A crash between the
+   * two leaves orphan chunks that the retry overwrites with the same bytes. The superseded
+   * generation's chunks then expire by TTL. ConflictError when the head moved meanwhile.
+   */
+  async write(tenantId: string, cluster: string, previous: SnapshotHead | undefined, next: Omit<SnapshotHead, "chunks">, body: Buffer): Promise<void> {
+    const { doc, table } = this.deps;
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < body.length || i === 0; i += CHUNK_BYTES) chunks.push(body.subarray(i, i + CHUNK_BYTES));
+    await batchWrite(doc, table, chunks.map((data, i) => ({ PutRequest: { Item: { ...keys.snapshotChunk(tenantId, cluster, next.generation, i), data } } })));
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.snapshotHead(tenantId, cluster),
+          UpdateExpression: "SET generation = :g, #h = :h, chunks = :c, signedAt = :s, #exp = :e",
+          ConditionExpression: previous ? "generation = :prev" : "attribute_not_exists(generation)",
+          ExpressionAttributeNames: { "#h": "hash", "#exp": "exp" },
+          ExpressionAttributeValues: { ":g": next.generation, ":h": next.hash, ":c": chunks.length, ":s": next.signedAt, ":e": next.exp, ...(previous ? { ":prev": previous.generation } : {}) },
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name === "ConditionalCheckFailedException") throw new ConflictError(`snapshot head of ${cluster} moved`, { cause: error });
+      throw error;
+    }
+    if (previous) await this.expire(tenantId, cluster, previous);
+  }
+
+  private async expire(tenantId: string, cluster: string, head: SnapshotHead): Promise<void> {
+    const ttl = Math.floor(Date.now() / 1000) + SUPERSEDED_TTL_SECONDS;
+    await Promise.all(
+      Array.from({ length: head.chunks }, (_, i) =>
+        this.deps.doc.send(
+          new UpdateCommand({
+            TableName: this.deps.table,
+            Key: keys.snapshotChunk(tenantId, cluster, head.generation, i),
+            UpdateExpression: "SET #ttl = :t",
+            ConditionExpression: "attribute_exists(PK)",
+            ExpressionAttributeNames: { "#ttl": TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ":t": ttl },
+          }),
+        ).catch(() => undefined),
+      ),
+    );
+  }
+
+  /** Binds an agent key to the cluster head (registration). */
+  static agentKeyUpdate(table: string, tenantId: string, cluster: string, jwk: Record<string, unknown>, kid: string) {
+    return {
+      Update: {
+        TableName: table,
+        Key: keys.snapshotHead(tenantId, cluster),
+        UpdateExpression: "SET agentKey = :k, agentKid = :kid",
+        ExpressionAttributeValues: { ":k": jwk, ":kid": kid },
+      },
+    };
+  }
+
+  /** Records an agent JWT id once; false when it was already used (a replay). */
+  async useJti(tenantId: string, cluster: string, jti: string, exp: number): Promise<boolean> {
+    try {
+      await this.deps.doc.send(
+        new PutCommand({ TableName: this.deps.table, Item: { ...keys.agentJti(tenantId, cluster, jti), [TTL_ATTRIBUTE]: exp + 60 }, ConditionExpression: "attribute_not_exists(PK)" }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name === "ConditionalCheckFailedException") return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import type { Destination, Mesh, StoredResource, TranslateInput, Workload } from "@meshplane/core";
+import type { Store } from "../store/index";
+
+/**
+ * Reads everything one tenant's translation needs: registered clusters, what their agents
+ * discovered, and the user resources with their current statuses (which carry acceptance order).
+ */
+export async function loadTranslateInput(store: Store, tenantId: string): Promise<TranslateInput> {
+  const clusters = (await store.clusters.list(tenantId)).map((c) => c.name).sort();
+  const [meshes, workloads, destinations, virtualMeshes, trafficPolicies, accessPolicies] = await Promise.all([
+    store.discovered.list(tenantId, clusters, "Mesh"),
+    store.discovered.list(tenantId, clusters, "Workload"),
+    store.discovered.list(tenantId, clusters, "Destination"),
+    store.resources.list(tenantId, "VirtualMesh"),
+    store.resources.list(tenantId, "TrafficPolicy"),
+    store.resources.list(tenantId, "AccessPolicy"),
+  ]);
+  return {
+    tenant: tenantId,
+    clusters,
+    meshes: meshes as Mesh[],
+    workloads: workloads as Workload[],
+    destinations: destinations as Destination[],
+    virtualMeshes: virtualMeshes as StoredResource<"VirtualMesh">[],
+    trafficPolicies: trafficPolicies as StoredResource<"TrafficPolicy">[],
+    accessPolicies: accessPolicies as StoredResource<"AccessPolicy">[],
+  };
+}

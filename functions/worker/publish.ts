@@ -1,0 +1,44 @@
+import { gzipSync } from "node:zlib";
+import { type ClusterOutput, SNAPSHOT_TYPE, type SnapshotPayload, snapshotAudience } from "@meshplane/core";
+import type { Signer } from "../signer/signer";
+import type { ClusterHead, Store } from "../store/index";
+
+export interface PublishDeps {
+  store: Store;
+  signer: Signer;
+  /** `iss` of every snapshot: the API's base URL. */
+  issuer: string;
+  /** How long a signature is valid. */
+  validitySeconds: number;
+  /** A snapshot whose signature expires sooner than this is re-published with a fresh one. */
+  refreshBeforeSeconds: number;
+}
+
+/**
+ * Publishes a cluster's output as the next generation when its content changed, or when its
+ * signature is close to expiry (so an agent that starts late can still verify what it fetches).
+ * Returns the generation the cluster is at afterwards (0 = never published).
+ */
+export async function publishCluster(deps: PublishDeps, tenantId: string, cluster: string, output: ClusterOutput, head: ClusterHead | undefined, now: Date): Promise<number> {
+  const current = head?.snapshot;
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const fresh = current !== undefined && current.exp - nowSeconds > deps.refreshBeforeSeconds;
+  if (current?.hash === output.hash && fresh) return current.generation;
+  if (!current && output.objects.length === 0 && output.certificates.length === 0) return 0;
+  const generation = (current?.generation ?? 0) + 1;
+  const payload: SnapshotPayload = {
+    iss: deps.issuer,
+    aud: snapshotAudience(tenantId, cluster),
+    tenant: tenantId,
+    cluster,
+    generation,
+    iat: nowSeconds,
+    exp: nowSeconds + deps.validitySeconds,
+    hash: output.hash,
+    objects: output.objects as SnapshotPayload["objects"],
+    certificates: output.certificates as unknown as SnapshotPayload["certificates"],
+  };
+  const jws = await deps.signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
+  await deps.store.snapshots.write(tenantId, cluster, current, { generation, hash: output.hash, signedAt: now.toISOString(), exp: payload.exp }, gzipSync(jws));
+  return generation;
+}

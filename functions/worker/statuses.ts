@@ -1,0 +1,62 @@
+import { ANNOTATION_PARENTS, type ClusterOutput, type ResourceKey, type ResourceStatus } from "@meshplane/core";
+import type { StoredReport } from "../store/index";
+
+type ClusterStatus = NonNullable<ResourceStatus["clusters"]>[string];
+
+const objectId = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ""}/${name}`;
+
+/** For each cluster: parent resource key → ids of the objects it produced there. */
+function objectsByParent(outputs: Record<string, ClusterOutput>): Map<string, Map<string, string[]>> {
+  const out = new Map<string, Map<string, string[]>>();
+  for (const [cluster, output] of Object.entries(outputs)) {
+    const byParent = new Map<string, string[]>();
+    for (const obj of output.objects) {
+      const parents = JSON.parse(obj.metadata.annotations[ANNOTATION_PARENTS] ?? "[]") as { kind: string; name: string }[];
+      for (const p of parents) {
+        const key = `${p.kind}/${p.name}`;
+        byParent.set(key, [...(byParent.get(key) ?? []), objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)]);
+      }
+    }
+    out.set(cluster, byParent);
+  }
+  return out;
+}
+
+/**
+ * Adds `status.clusters` to the translator's statuses from the agents' last reports: per cluster
+ * where the resource produced objects, the generation published, whether the agent has applied it,
+ * and the cluster's error text for any of those objects it rejected. A resource whose output a
+ * cluster rejected becomes FAILED (API.md §7); INVALID stays INVALID.
+ */
+export function withClusterStatus(
+  statuses: Record<ResourceKey, ResourceStatus>,
+  outputs: Record<string, ClusterOutput>,
+  generations: Map<string, number>,
+  reports: Map<string, StoredReport>,
+): Record<ResourceKey, ResourceStatus> {
+  const byCluster = objectsByParent(outputs);
+  const failuresByCluster = new Map<string, Map<string, string>>();
+  for (const [cluster, report] of reports) {
+    failuresByCluster.set(cluster, new Map(report.failures.map((f) => [objectId(f.kind, f.namespace, f.name), `${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}: ${f.error}`])));
+  }
+  const out: Record<ResourceKey, ResourceStatus> = {};
+  for (const [key, status] of Object.entries(statuses) as [ResourceKey, ResourceStatus][]) {
+    const clusters: Record<string, ClusterStatus> = {};
+    let failed = false;
+    for (const [cluster, byParent] of [...byCluster].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const ids = byParent.get(key);
+      if (!ids) continue;
+      const generation = generations.get(cluster) ?? 0;
+      const report = reports.get(cluster);
+      const failures = failuresByCluster.get(cluster);
+      const errors = ids.flatMap((id) => (failures?.has(id) ? [failures.get(id) as string] : []));
+      if (report?.error && (report.generation < generation)) errors.push(`agent: ${report.error}`);
+      if (ids.some((id) => failures?.has(id))) failed = true;
+      clusters[cluster] = { generation, applied: report !== undefined && report.generation >= generation && errors.length === 0, ...(errors.length > 0 ? { errors } : {}) };
+    }
+    const withClusters: ResourceStatus = Object.keys(clusters).length > 0 ? { ...status, clusters } : { ...status };
+    if (failed && withClusters.state === "ACCEPTED") withClusters.state = "FAILED";
+    out[key] = withClusters;
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+import { type ResourceKey, type ResourceStatus, type UserKind, canonicalJson, translate } from "@meshplane/core";
+import type { TranslateJob } from "../queue/translate-queue";
+import type { Logger } from "../shared/logger";
+import { NotFoundError } from "../shared/errors";
+import { loadTranslateInput } from "./load-input";
+import { type PublishDeps, publishCluster } from "./publish";
+import { withClusterStatus } from "./statuses";
+
+export interface WorkerDeps extends PublishDeps {
+  log: Logger;
+  now: () => Date;
+}
+
+export type JobOutcome = "translated" | "skipped";
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++] as T);
+  });
+  await Promise.all(lanes);
+}
+
+/**
+ * One translate job. A job whose revision is already translated is a no-op; otherwise the tenant's
+ * latest state is translated (jobs carry no data, so a late job never applies stale input), each
+ * cluster whose content changed gets the next generation, then statuses are written and the revision
+ * marked translated. Every step is idempotent: a crash anywhere re-runs cleanly on redelivery, and an
+ * unchanged cluster never gets a new generation.
+ */
+export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Promise<JobOutcome> {
+  const { store } = deps;
+  let tenant;
+  try {
+    tenant = await store.tenants.get(job.tenantId);
+  } catch (error) {
+    if (error instanceof NotFoundError) return "skipped";
+    throw error;
+  }
+  if (tenant.translatedRevision >= job.revision) return "skipped";
+  const input = await loadTranslateInput(store, job.tenantId);
+  const output = translate(input);
+  const now = deps.now();
+
+  const [heads, reports] = await Promise.all([store.snapshots.heads(job.tenantId, input.clusters), store.agents.reports(job.tenantId, input.clusters)]);
+  const generations = new Map<string, number>();
+  await inParallel(Object.keys(output.clusters), 8, async (cluster) => {
+    generations.set(cluster, await publishCluster(deps, job.tenantId, cluster, output.clusters[cluster] as never, heads.get(cluster), now));
+  });
+
+  const statuses = withClusterStatus(output.statuses, output.clusters, generations, reports);
+  const resources = [...input.virtualMeshes, ...input.trafficPolicies, ...input.accessPolicies];
+  let written = 0;
+  await inParallel(resources, 16, async (resource) => {
+    const status = statuses[`${resource.kind}/${resource.metadata.name}` as ResourceKey] as ResourceStatus | undefined;
+    if (!status || canonicalJson(status) === canonicalJson(resource.status)) return;
+    if (await store.resources.writeStatus(job.tenantId, resource.kind as UserKind, resource.metadata.name, resource.metadata.generation, status)) written++;
+  });
+  await store.tenants.markTranslated(job.tenantId, tenant.revision);
+  deps.log.info("tenant translated", {
+    tenant: job.tenantId,
+    revision: tenant.revision,
+    clusters: input.clusters.length,
+    published: [...generations].filter(([c, g]) => g !== (heads.get(c)?.snapshot?.generation ?? 0)).length,
+    statusesWritten: written,
+  });
+  return "translated";
+}

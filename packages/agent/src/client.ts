@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import { type DiscoveryReport, type StatusReport, snapshotEtag } from "@meshplane/core";
+import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint } from "jose";
+
+/** An HTTP answer the agent could not use; `status` 0 = the network failed. */
+export class ControlPlaneError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface AgentKey {
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+export interface ClientOptions {
+  /** The control plane's base URL, also the audience of every agent JWT. */
+  url: string;
+  tenant: string;
+  cluster: string;
+  key: AgentKey;
+  fetch?: typeof fetch;
+  now?: () => Date;
+}
+
+export type SnapshotAnswer = { changed: false } | { changed: true; jws: string; etag: string } | { changed: true; jws: undefined };
+
+/** The agent's half of the protocol (API.md §10): every call authenticated by a fresh, short JWT. */
+export class ControlPlaneClient {
+  private kid?: string;
+
+  constructor(private readonly options: ClientOptions) {}
+
+  /** Registers the agent's public key with a one-time bootstrap token. */
+  static async register(url: string, bootstrapToken: string, publicJwk: JWK, agentVersion: string, doFetch: typeof fetch = fetch): Promise<{ tenant: string; cluster: string }> {
+    const res = await call(doFetch, `${url}/v1/agent/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ bootstrapToken, publicKey: { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x, y: publicJwk.y }, agentVersion }),
+    });
+    return (await res.json()) as { tenant: string; cluster: string };
+  }
+
+  /** A JWT for one call: 60 s lifetime (the server accepts at most 300), never reused. */
+  async token(): Promise<string> {
+    this.kid ??= await calculateJwkThumbprint(this.options.key.publicJwk);
+    const now = Math.floor((this.options.now?.() ?? new Date()).getTime() / 1000);
+    return new SignJWT({ tenant: this.options.tenant })
+      .setProtectedHeader({ alg: "ES256", kid: this.kid })
+      .setIssuer("agent")
+      .setSubject(this.options.cluster)
+      .setAudience(this.options.url)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .setJti(randomUUID())
+      .sign(this.options.key.privateKey);
+  }
+
+  /** The snapshot, unless `current` (generation and hash held) is still current. */
+  async snapshot(current?: { generation: number; hash: string }): Promise<SnapshotAnswer> {
+    const headers: Record<string, string> = { authorization: `Bearer ${await this.token()}`, "accept-encoding": "gzip" };
+    if (current) headers["if-none-match"] = snapshotEtag(current.generation, current.hash);
+    const res = await call(this.fetcher, `${this.options.url}/v1/agent/snapshot`, { headers }, [304, 404]);
+    if (res.status === 304) return { changed: false };
+    if (res.status === 404) return { changed: true, jws: undefined };
+    return { changed: true, jws: await res.text(), etag: res.headers.get("etag") ?? "" };
+  }
+
+  async discovery(report: DiscoveryReport): Promise<{ changed: boolean }> {
+    return this.post("/v1/agent/discovery", report);
+  }
+
+  async status(report: StatusReport): Promise<{ changed: boolean }> {
+    return this.post("/v1/agent/status", report);
+  }
+
+  private get fetcher(): typeof fetch {
+    return this.options.fetch ?? fetch;
+  }
+
+  private async post<T>(path: string, body: unknown): Promise<T> {
+    const res = await call(this.fetcher, `${this.options.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${await this.token()}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as T;
+  }
+}
+
+async function call(doFetch: typeof fetch, url: string, init: RequestInit, ok: number[] = []): Promise<Response> {
+  let res: Response;
+  try {
+    res = await doFetch(url, init);
+  } catch (error) {
+    throw new ControlPlaneError(0, `control plane unreachable: ${(error as Error).message}`);
+  }
+  if (!res.ok && !ok.includes(res.status)) {
+    const text = await res.text().catch(() => "");
+    throw new ControlPlaneError(res.status, `${init.method ?? "GET"} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 500)}`);
+  }
+  return res;
+}

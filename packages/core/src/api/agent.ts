@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { discoveryResult } from "./discovery";
+
+/** The agent protocol (API.md §10): bodies the control plane accepts from agents, validated at the boundary. */
+
+/** An ES256 public key as a JWK; a private member (`d`) is refused so a key is never sent by mistake. */
+export const publicEcJwk = z.strictObject({
+  kty: z.literal("EC"),
+  crv: z.literal("P-256"),
+  x: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be a base64url P-256 coordinate"),
+  y: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be a base64url P-256 coordinate"),
+  alg: z.literal("ES256").optional(),
+  use: z.literal("sig").optional(),
+  kid: z.string().max(128).optional(),
+});
+export type PublicEcJwk = z.infer<typeof publicEcJwk>;
+
+export const registerRequest = z.strictObject({
+  bootstrapToken: z.string().regex(/^mpb_[A-Za-z0-9_-]{43}$/, "must be a bootstrap token (mpb_…)"),
+  publicKey: publicEcJwk,
+  agentVersion: z.string().min(1).max(64),
+});
+export type RegisterRequest = z.infer<typeof registerRequest>;
+
+/** What an agent reports about its cluster; `hash` is the agent's own and only advisory. */
+export const discoveryReport = discoveryResult.extend({ hash: z.string().max(100) });
+export type DiscoveryReport = z.infer<typeof discoveryReport>;
+
+export const objectResult = z.strictObject({
+  apiVersion: z.string().min(1).max(253),
+  kind: z.string().min(1).max(63),
+  namespace: z.string().max(253).optional(),
+  name: z.string().min(1).max(253),
+  state: z.enum(["applied", "failed", "pruned"]),
+  error: z.string().max(4096).optional(),
+});
+export type ObjectResult = z.infer<typeof objectResult>;
+
+export const statusReport = z.strictObject({
+  /** The generation the agent last applied (0 before the first). */
+  generation: z.number().int().min(0),
+  results: z.array(objectResult).max(20_000),
+  /** Why nothing was applied (verification failed, control plane unreachable before, …). */
+  error: z.string().max(4096).optional(),
+});
+export type StatusReport = z.infer<typeof statusReport>;
+
+/** Claims of the JWT an agent signs for each call. */
+export const agentClaims = z.object({
+  iss: z.literal("agent"),
+  sub: z.string().min(1),
+  tenant: z.string().min(1),
+  aud: z.string().min(1),
+  iat: z.number().int(),
+  exp: z.number().int(),
+  jti: z.string().min(8).max(128),
+});
+export type AgentClaims = z.infer<typeof agentClaims>;

@@ -1,0 +1,2 @@
+export * from "./payload";
+export * from "./verify";

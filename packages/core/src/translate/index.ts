@@ -1,0 +1,5 @@
+export { translate } from "./translate";
+export type { CertificateDirective, ClusterOutput, KubeObject, ResourceKey, TranslateInput, TranslateOutput } from "./types";
+export { Canonicalizer, canonicalize, canonicalJson } from "./canonical";
+export { ANNOTATION_PARENTS, KIND_ORDER, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, type Parent } from "./output";
+export { TranslateError } from "./errors";

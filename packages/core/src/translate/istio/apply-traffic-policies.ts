@@ -1,0 +1,132 @@
+import type { Destination, TrafficPolicyFeatures } from "../../api/index";
+import type { FederationPlan } from "../federation-plan";
+import type { Model } from "../model";
+import type { Conflict, Fields } from "../owned-fields";
+import { OwnedFields } from "../owned-fields";
+import { ROUTE_DECORATORS, TRAFFIC_POLICY_DECORATORS } from "./decorators/index";
+import type { DecoratorContext } from "./decorators/types";
+import { type IstioDestinationState, type TrafficPolicy, emptyState, groupKey, routeFeaturesOf } from "./destination-state";
+import { hostFrom, type View, viewsOf } from "./hosts";
+import { httpPorts } from "./ports";
+import type { IstioOutputs } from "./render-destination";
+import type { DestinationTrafficPolicy, HttpRouteFields } from "./types";
+
+export interface ApplyContext {
+  model: Model;
+  plan: FederationPlan;
+}
+
+interface Contribution {
+  routes: Map<number, HttpRouteFields>;
+  trafficPolicy: DestinationTrafficPolicy;
+}
+
+const ROUTE_FEATURES = ROUTE_DECORATORS.map((d) => d.feature);
+
+function contribution(features: TrafficPolicyFeatures, state: IstioDestinationState, ctx: DecoratorContext): Contribution {
+  const routes = new Map<number, HttpRouteFields>();
+  const used = routeFeaturesOf(features, ROUTE_FEATURES);
+  const ports = httpPorts(ctx.destination);
+  if (used.length > 0 && ports.length === 0) ctx.report(`route features (${used.join(", ")}) need an HTTP port; the service has none`);
+  for (const { port } of used.length > 0 ? ports : []) {
+    const fields: HttpRouteFields = {};
+    for (const decorator of ROUTE_DECORATORS) Object.assign(fields, decorator.decorate(features, { ...ctx, port }));
+    routes.set(port, fields);
+  }
+  const trafficPolicy: DestinationTrafficPolicy = {};
+  for (const decorator of TRAFFIC_POLICY_DECORATORS) {
+    Object.assign(trafficPolicy, decorator.decorate(features, { ...ctx, accepted: state.trafficPolicy.value as DestinationTrafficPolicy }));
+  }
+  return { routes, trafficPolicy };
+}
+
+/** Errors that depend on where the routes are rendered: unreachable targets, TLS that breaks federation. */
+function viewErrors(features: TrafficPolicyFeatures, views: readonly View[], ctx: ApplyContext): string[] {
+  const errors: string[] = [];
+  const refs = [
+    ...(features.trafficShift?.destinations ?? []).map((d) => ({ what: "trafficShift destination", ref: d.kubeService })),
+    ...(features.mirror ? [{ what: "mirror destination", ref: features.mirror.kubeService }] : []),
+  ];
+  for (const { what, ref } of refs) {
+    const target = ctx.model.destinationByRef(ref);
+    if (target === undefined) continue;
+    const name = `${ref.cluster}/${ref.namespace}/${ref.name}`;
+    if (ctx.model.meshOf(target).spec.type !== "istio") errors.push(`${what} ${name} is not in an Istio mesh`);
+    for (const view of views) {
+      if (hostFrom(target, view.mesh, ctx.plan) === undefined) {
+        errors.push(`${what} ${name} is not reachable from mesh ${view.mesh.metadata.name}: federate it there with a VirtualMesh`);
+      }
+    }
+  }
+  const mode = features.mtls?.istio.tlsMode;
+  if (mode !== undefined && mode !== "ISTIO_MUTUAL" && views.some((v) => v.federated)) {
+    errors.push(`mtls.istio.tlsMode ${mode} would break federation of this service: cross-cluster traffic needs ISTIO_MUTUAL`);
+  }
+  return errors;
+}
+
+function conflictErrors(conflicts: readonly Conflict[], field: (path: string) => string): string[] {
+  return conflicts.map((c) => `conflicts with TrafficPolicy ${c.owner}: both set ${field(c.path)} to different values`);
+}
+
+function conflictsWith(state: IstioDestinationState, key: string, c: Contribution): string[] {
+  const group = state.groups.get(key);
+  const errors: string[] = [];
+  for (const [port, fields] of c.routes) {
+    const existing = group?.byPort.get(port);
+    if (existing) errors.push(...conflictErrors(existing.conflicts(fields as Fields), (p) => `VirtualService http route field ${p}`));
+  }
+  errors.push(...conflictErrors(state.trafficPolicy.conflicts(c.trafficPolicy as Fields), (p) => `DestinationRule field trafficPolicy.${p}`));
+  return errors;
+}
+
+function commit(state: IstioDestinationState, policy: TrafficPolicy, key: string, rank: number, c: Contribution): void {
+  const name = policy.metadata.name;
+  const hasRoute = [...c.routes.values()].some((fields) => Object.keys(fields).length > 0);
+  if (hasRoute) {
+    let group = state.groups.get(key);
+    if (group === undefined) {
+      group = { sources: policy.spec.sourceSelector, matchers: policy.spec.httpRequestMatchers, rank, byPort: new Map() };
+      state.groups.set(key, group);
+    }
+    for (const [port, fields] of c.routes) {
+      const owned = group.byPort.get(port) ?? new OwnedFields();
+      group.byPort.set(port, owned);
+      owned.commit(fields as Fields, name);
+    }
+  }
+  state.trafficPolicy.commit(c.trafficPolicy as Fields, name);
+}
+
+/**
+ * Applies `ordered` (valid policies selecting `destination`, in acceptance order) to an Istio
+ * destination. A policy whose features fail on this destination, or that sets a field an earlier
+ * accepted policy set to a different value, is reported through `report` and contributes nothing
+ * here (API.md §5: INVALID for that destination only). Returns the merged state with the views it
+ * is rendered in, and the accepted policies in order.
+ */
+export function applyToIstioDestination(
+  destination: Destination,
+  ordered: readonly TrafficPolicy[],
+  ctx: ApplyContext,
+  report: (policy: TrafficPolicy, error: string) => void,
+): { outputs: IstioOutputs; accepted: TrafficPolicy[] } {
+  const state = emptyState(destination);
+  const views = viewsOf(destination, ctx.model, ctx.plan);
+  const accepted: TrafficPolicy[] = [];
+  ordered.forEach((policy, rank) => {
+    const errors: string[] = [];
+    const features = policy.spec.policy;
+    const c = contribution(features, state, { model: ctx.model, destination, report: (e) => errors.push(e) });
+    errors.push(...viewErrors(features, views, ctx));
+    const key = groupKey(policy.spec);
+    if (errors.length === 0) errors.push(...conflictsWith(state, key, c));
+    if (errors.length > 0) {
+      for (const error of errors) report(policy, error);
+      return;
+    }
+    commit(state, policy, key, rank, c);
+    accepted.push(policy);
+  });
+  return { outputs: { state, views }, accepted };
+}

@@ -1,0 +1,60 @@
+import type { IdentitySelector } from "../../api/index";
+import { sortedUnique } from "../compare";
+import type { Model } from "../model";
+
+/** Sources of an AuthorizationPolicy rule; both lists empty means the selectors matched nobody. */
+export interface IstioSources {
+  principals: string[];
+  namespaces: string[];
+}
+
+/** Trust domains of the Istio meshes in `cluster` (several with revisions that differ), sorted. */
+export function trustDomains(model: Model, cluster: string): string[] {
+  return sortedUnique(model.meshesIn(cluster).flatMap((m) => (m.spec.type === "istio" ? [m.spec.istio?.trustDomain ?? "cluster.local"] : [])));
+}
+
+/**
+ * AccessPolicy sources as Istio sees them (API.md §6). No selectors: any authenticated peer
+ * (`principals: ["*"]`). Service account refs: `<trustDomain>/ns/<ns>/sa/<sa>` with the trust
+ * domain of each mesh in the account's cluster. Identity matchers with clusters: principals with
+ * those clusters' trust domains and a `*` for what is not pinned down, because only the trust domain
+ * tells clusters apart in a SPIFFE identity (meshes sharing one trust domain cannot be told apart).
+ * Namespace-only matchers: `source.namespaces`. An empty matcher: any authenticated peer.
+ */
+export function istioSources(selectors: readonly IdentitySelector[] | undefined, model: Model): IstioSources {
+  if (selectors === undefined || selectors.length === 0) return { principals: ["*"], namespaces: [] };
+  const principals: string[] = [];
+  const namespaces: string[] = [];
+  for (const selector of selectors) {
+    for (const sa of selector.kubeServiceAccountRefs?.serviceAccounts ?? []) {
+      for (const td of trustDomains(model, sa.cluster)) principals.push(`${td}/ns/${sa.namespace}/sa/${sa.name}`);
+    }
+    const m = selector.kubeIdentityMatcher;
+    if (m === undefined) continue;
+    if (m.clusters === undefined) {
+      if (m.namespaces === undefined) principals.push("*");
+      else namespaces.push(...m.namespaces);
+      continue;
+    }
+    for (const td of m.clusters.flatMap((c) => trustDomains(model, c))) {
+      if (m.namespaces === undefined) principals.push(`${td}/ns/*`);
+      else for (const ns of m.namespaces) principals.push(`${td}/ns/${ns}/sa/*`);
+    }
+  }
+  return { principals: sortedUnique(principals), namespaces: sortedUnique(namespaces) };
+}
+
+/**
+ * Errors that make an AccessPolicy INVALID: service account refs in clusters that are not
+ * registered or have no mesh (a typo there would otherwise silently authorise nobody). The account
+ * itself is not checked: authorising it before its workloads are deployed is legitimate.
+ */
+export function identityErrors(selectors: readonly IdentitySelector[] | undefined, model: Model): string[] {
+  const errors: string[] = [];
+  for (const sa of (selectors ?? []).flatMap((s) => s.kubeServiceAccountRefs?.serviceAccounts ?? [])) {
+    const ref = `${sa.cluster}/${sa.namespace}/${sa.name}`;
+    if (!model.clusters.includes(sa.cluster)) errors.push(`sourceSelector: service account ${ref}: cluster ${sa.cluster} is not registered`);
+    else if (model.meshesIn(sa.cluster).length === 0) errors.push(`sourceSelector: service account ${ref}: cluster ${sa.cluster} has no mesh`);
+  }
+  return errors;
+}

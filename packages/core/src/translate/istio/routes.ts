@@ -1,0 +1,61 @@
+import type { FederationPlan } from "../federation-plan";
+import type { Model } from "../model";
+import type { IstioDestinationState } from "./destination-state";
+import { resolveHost, type View } from "./hosts";
+import { isCatchAll, matchVariants } from "./matchers";
+import { httpPorts } from "./ports";
+import { compareSpecificity, type RankedRoute } from "./specificity";
+import type { HttpRoute, HttpRouteFields, RouteDestination } from "./types";
+
+export interface RenderContext {
+  model: Model;
+  plan: FederationPlan;
+}
+
+function resolved(destination: RouteDestination, view: View, ctx: RenderContext): RouteDestination {
+  return { ...destination, host: resolveHost(destination.host, view.mesh, ctx.model, ctx.plan) };
+}
+
+/** Route fields with host tokens replaced by the hosts clients in `view` use. */
+function renderFields(fields: HttpRouteFields, view: View, ctx: RenderContext): HttpRouteFields {
+  return {
+    ...fields,
+    route: fields.route?.map((r) => ({ ...r, destination: resolved(r.destination, view, ctx) })),
+    mirror: fields.mirror === undefined ? undefined : resolved(fields.mirror, view, ctx),
+  };
+}
+
+function toService(view: View, port: number): HttpRoute["route"] {
+  return [{ destination: { host: view.host, port: { number: port } } }];
+}
+
+/**
+ * The http routes of a destination's VirtualService in one view, most specific first (API.md §5):
+ * one route per (group × request matcher × source × port), each match carrying its port. Routes
+ * without a trafficShift go to the service itself. When policy routes exist, every HTTP port that no
+ * policy route catches entirely gets a final catch-all to the service: a VirtualService's unmatched
+ * requests get a 404, and a policy for `/api` must not take the rest of the service offline. Returns
+ * [] when no policy route applies in this view (then there is no VirtualService).
+ */
+export function renderRoutes(state: IstioDestinationState, view: View, ctx: RenderContext): HttpRoute[] {
+  const ranked: (RankedRoute & { route: HttpRoute })[] = [];
+  for (const group of state.groups.values()) {
+    const variants = matchVariants(group.sources, group.matchers, view.cluster);
+    if (variants.length === 0) continue;
+    for (const port of [...group.byPort.keys()].sort((a, b) => a - b)) {
+      const fields = renderFields(group.byPort.get(port)?.value as HttpRouteFields, view, ctx);
+      for (const variant of variants) {
+        const match = { ...variant, port };
+        const route: HttpRoute = { match: [match], ...fields, route: fields.route ?? toService(view, port) };
+        ranked.push({ match, rank: group.rank, text: JSON.stringify(match), route });
+      }
+    }
+  }
+  if (ranked.length === 0) return [];
+  const routes = ranked.sort(compareSpecificity).map((r) => r.route);
+  const caught = new Set(ranked.filter((r) => isCatchAll(r.match)).map((r) => r.match.port));
+  for (const { port } of httpPorts(state.destination)) {
+    if (!caught.has(port)) routes.push({ match: [{ port }], route: toService(view, port) });
+  }
+  return routes;
+}

@@ -1,0 +1,23 @@
+import type { ObjectDraft } from "../output";
+import { type IstioDestinationState, routeParents } from "./destination-state";
+import type { View } from "./hosts";
+import { type RenderContext, renderRoutes } from "./routes";
+
+/**
+ * The VirtualService for a destination in one view (its own cluster, or a mesh it is federated to),
+ * named like the service locally and like the federated host remotely; undefined when no policy
+ * route applies there ("no route left → no VirtualService"). Parents are the policies whose route
+ * fields it carries.
+ */
+export function virtualService(state: IstioDestinationState, view: View, ctx: RenderContext): ObjectDraft | undefined {
+  const http = renderRoutes(state, view, ctx);
+  if (http.length === 0) return undefined;
+  return {
+    apiVersion: ctx.model.istioVersions(view.cluster).networking,
+    kind: "VirtualService",
+    name: view.name,
+    namespace: view.namespace,
+    spec: { hosts: [view.host], http },
+    parents: [...routeParents(state)].map((name) => ({ kind: "TrafficPolicy", name })),
+  };
+}

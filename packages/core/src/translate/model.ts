@@ -1,0 +1,93 @@
+import type { Destination, Mesh, StoredResource, Workload } from "../api/index";
+import { compareStrings, pushTo, sortBy } from "./compare";
+import { TranslateError } from "./errors";
+import { PlacementIndex } from "./placement-index";
+import type { TranslateInput } from "./types";
+import { type IstioApiVersions, istioApiVersions } from "./versions";
+
+/**
+ * The tenant's input, filtered to registered clusters, sorted by name and indexed. Every translator
+ * reads the world through this, so iteration order never depends on the order of input lists.
+ */
+export interface Model {
+  readonly tenant: string;
+  /** Registered clusters, sorted. */
+  readonly clusters: readonly string[];
+  readonly meshes: ReadonlyMap<string, Mesh>;
+  readonly workloads: ReadonlyMap<string, Workload>;
+  /** Destinations of registered clusters whose mesh is known, by name, sorted. */
+  readonly destinations: ReadonlyMap<string, Destination>;
+  readonly destinationIndex: PlacementIndex<Destination>;
+  readonly workloadIndex: PlacementIndex<Workload>;
+  readonly virtualMeshes: readonly StoredResource<"VirtualMesh">[];
+  readonly trafficPolicies: readonly StoredResource<"TrafficPolicy">[];
+  readonly accessPolicies: readonly StoredResource<"AccessPolicy">[];
+  /** The destination a `{cluster, namespace, name}` ref names, if discovered. */
+  destinationByRef(ref: ServiceKey): Destination | undefined;
+  /** Meshes discovered in `cluster`, sorted by name. */
+  meshesIn(cluster: string): readonly Mesh[];
+  meshOf(item: Destination | Workload): Mesh;
+  /** Workloads backing a destination (its `spec.workloads` that are known), sorted by name. */
+  backingWorkloads(destination: Destination): readonly Workload[];
+  istioVersions(cluster: string): IstioApiVersions;
+}
+
+export interface ServiceKey {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+/** `cluster/namespace/name`, the form refs take in error messages and map keys. */
+export function refKey(ref: ServiceKey): string {
+  return `${ref.cluster}/${ref.namespace}/${ref.name}`;
+}
+
+function place(item: Destination | Workload) {
+  return { cluster: item.spec.cluster, namespace: item.spec.namespace, labels: item.spec.labels };
+}
+
+function uniqueByName<T extends { metadata: { name: string } }>(items: readonly T[], what: string): Map<string, T> {
+  const byName = new Map<string, T>();
+  for (const item of sortBy(items, (i) => i.metadata.name)) {
+    if (byName.has(item.metadata.name)) throw new TranslateError(`two ${what} named ${item.metadata.name} in one tenant`);
+    byName.set(item.metadata.name, item);
+  }
+  return byName;
+}
+
+/**
+ * Indexes `input`. Discovered objects of unregistered clusters are dropped (types.ts), and so are
+ * workloads and destinations whose mesh is unknown: without a mesh there is nothing to translate to.
+ * Throws TranslateError when two discovered objects or two user resources of a kind share a name.
+ */
+export function buildModel(input: TranslateInput): Model {
+  const clusters = [...new Set(input.clusters)].sort(compareStrings);
+  const registered = new Set(clusters);
+  const meshes = uniqueByName(input.meshes.filter((m) => registered.has(m.spec.cluster)), "meshes");
+  const known = <T extends Destination | Workload>(item: T) => registered.has(item.spec.cluster) && meshes.has(item.spec.mesh);
+  const workloads = uniqueByName(input.workloads.filter(known), "workloads");
+  const destinations = uniqueByName(input.destinations.filter(known), "destinations");
+  const byRef = new Map([...destinations.values()].map((d) => [refKey(d.spec), d]));
+  const meshesByCluster = new Map<string, Mesh[]>();
+  for (const mesh of meshes.values()) pushTo(meshesByCluster, mesh.spec.cluster, mesh);
+  const versions = new Map(clusters.map((c) => [c, istioApiVersions((meshesByCluster.get(c) ?? []).filter((m) => m.spec.type === "istio"))]));
+
+  return {
+    tenant: input.tenant,
+    clusters,
+    meshes,
+    workloads,
+    destinations,
+    destinationIndex: new PlacementIndex([...destinations.values()], place),
+    workloadIndex: new PlacementIndex([...workloads.values()], place),
+    virtualMeshes: [...uniqueByName(input.virtualMeshes, "VirtualMeshes").values()],
+    trafficPolicies: [...uniqueByName(input.trafficPolicies, "TrafficPolicies").values()],
+    accessPolicies: [...uniqueByName(input.accessPolicies, "AccessPolicies").values()],
+    destinationByRef: (ref) => byRef.get(refKey(ref)),
+    meshesIn: (cluster) => meshesByCluster.get(cluster) ?? [],
+    meshOf: (item) => meshes.get(item.spec.mesh) as Mesh,
+    backingWorkloads: (d) => d.spec.workloads.flatMap((name) => workloads.get(name) ?? []).sort((a, b) => compareStrings(a.metadata.name, b.metadata.name)),
+    istioVersions: (cluster) => versions.get(cluster) ?? istioApiVersions([]),
+  };
+}

@@ -1,0 +1,49 @@
+import type { Destination, TrafficPolicyFeatures } from "../../api/index";
+import type { TrafficPolicy } from "../istio/destination-state";
+import type { Model } from "../model";
+
+/** Features SMI has no field for, with how the error names them. */
+const UNSUPPORTED: readonly [keyof TrafficPolicyFeatures, string][] = [
+  ["faultInjection", "fault injection"],
+  ["requestTimeout", "request timeout"],
+  ["retries", "retries"],
+  ["corsPolicy", "CORS"],
+  ["mirror", "mirror"],
+  ["headerManipulation", "header manipulation"],
+  ["outlierDetection", "outlier detection"],
+  ["connectionPool", "connection pool"],
+  ["loadBalancer", "load balancer"],
+  ["mtls", "mtls"],
+];
+
+function shiftErrors(features: TrafficPolicyFeatures, destination: Destination, model: Model): string[] {
+  const errors: string[] = [];
+  for (const { kubeService: k } of features.trafficShift?.destinations ?? []) {
+    const ref = `${k.cluster}/${k.namespace}/${k.name}`;
+    if (k.cluster !== destination.spec.cluster || k.namespace !== destination.spec.namespace) {
+      errors.push(`OSM (SMI TrafficSplit) cannot shift to ${ref}: backends must be in the destination's cluster and namespace`);
+    }
+    if (k.subset !== undefined && Object.keys(k.subset).length > 0) errors.push(`OSM (SMI TrafficSplit) cannot express trafficShift subsets (${ref})`);
+    if (k.port !== undefined) errors.push(`OSM (SMI TrafficSplit) cannot express trafficShift ports (${ref})`);
+    const target = model.destinationByRef(k);
+    if (target !== undefined && model.meshOf(target).spec.type !== "osm") errors.push(`trafficShift destination ${ref} is not in an OSM mesh`);
+  }
+  return errors;
+}
+
+/**
+ * Every part of a TrafficPolicy an OSM destination cannot honour, one error per feature (API.md §5:
+ * never silently ignored): features SMI has no field for, request matchers and source selectors
+ * (SMI v1alpha2 splits apply to all traffic), and trafficShift subsets, ports or backends outside
+ * the destination's cluster and namespace.
+ */
+export function osmTrafficErrors(spec: TrafficPolicy["spec"], destination: Destination, model: Model): string[] {
+  const errors: string[] = [];
+  for (const [feature, label] of UNSUPPORTED) {
+    if (spec.policy[feature] !== undefined) errors.push(`OSM (SMI) cannot express ${label} (${feature})`);
+  }
+  if ((spec.httpRequestMatchers ?? []).length > 0) errors.push("OSM (SMI TrafficSplit) cannot express request matchers (httpRequestMatchers)");
+  if ((spec.sourceSelector ?? []).length > 0) errors.push("OSM (SMI TrafficSplit) cannot express source selectors (sourceSelector)");
+  errors.push(...shiftErrors(spec.policy, destination, model));
+  return errors;
+}

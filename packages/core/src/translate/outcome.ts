@@ -1,0 +1,18 @@
+/** How one policy fared on one destination it selects. */
+export interface DestinationOutcome {
+  accepted: boolean;
+  /** Acceptance number (TrafficPolicy only): kept from earlier translations, new when first accepted. */
+  order?: number | undefined;
+}
+
+/** What status building needs about one TrafficPolicy or AccessPolicy besides reported errors. */
+export interface PolicyOutcome {
+  /** Selected destinations by name, in name order. */
+  destinations: Map<string, DestinationOutcome>;
+  /** TrafficPolicy: names of matched source workloads, sorted. */
+  workloads?: string[];
+}
+
+export function emptyOutcome(): PolicyOutcome {
+  return { destinations: new Map() };
+}

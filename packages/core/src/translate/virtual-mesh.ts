@@ -1,0 +1,45 @@
+import { certificateDirective } from "./certificates";
+import type { FederationPlan } from "./federation-plan";
+import { eastWestGateway, gatewayServiceEntry, remoteServiceEntries } from "./istio/federation";
+import { globalAccess } from "./istio/global-access";
+import { strictPeerAuthentication } from "./istio/peer-authentication";
+import type { Membership } from "./membership";
+import type { Model } from "./model";
+import type { OutputSink } from "./output";
+
+/** Per member mesh: STRICT mTLS and a certificate directive with shared trust, deny-by-default with global access. */
+function memberObjects(member: Membership, model: Model, sink: OutputSink, secrets: Set<string>): void {
+  const { mesh, virtualMesh } = member;
+  const cluster = mesh.spec.cluster;
+  const directive = certificateDirective(member);
+  if (directive !== undefined) {
+    sink.add(cluster, strictPeerAuthentication(member, model));
+    // Two istiod revisions in one namespace share the `cacerts` secret: one directive writes it.
+    const secret = `${cluster}/${directive.secretNamespace}`;
+    if (!secrets.has(secret)) sink.addCertificate(cluster, directive);
+    secrets.add(secret);
+  }
+  if (virtualMesh.spec.globalAccessPolicy === "ENABLED") for (const draft of globalAccess(member, model)) sink.add(cluster, draft);
+}
+
+/**
+ * The objects VirtualMeshes produce besides routing (API.md §4): per member mesh, trust and access
+ * defaults; per federated destination, the ServiceEntry for its host in every target mesh and the
+ * local one beside its own east-west gateway; per exporting mesh, the AUTO_PASSTHROUGH Gateway on each
+ * of its east-west gateways. Federated VirtualServices and DestinationRules come with the destination's
+ * routing (traffic-policy.ts).
+ */
+export function translateVirtualMeshes(model: Model, plan: FederationPlan, sink: OutputSink): void {
+  const secrets = new Set<string>();
+  for (const member of plan.members.values()) memberObjects(member, model, sink, secrets);
+  const exporting = new Set<string>();
+  for (const exported of plan.exports.values()) {
+    for (const { cluster, draft } of remoteServiceEntries(exported, model)) sink.add(cluster, draft);
+    const member = plan.members.get(exported.destination.spec.mesh) as Membership;
+    const local = gatewayServiceEntry(exported, model, member.mesh);
+    if (local !== undefined) sink.add(exported.destination.spec.cluster, local);
+    if (exporting.has(member.mesh.metadata.name)) continue;
+    exporting.add(member.mesh.metadata.name);
+    for (const gateway of exported.gateways) sink.add(member.mesh.spec.cluster, eastWestGateway(member, gateway, model));
+  }
+}

@@ -1,0 +1,125 @@
+import type { JWK } from "jose";
+import { type SnapshotPayload, verifySnapshot } from "@meshplane/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import { discoveryOf, registeredAgent } from "../support/agents";
+import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
+
+let cp: ControlPlane;
+let admin: string;
+let east: ControlPlaneClient;
+let jwks: { keys: JWK[] };
+
+const policy = (timeout: string) =>
+  trafficPolicy("reviews-timeout", {
+    destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "reviews" }] } }],
+    policy: { requestTimeout: timeout },
+  });
+
+async function fetchVerified(client: ControlPlaneClient, cluster: string, last = 0): Promise<SnapshotPayload> {
+  const answer = await client.snapshot();
+  if (!answer.changed || !answer.jws) throw new Error("no snapshot");
+  return verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: `pipeline/${cluster}`, lastGeneration: last, now: new Date() });
+}
+
+const head = (cluster: string) => cp.store.snapshots.head("pipeline", cluster, true);
+const statusOf = async (name: string) => ((await (await cp.request("GET", `/v1/trafficpolicies/${name}`, { token: admin })).json()) as { status: Record<string, unknown> }).status;
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+  admin = await cp.tenant("pipeline");
+  east = (await registeredAgent(cp, admin, "pipeline", "cluster-east")).client;
+  jwks = (await (await cp.request("GET", "/.well-known/jwks.json")).json()) as { keys: JWK[] };
+  await cp.work();
+});
+afterAll(() => cp.stop());
+
+describe("write → job → signed snapshot → status", () => {
+  it("publishes a verified snapshot per cluster from discovery and policies, and maps agent failures to FAILED", async () => {
+    expect((await east.discovery(discoveryOf("istio-bookinfo", "cluster-east"))).changed).toBe(true);
+    expect((await east.discovery(discoveryOf("istio-bookinfo", "cluster-east"))).changed).toBe(false);
+    await cp.work();
+    const first = (await head("cluster-east"))?.snapshot;
+    expect(first?.generation).toBe(1);
+
+    expect((await cp.request("POST", "/v1/trafficpolicies", { token: admin, body: policy("5s") })).status).toBe(201);
+    expect(await cp.work()).toEqual({ handled: 1, failed: 0 });
+    const payload = await fetchVerified(east, "cluster-east", 1);
+    expect(payload.generation).toBe(2);
+    expect(payload.iss).toBe(cp.url);
+    const vs = payload.objects.find((o) => o.kind === "VirtualService" && o.metadata.name === "reviews") as { spec: { http: { timeout?: string }[] } } | undefined;
+    expect(vs?.spec.http.some((r) => r.timeout === "5s")).toBe(true);
+    const accepted = await statusOf("reviews-timeout");
+    expect(accepted).toMatchObject({ state: "ACCEPTED", observedGeneration: 1, clusters: { "cluster-east": { generation: 2, applied: false } } });
+
+    // Unchanged input: no new generation, even when the job is run again.
+    await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token: admin, body: policy("5s") });
+    expect(await cp.jobs()).toEqual([]);
+    expect((await head("cluster-east"))?.snapshot?.generation).toBe(2);
+
+    // The agent applied it, but the cluster rejected the VirtualService.
+    await east.status({ generation: 2, results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "failed", error: "admission webhook denied: bad timeout" }] });
+    await cp.work();
+    const failed = await statusOf("reviews-timeout");
+    expect(failed).toMatchObject({ state: "FAILED", clusters: { "cluster-east": { generation: 2, applied: false, errors: ["VirtualService bookinfo/reviews: admission webhook denied: bad timeout"] } } });
+
+    await east.status({ generation: 2, results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "applied" }] });
+    await cp.work();
+    expect(await statusOf("reviews-timeout")).toMatchObject({ state: "ACCEPTED", clusters: { "cluster-east": { generation: 2, applied: true } } });
+
+    const view = (await (await cp.request("GET", "/v1/clusters/cluster-east/snapshot", { token: admin })).json()) as { generation: number; appliedGeneration: number; inSync: boolean; objects: unknown[] };
+    expect(view).toMatchObject({ generation: 2, appliedGeneration: 2, inSync: true });
+    expect(view.objects).toEqual(payload.objects);
+  });
+
+  it("answers an unchanged poll with 304", async () => {
+    const current = (await head("cluster-east"))?.snapshot as { generation: number; hash: string };
+    expect(await east.snapshot(current)).toEqual({ changed: false });
+    const stale = await east.snapshot({ generation: current.generation - 1, hash: current.hash });
+    expect(stale.changed).toBe(true);
+  });
+});
+
+describe("at-least-once jobs", () => {
+  it("a redelivered or duplicated job and an out-of-order older revision change nothing", async () => {
+    await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token: admin, body: policy("7s") });
+    const [job] = await cp.jobs();
+    const { SendMessageCommand } = await import("@aws-sdk/client-sqs");
+    for (const [revision, dedup] of [[(job?.body as { revision: number }).revision, "a"], [(job?.body as { revision: number }).revision, "b"], [1, "c"]] as const) {
+      await cp.sqs.send(new SendMessageCommand({ QueueUrl: cp.queueUrl, MessageBody: JSON.stringify({ tenantId: "pipeline", revision }), MessageGroupId: "pipeline", MessageDeduplicationId: `dup-${dedup}-${revision}` }));
+    }
+    const before = (await head("cluster-east"))?.snapshot?.generation as number;
+    expect(await cp.work()).toEqual({ handled: 3, failed: 0 });
+    expect((await head("cluster-east"))?.snapshot?.generation).toBe(before + 1);
+    expect((await fetchVerified(east, "cluster-east")).objects.some((o) => JSON.stringify(o).includes('"timeout":"7s"'))).toBe(true);
+  });
+
+  it("a crash between the snapshot and the status writes re-runs cleanly: one generation, statuses written", async () => {
+    await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token: admin, body: policy("9s") });
+    const before = (await head("cluster-east"))?.snapshot?.generation as number;
+    const real = cp.worker.store.resources.writeStatus.bind(cp.worker.store.resources);
+    cp.worker.store.resources.writeStatus = async () => {
+      throw new Error("worker crashed");
+    };
+    try {
+      expect(await cp.work()).toEqual({ handled: 1, failed: 1 });
+    } finally {
+      cp.worker.store.resources.writeStatus = real;
+    }
+    expect((await head("cluster-east"))?.snapshot?.generation).toBe(before + 1);
+    expect(await statusOf("reviews-timeout")).toMatchObject({ observedGeneration: 2 });
+    await new Promise((r) => setTimeout(r, 1100)); // the failed record becomes visible again
+    expect(await cp.work()).toEqual({ handled: 1, failed: 0 });
+    expect((await head("cluster-east"))?.snapshot?.generation).toBe(before + 1);
+    expect(await statusOf("reviews-timeout")).toMatchObject({ observedGeneration: 3, state: "ACCEPTED" });
+  });
+
+  it("a malformed job fails (and so ends in the DLQ) without touching anything", async () => {
+    const { SendMessageCommand } = await import("@aws-sdk/client-sqs");
+    await cp.sqs.send(new SendMessageCommand({ QueueUrl: cp.queueUrl, MessageBody: '{"tenantId": 5}', MessageGroupId: "other", MessageDeduplicationId: "poison" }));
+    expect(await cp.work()).toEqual({ handled: 1, failed: 1 });
+    expect(cp.logs.some((l) => l.includes("translate job failed") && l.includes("malformed translate job"))).toBe(true);
+    const { PurgeQueueCommand } = await import("@aws-sdk/client-sqs");
+    await cp.sqs.send(new PurgeQueueCommand({ QueueUrl: cp.queueUrl }));
+  });
+});
