@@ -15,9 +15,9 @@ export function startPoller(options: {
   log: Logger;
   waitSeconds?: number;
 }): { stop: () => Promise<void> } {
-  let running = true;
+  const state = { running: true };
   const loop = (async () => {
-    while (running) {
+    while (state.running) {
       try {
         const out = await options.sqs.send(
           new ReceiveMessageCommand({
@@ -47,14 +47,14 @@ export function startPoller(options: {
           await options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }));
         }
       } catch (error) {
-        if (running) options.log.error("queue poll failed", describeError(error));
+        if (state.running) options.log.error("queue poll failed", describeError(error));
         await new Promise((r) => setTimeout(r, 500));
       }
     }
   })();
   return {
     stop: async () => {
-      running = false;
+      state.running = false;
       await loop;
     },
   };

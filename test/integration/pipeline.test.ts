@@ -84,8 +84,9 @@ describe("at-least-once jobs", () => {
   it("a redelivered or duplicated job and an out-of-order older revision change nothing", async () => {
     await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token: admin, body: policy("7s") });
     const [job] = await cp.jobs();
+    const latest = (job as { body: { revision: number } }).body.revision;
     const { SendMessageCommand } = await import("@aws-sdk/client-sqs");
-    for (const [revision, dedup] of [[(job?.body as { revision: number }).revision, "a"], [(job?.body as { revision: number }).revision, "b"], [1, "c"]] as const) {
+    for (const [revision, dedup] of [[latest, "a"], [latest, "b"], [1, "c"]] as const) {
       await cp.sqs.send(new SendMessageCommand({ QueueUrl: cp.queueUrl, MessageBody: JSON.stringify({ tenantId: "pipeline", revision }), MessageGroupId: "pipeline", MessageDeduplicationId: `dup-${dedup}-${revision}` }));
     }
     const before = (await head("cluster-east"))?.snapshot?.generation as number;
@@ -121,5 +122,70 @@ describe("at-least-once jobs", () => {
     expect(cp.logs.some((l) => l.includes("translate job failed") && l.includes("malformed translate job"))).toBe(true);
     const { PurgeQueueCommand } = await import("@aws-sdk/client-sqs");
     await cp.sqs.send(new PurgeQueueCommand({ QueueUrl: cp.queueUrl }));
+  });
+});
+
+describe("plan", () => {
+  it("shows per-cluster changes and statuses without storing anything", async () => {
+    const before = await cp.store.tenants.get("pipeline");
+    const headBefore = await head("cluster-east");
+    const res = await cp.request("POST", "/v1/plan", {
+      token: admin,
+      body: {
+        documents: [
+          policy("1s"),
+          trafficPolicy("ratings-retries", { destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "ratings" }] } }], policy: { retries: { attempts: 2 } } }),
+          trafficPolicy("dangling", { destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "nope" }] } }], policy: { retries: { attempts: 2 } } }),
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    const plan = (await res.json()) as { clusters: Record<string, { added: { kind: string; metadata: { name: string } }[]; changed: { kind: string; metadata: { name: string } }[]; removed: unknown[] }>; statuses: Record<string, { state: string; errors?: string[] }> };
+    const east = plan.clusters["cluster-east"];
+    expect(east?.changed.map((o) => `${o.kind}/${o.metadata.name}`)).toContain("VirtualService/reviews");
+    expect(east?.added.map((o) => `${o.kind}/${o.metadata.name}`)).toContain("VirtualService/ratings");
+    expect(east?.removed).toEqual([]);
+    expect(plan.statuses["TrafficPolicy/dangling"]?.state).toBe("INVALID");
+    expect(plan.statuses["TrafficPolicy/ratings-retries"]?.state).toBe("ACCEPTED");
+    expect((await cp.store.tenants.get("pipeline")).revision).toBe(before.revision);
+    expect(await head("cluster-east")).toEqual(headBefore);
+    expect((await cp.request("GET", "/v1/trafficpolicies/ratings-retries", { token: admin })).status).toBe(404);
+    expect(await cp.jobs()).toEqual([]);
+  });
+});
+
+describe("signing keys", () => {
+  it("rotation publishes the new key first and keeps the old one, so both generations verify", async () => {
+    const old = await fetchVerified(east, "cluster-east");
+    const oldJws = (await east.snapshot()) as { jws: string };
+    const newKid = cp.signer.rotate();
+    const rotated = (await (await cp.request("GET", "/.well-known/jwks.json")).json()) as { keys: JWK[] };
+    expect(rotated.keys.map((k) => k.kid)).toEqual([newKid, jwks.keys[0]?.kid]);
+    await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token: admin, body: policy("11s") });
+    await cp.work();
+    const answer = (await east.snapshot()) as { jws: string };
+    expect(JSON.parse(Buffer.from(answer.jws.split(".")[0] as string, "base64url").toString()).kid).toBe(newKid);
+    const fresh = await verifySnapshot(answer.jws, { trustedKeys: rotated.keys, audience: "pipeline/cluster-east", lastGeneration: old.generation, now: new Date() });
+    expect(fresh.generation).toBe(old.generation + 1);
+    await expect(verifySnapshot(oldJws.jws, { trustedKeys: rotated.keys, audience: "pipeline/cluster-east", lastGeneration: old.generation, now: new Date() })).resolves.toBeDefined();
+    // An agent that pinned only the old key refuses what the new key signed: it fails static.
+    await expect(verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: "pipeline/cluster-east", lastGeneration: 0, now: new Date() })).rejects.toMatchObject({ reason: "unknown-key" });
+    jwks = rotated;
+  });
+
+  it("re-publishes an unchanged snapshot with a fresh signature before it expires", async () => {
+    const before = (await head("cluster-east"))?.snapshot;
+    cp.clock.now = new Date(Date.now() + 6 * 86_400_000);
+    try {
+      await cp.store.agents.recordReport("pipeline", "cluster-east", { generation: before?.generation ?? 0, results: [] }, `nudge-${Date.now()}`, cp.clock.now);
+      await cp.request("POST", "/v1/apply", { token: admin, body: { documents: [trafficPolicy("nudge", { policy: { requestTimeout: "3s" }, destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "web", name: "none" }] } }] })] } });
+      await cp.work();
+      const after = (await head("cluster-east"))?.snapshot;
+      expect(after?.hash).toBe(before?.hash);
+      expect(after?.generation).toBe((before?.generation ?? 0) + 1);
+      expect(after?.exp).toBeGreaterThan((before?.exp ?? 0) + 5 * 86_400);
+    } finally {
+      cp.clock.now = new Date();
+    }
   });
 });

@@ -17,3 +17,4 @@ export type {
   ReplicaSet,
   Service,
 } from "./kube";
+export { groupClusterObjects } from "./group-objects";

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { translate } from "../../packages/core/src/translate/index";
+import { validateGenerated } from "../support/schema/index";
+import { goldenCases, readCase } from "./cases";
+import { loadInput } from "./render";
+
+// API.md §8: everything generated passes the schema of the Istio version in the cluster (and the SMI
+// CRDs for OSM). Strict mode also rejects fields the schema does not declare, as the API server's
+// strict field validation would, instead of letting them be pruned silently.
+describe("every generated object passes its kind's schema", () => {
+  it("the validator rejects a broken object, so this suite can fail", () => {
+    const broken = {
+      apiVersion: "networking.istio.io/v1",
+      kind: "VirtualService",
+      metadata: { name: "x", namespace: "y" },
+      spec: { hosts: ["a"], http: [{ timeout: 5, nonsense: true }] },
+    };
+    expect(validateGenerated(broken, { strict: true })).not.toEqual([]);
+  });
+
+  it.each(goldenCases())("%s", (name) => {
+    const output = translate(loadInput(readCase(name, "input.yaml") as string));
+    const problems = Object.entries(output.clusters).flatMap(([cluster, { objects }]) =>
+      objects.flatMap((o) => validateGenerated(o, { strict: true }).map((p) => `${cluster} ${o.apiVersion} ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${p}`)),
+    );
+    expect(problems).toEqual([]);
+  });
+});
