@@ -1,0 +1,87 @@
+import { mkdtempSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { serve } from "@hono/node-server";
+import { createApp } from "../../functions/api/app";
+import { startDynamoLocal } from "../../functions/local/dynamo-local";
+import { startSqsLocal } from "../../functions/local/sqs-local";
+import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
+import { createLogger } from "../../functions/shared/logger";
+import { LocalKeySigner } from "../../functions/signer/local-key";
+import { createDocumentClient } from "../../functions/store/client";
+import { createStore } from "../../functions/store/index";
+import { ensureTable } from "../../functions/store/table";
+import { createWorker } from "../../functions/worker/handler";
+import { startPoller } from "../../functions/worker/poller";
+import type { WorkerDeps } from "../../functions/worker/translate-tenant";
+
+const CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
+
+/** Counts DynamoDB operations by name, as the SDK sends them. */
+export class OpCounter {
+  readonly counts = new Map<string, number>();
+  reset(): void {
+    this.counts.clear();
+  }
+  get(...names: string[]): number {
+    return names.reduce((sum, n) => sum + (this.counts.get(n) ?? 0), 0);
+  }
+}
+
+/**
+ * The local control plane, in this process, for benchmarks: DynamoDB Local, the SQS emulator, the
+ * API on a real HTTP port, and (optionally) the worker polling the queue as in `npm start`.
+ */
+export async function benchPlane(options: { worker?: boolean } = {}) {
+  const dynamo = await startDynamoLocal();
+  const sqs = await startSqsLocal();
+  const admin = new DynamoDBClient({ region: "us-east-1", endpoint: dynamo.endpoint, credentials: CREDENTIALS });
+  await ensureTable(admin, "meshplane");
+  const doc = createDocumentClient({ region: "us-east-1", endpoint: dynamo.endpoint });
+  const ops = new OpCounter();
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = String(context.commandName ?? "").replace(/Command$/, "");
+      ops.counts.set(name, (ops.counts.get(name) ?? 0) + 1);
+      return next(args);
+    },
+    { step: "initialize", name: "opCounter" },
+  );
+  const store = createStore({ doc, table: "meshplane", bootstrapTtlMs: 86_400_000 });
+  const signer = LocalKeySigner.open(join(mkdtempSync(join(tmpdir(), "bench-keys-")), "keys.json"));
+  const silent = createLogger({}, () => undefined);
+  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise<void>((ok) => server.once("listening", () => ok()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: silent, now: () => new Date() };
+  const sqsClient = new SQSClient({ region: "us-east-1", endpoint: sqs.endpoint, credentials: CREDENTIALS });
+  const poller = options.worker ? startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(worker), log: silent, waitSeconds: 1 }) : undefined;
+  const operatorToken = (await store.tokens.ensureOperator(new Date().toISOString())) as string;
+  return {
+    url,
+    endpoints: { dynamo: dynamo.endpoint, sqs: sqs.endpoint },
+    store,
+    ops,
+    worker,
+    operatorToken,
+    sqs: sqsClient,
+    queueUrl: sqs.queueUrl,
+    request: (method: string, path: string, token: string, body?: unknown) =>
+      fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) }),
+    async stop() {
+      await poller?.stop();
+      await new Promise<void>((ok) => server.close(() => ok()));
+      await sqs.stop();
+      await dynamo.stop();
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
