@@ -31,6 +31,8 @@ async function bundle(entry: string, name: string): Promise<string> {
   return file;
 }
 
+const kb = (f: string) => Math.round(statSync(f).size / 1024);
+
 const plane = await benchPlane();
 try {
   const api = await bundle("functions/api/handler.ts", "api");
@@ -67,7 +69,6 @@ try {
   const workerRun = first(worker, {
     Records: [{ messageId: "m1", receiptHandle: "r", body: JSON.stringify({ tenantId: "nobody", revision: 1 }), attributes: { MessageGroupId: "nobody" }, messageAttributes: {}, md5OfBody: "", eventSource: "aws:sqs", eventSourceARN: "arn", awsRegion: "us-east-1" }],
   }, { MESHPLANE_DYNAMODB_ENDPOINT: dynamoEndpoint });
-  const kb = (f: string) => Math.round(statSync(f).size / 1024);
   const figures = {
     bench: "cold-start",
     api_bundle_kb: kb(api),

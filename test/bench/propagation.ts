@@ -13,6 +13,13 @@ import { benchPlane, percentile } from "./_harness";
 const CLUSTERS = Number(process.env.CLUSTERS ?? 100);
 const WRITES = Number(process.env.WRITES ?? 10);
 
+const policy = (timeout: string) => ({
+  apiVersion: "meshplane.dev/v1",
+  kind: "TrafficPolicy",
+  metadata: { name: "reviews-timeout" },
+  spec: { destinationSelector: [{ kubeServiceMatcher: { namespaces: ["bookinfo"], labels: { app: "reviews" } } }], policy: { requestTimeout: timeout } },
+});
+
 const plane = await benchPlane({ worker: true });
 try {
   const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "bench" })).json()) as { adminToken: string }).adminToken;
@@ -22,18 +29,12 @@ try {
     await plane.request("POST", "/v1/clusters", admin, { name });
     await plane.store.discovered.replace("bench", name, discover(groupClusterObjects(name, objects)));
   }
-  const policy = (timeout: string) => ({
-    apiVersion: "meshplane.dev/v1",
-    kind: "TrafficPolicy",
-    metadata: { name: "reviews-timeout" },
-    spec: { destinationSelector: [{ kubeServiceMatcher: { namespaces: ["bookinfo"], labels: { app: "reviews" } } }], policy: { requestTimeout: timeout } },
-  });
   const generations = async () => new Map([...(await plane.store.snapshots.heads("bench", names))].map(([c, h]) => [c, h.snapshot?.generation ?? 0]));
   const waitAll = async (before: Map<string, number>, started: number, samples: number[]) => {
     const pending = new Set(names);
     while (pending.size > 0) {
       const now = await generations();
-      for (const c of [...pending]) {
+      for (const c of pending) {
         if ((now.get(c) ?? 0) > (before.get(c) ?? 0)) {
           samples.push(performance.now() - started);
           pending.delete(c);

@@ -16,6 +16,6 @@ export function loadCluster(path: string, cluster: string): ClusterObjects {
   try {
     return groupClusterObjects(cluster, objects);
   } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`);
+    throw new Error(`${path}: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -7,7 +7,7 @@ import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/
 
 let cp: ControlPlane;
 let admin: string;
-let east: ControlPlaneClient;
+let eastAgent: ControlPlaneClient;
 let jwks: { keys: JWK[] };
 
 const policy = (timeout: string) =>
@@ -28,7 +28,7 @@ const statusOf = async (name: string) => ((await (await cp.request("GET", `/v1/t
 beforeAll(async () => {
   cp = await startControlPlane();
   admin = await cp.tenant("pipeline");
-  east = (await registeredAgent(cp, admin, "pipeline", "cluster-east")).client;
+  eastAgent = (await registeredAgent(cp, admin, "pipeline", "cluster-east")).client;
   jwks = (await (await cp.request("GET", "/.well-known/jwks.json")).json()) as { keys: JWK[] };
   await cp.work();
 });
@@ -36,15 +36,15 @@ afterAll(() => cp.stop());
 
 describe("write → job → signed snapshot → status", () => {
   it("publishes a verified snapshot per cluster from discovery and policies, and maps agent failures to FAILED", async () => {
-    expect((await east.discovery(discoveryOf("istio-bookinfo", "cluster-east"))).changed).toBe(true);
-    expect((await east.discovery(discoveryOf("istio-bookinfo", "cluster-east"))).changed).toBe(false);
+    expect((await eastAgent.discovery(discoveryOf("istio-bookinfo", "cluster-east"))).changed).toBe(true);
+    expect((await eastAgent.discovery(discoveryOf("istio-bookinfo", "cluster-east"))).changed).toBe(false);
     await cp.work();
     const first = (await head("cluster-east"))?.snapshot;
     expect(first?.generation).toBe(1);
 
     expect((await cp.request("POST", "/v1/trafficpolicies", { token: admin, body: policy("5s") })).status).toBe(201);
     expect(await cp.work()).toEqual({ handled: 1, failed: 0 });
-    const payload = await fetchVerified(east, "cluster-east", 1);
+    const payload = await fetchVerified(eastAgent, "cluster-east", 1);
     expect(payload.generation).toBe(2);
     expect(payload.iss).toBe(cp.url);
     const vs = payload.objects.find((o) => o.kind === "VirtualService" && o.metadata.name === "reviews") as { spec: { http: { timeout?: string }[] } } | undefined;
@@ -58,12 +58,12 @@ describe("write → job → signed snapshot → status", () => {
     expect((await head("cluster-east"))?.snapshot?.generation).toBe(2);
 
     // The agent applied it, but the cluster rejected the VirtualService.
-    await east.status({ generation: 2, results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "failed", error: "admission webhook denied: bad timeout" }] });
+    await eastAgent.status({ generation: 2, results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "failed", error: "admission webhook denied: bad timeout" }] });
     await cp.work();
     const failed = await statusOf("reviews-timeout");
     expect(failed).toMatchObject({ state: "FAILED", clusters: { "cluster-east": { generation: 2, applied: false, errors: ["VirtualService bookinfo/reviews: admission webhook denied: bad timeout"] } } });
 
-    await east.status({ generation: 2, results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "applied" }] });
+    await eastAgent.status({ generation: 2, results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "applied" }] });
     await cp.work();
     expect(await statusOf("reviews-timeout")).toMatchObject({ state: "ACCEPTED", clusters: { "cluster-east": { generation: 2, applied: true } } });
 
@@ -74,8 +74,8 @@ describe("write → job → signed snapshot → status", () => {
 
   it("answers an unchanged poll with 304", async () => {
     const current = (await head("cluster-east"))?.snapshot as { generation: number; hash: string };
-    expect(await east.snapshot(current)).toEqual({ changed: false });
-    const stale = await east.snapshot({ generation: current.generation - 1, hash: current.hash });
+    expect(await eastAgent.snapshot(current)).toEqual({ changed: false });
+    const stale = await eastAgent.snapshot({ generation: current.generation - 1, hash: current.hash });
     expect(stale.changed).toBe(true);
   });
 });
@@ -92,7 +92,7 @@ describe("at-least-once jobs", () => {
     const before = (await head("cluster-east"))?.snapshot?.generation as number;
     expect(await cp.work()).toEqual({ handled: 3, failed: 0 });
     expect((await head("cluster-east"))?.snapshot?.generation).toBe(before + 1);
-    expect((await fetchVerified(east, "cluster-east")).objects.some((o) => JSON.stringify(o).includes('"timeout":"7s"'))).toBe(true);
+    expect((await fetchVerified(eastAgent, "cluster-east")).objects.some((o) => JSON.stringify(o).includes('"timeout":"7s"'))).toBe(true);
   });
 
   it("a crash between the snapshot and the status writes re-runs cleanly: one generation, statuses written", async () => {
@@ -156,14 +156,14 @@ describe("plan", () => {
 
 describe("signing keys", () => {
   it("rotation publishes the new key first and keeps the old one, so both generations verify", async () => {
-    const old = await fetchVerified(east, "cluster-east");
-    const oldJws = (await east.snapshot()) as { jws: string };
+    const old = await fetchVerified(eastAgent, "cluster-east");
+    const oldJws = (await eastAgent.snapshot()) as { jws: string };
     const newKid = cp.signer.rotate();
     const rotated = (await (await cp.request("GET", "/.well-known/jwks.json")).json()) as { keys: JWK[] };
     expect(rotated.keys.map((k) => k.kid)).toEqual([newKid, jwks.keys[0]?.kid]);
     await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token: admin, body: policy("11s") });
     await cp.work();
-    const answer = (await east.snapshot()) as { jws: string };
+    const answer = (await eastAgent.snapshot()) as { jws: string };
     expect(JSON.parse(Buffer.from(answer.jws.split(".")[0] as string, "base64url").toString()).kid).toBe(newKid);
     const fresh = await verifySnapshot(answer.jws, { trustedKeys: rotated.keys, audience: "pipeline/cluster-east", lastGeneration: old.generation, now: new Date() });
     expect(fresh.generation).toBe(old.generation + 1);
