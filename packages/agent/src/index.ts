@@ -1,1 +1,4 @@
 export * from "./client";
+export * from "./apply";
+export * from "./agent";
+export * from "./options";

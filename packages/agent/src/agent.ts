@@ -1,0 +1,130 @@
+import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import { KubeConfig } from "@kubernetes/client-node";
+import { ControlPlaneClient, ControlPlaneError } from "./client";
+import { DiscoveryWatch } from "./discovery-watch";
+import { startHealthServer } from "./health";
+import { Kube } from "./kube";
+import { LeaderElector } from "./leader";
+import { type Logger, createLogger } from "./log";
+import { Metrics } from "./metrics";
+import type { AgentOptions } from "./options";
+import { type AgentState, StateStore, loadAgentKey, newAgentKey } from "./state";
+import { SyncLoop } from "./sync";
+
+export const AGENT_VERSION = "0.1.0";
+
+export interface RunningAgent {
+  metrics: Metrics;
+  healthPort: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Makes sure the agent has a key the control plane knows. A key is created and stored in the state
+ * Secret before the bootstrap token is spent, so a crash in between never loses a registered key.
+ * A spent or expired token with no registered key cannot be recovered here: the log says what the
+ * operator must do.
+ */
+async function ensureRegistered(options: AgentOptions, store: StateStore, state: AgentState, log: Logger): Promise<AgentState> {
+  if (state.privateJwk && state.tenant) return state;
+  if (!state.privateJwk) {
+    const key = await newAgentKey();
+    state.privateJwk = key.privateJwk;
+    await store.save(state);
+  }
+  const { publicJwk } = await loadAgentKey(state.privateJwk);
+  let token: string;
+  try {
+    token = readFileSync(options.bootstrapTokenFile, "utf8").trim();
+  } catch (error) {
+    throw new Error(`no bootstrap token at ${options.bootstrapTokenFile}: register the cluster (POST /v1/clusters) and install the agent with its token`, { cause: error });
+  }
+  try {
+    const { tenant, cluster } = await ControlPlaneClient.register(options.controlPlaneUrl, token, publicJwk, AGENT_VERSION);
+    if (cluster !== options.cluster) throw new Error(`the bootstrap token is for cluster ${cluster}, but this agent is configured as ${options.cluster}`);
+    state.tenant = tenant;
+    state.cluster = cluster;
+    await store.save(state);
+    log.info("registered with the control plane", { tenant, cluster });
+    return state;
+  } catch (error) {
+    if (error instanceof ControlPlaneError && error.status === 401) {
+      throw new Error("the bootstrap token was refused (already used or expired): issue a new one with POST /v1/clusters/<name>/bootstrap-token and update the agent's bootstrap Secret", { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** The composition root of the agent (STYLE.md 10): everything is wired here from the options. */
+export async function startAgent(options: AgentOptions, log: Logger = createLogger({ component: "meshplane-agent", cluster: options.cluster })): Promise<RunningAgent> {
+  const kc = new KubeConfig();
+  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
+  else kc.loadFromCluster();
+  const kube = new Kube(kc);
+  const metrics = new Metrics();
+  const stateStore = new StateStore({ kube, namespace: options.namespace });
+  let loop: SyncLoop | undefined;
+  let discovery: DiscoveryWatch | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const elector = new LeaderElector({
+    kube,
+    namespace: options.namespace,
+    name: options.leaseName,
+    identity: options.identity,
+    onChange: (leader) => {
+      metrics.leader = leader ? 1 : 0;
+      log.info(leader ? "became leader" : "not leader");
+      if (leader) discovery?.reset();
+    },
+  });
+  const health: Server = await startHealthServer(options.healthPort, { metrics, ready: () => loop !== undefined && (loop.synced || !elector.isLeader()) });
+
+  const boot = async () => {
+    // Registration spends a one-time token, so only the leader does it.
+    while (!stopped && !elector.isLeader()) await new Promise((r) => setTimeout(r, 1000));
+    if (stopped) return;
+    const state = await ensureRegistered(options, stateStore, await stateStore.load(), log);
+    const { privateKey, publicJwk } = await loadAgentKey(state.privateJwk as never);
+    const client = new ControlPlaneClient({ url: options.controlPlaneUrl, tenant: state.tenant as string, cluster: options.cluster, key: { privateKey, publicJwk } });
+    metrics.appliedGeneration = state.appliedGeneration;
+    loop = new SyncLoop({
+      client, kube, stateStore, state, scope: { tenant: state.tenant as string, cluster: options.cluster }, trustedKeys: options.trustedKeys, metrics, log,
+      pollIntervalMs: options.pollIntervalMs, pollJitter: options.pollJitter, resyncIntervalMs: options.resyncIntervalMs, isLeader: () => elector.isLeader(),
+    });
+    discovery = new DiscoveryWatch({
+      kubeconfig: kc, cluster: options.cluster, debounceMs: options.discoveryDebounceMs, active: () => elector.isLeader(),
+      publish: async (report) => {
+        await client.discovery(report);
+        metrics.discoveryReports++;
+      },
+      onError: (what, error) => log.error(`${what} failed`, { detail: (error as Error)?.message ?? String(error) }),
+    });
+    await discovery.start();
+    const tick = async () => {
+      if (stopped || !loop) return;
+      const wait = await loop.cycle();
+      if (!stopped) timer = setTimeout(() => void tick(), wait);
+    };
+    await tick();
+  };
+  elector.start();
+  const booting = boot().catch((error: unknown) => {
+    log.error("agent cannot start", { detail: (error as Error).message });
+    metrics.syncError("registration");
+  });
+
+  return {
+    metrics,
+    healthPort: (health.address() as { port: number }).port,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      discovery?.stop();
+      elector.stop();
+      await booting;
+      await new Promise<void>((ok) => health.close(() => ok()));
+    },
+  };
+}

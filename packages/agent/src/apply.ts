@@ -1,0 +1,108 @@
+import type { KubeObject, ObjectResult } from "@meshplane/core";
+import { KIND_ORDER, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT } from "@meshplane/core";
+import type { Kube, ObjectRef } from "./kube";
+
+/** API versions meshplane may have generated each kind in (API.md §10); prune looks in all of them. */
+export const MANAGED_KINDS: readonly { kind: string; apiVersions: readonly string[] }[] = [
+  { kind: "ServiceEntry", apiVersions: ["networking.istio.io/v1", "networking.istio.io/v1beta1"] },
+  { kind: "DestinationRule", apiVersions: ["networking.istio.io/v1", "networking.istio.io/v1beta1"] },
+  { kind: "Gateway", apiVersions: ["networking.istio.io/v1", "networking.istio.io/v1beta1"] },
+  { kind: "VirtualService", apiVersions: ["networking.istio.io/v1", "networking.istio.io/v1beta1"] },
+  { kind: "PeerAuthentication", apiVersions: ["security.istio.io/v1", "security.istio.io/v1beta1"] },
+  { kind: "AuthorizationPolicy", apiVersions: ["security.istio.io/v1", "security.istio.io/v1beta1"] },
+  { kind: "HTTPRouteGroup", apiVersions: ["specs.smi-spec.io/v1alpha4"] },
+  { kind: "TrafficTarget", apiVersions: ["access.smi-spec.io/v1alpha3"] },
+  { kind: "TrafficSplit", apiVersions: ["split.smi-spec.io/v1alpha2"] },
+];
+
+export interface Scope {
+  tenant: string;
+  cluster: string;
+}
+
+/** The only objects the agent may ever prune: all three owner labels, for this tenant and cluster. */
+export const ownedSelector = (scope: Scope): string =>
+  `${LABEL_MANAGED_BY}=meshplane,${LABEL_TENANT}=${scope.tenant},${LABEL_CLUSTER}=${scope.cluster}`;
+
+const identity = (o: { kind: string; metadata?: { namespace?: string; name?: string } }) => `${o.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+const rank = (kind: string) => {
+  const i = (KIND_ORDER as readonly string[]).indexOf(kind);
+  return i < 0 ? KIND_ORDER.length : i;
+};
+
+export interface ApplyOutcome {
+  results: ObjectResult[];
+  /** Objects whose stored version changed since our last apply: someone edited or deleted them. */
+  drifted: string[];
+  /** resourceVersion of every object after this apply, for the next drift check. */
+  versions: Map<string, string>;
+}
+
+/**
+ * Applies the desired set and prunes what we own that is no longer desired (STYLE.md 9): server-side
+ * apply in kind order, then deletion in reverse kind order of objects that carry meshplane's owner
+ * labels for this tenant and cluster and are not desired — nothing else is ever touched. Errors are
+ * collected per object, never fail-fast. A desired object whose labels do not name this scope is
+ * refused (the snapshot is signed, so this is a control-plane bug, but the cluster is ours to guard).
+ */
+export async function applyDesired(kube: Kube, scope: Scope, desired: readonly KubeObject[], previous: ReadonlyMap<string, string>): Promise<ApplyOutcome> {
+  const results: ObjectResult[] = [];
+  const versions = new Map<string, string>();
+  const drifted: string[] = [];
+  const ordered = [...desired].sort((a, b) => rank(a.kind) - rank(b.kind));
+  for (const obj of ordered) {
+    const ref = refOf(obj);
+    const labels = obj.metadata.labels;
+    if (labels[LABEL_MANAGED_BY] !== "meshplane" || labels[LABEL_TENANT] !== scope.tenant || labels[LABEL_CLUSTER] !== scope.cluster) {
+      results.push({ ...ref, state: "failed", error: "refused: the object's owner labels do not name this tenant and cluster" });
+      continue;
+    }
+    try {
+      const stored = await kube.apply(structuredClone(obj) as never);
+      const id = identity(obj);
+      const version = (stored as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? "";
+      const before = previous.get(id);
+      if (before !== undefined && before !== version) drifted.push(id);
+      versions.set(id, version);
+      results.push({ ...ref, state: "applied" });
+    } catch (error) {
+      results.push({ ...ref, state: "failed", error: (error as Error).message });
+    }
+  }
+  results.push(...(await prune(kube, scope, new Set(desired.map(identity)))));
+  return { results, drifted, versions };
+}
+
+async function prune(kube: Kube, scope: Scope, wanted: ReadonlySet<string>): Promise<ObjectResult[]> {
+  const results: ObjectResult[] = [];
+  for (const { kind, apiVersions } of [...MANAGED_KINDS].reverse()) {
+    const seen = new Set<string>();
+    for (const apiVersion of apiVersions) {
+      let items;
+      try {
+        items = await kube.list(apiVersion, kind, ownedSelector(scope));
+      } catch (error) {
+        results.push({ apiVersion, kind, name: "*", state: "failed", error: `cannot list for pruning: ${(error as Error).message}` });
+        continue;
+      }
+      for (const item of items) {
+        const id = identity({ kind, metadata: item.metadata ?? {} });
+        // The same object is served under every version of its CRD: handle it once.
+        if (wanted.has(id) || seen.has(id)) continue;
+        seen.add(id);
+        const ref: ObjectRef = { apiVersion, kind, name: item.metadata?.name ?? "", ...(item.metadata?.namespace ? { namespace: item.metadata.namespace } : {}) };
+        try {
+          await kube.delete(ref);
+          results.push({ ...ref, state: "pruned" });
+        } catch (error) {
+          results.push({ ...ref, state: "failed", error: `prune: ${(error as Error).message}` });
+        }
+      }
+    }
+  }
+  return results;
+}
+
+function refOf(obj: KubeObject): ObjectRef {
+  return { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) };
+}

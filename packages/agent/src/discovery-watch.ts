@@ -1,0 +1,146 @@
+import {
+  AppsV1Api,
+  CoreV1Api,
+  DiscoveryV1Api,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type ObjectCache,
+  makeInformer,
+} from "@kubernetes/client-node";
+import { type ClusterObjects, type DiscoveryResult, canonicalJson, discover, sha256 } from "@meshplane/core";
+import { backoffMs } from "./backoff";
+
+type Watched = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
+type ListName = Exclude<keyof ClusterObjects, "cluster">;
+
+/** The lists discovery reads (API.md §3), each from an informer: watched, never polled. */
+function sources(kc: KubeConfig): { list: ListName; path: string; fetch: () => Promise<KubernetesListObject<KubernetesObject>> }[] {
+  const apps = kc.makeApiClient(AppsV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
+  const disc = kc.makeApiClient(DiscoveryV1Api);
+  const as = (p: Promise<unknown>) => p as Promise<KubernetesListObject<KubernetesObject>>;
+  return [
+    { list: "deployments", path: "/apis/apps/v1/deployments", fetch: () => as(apps.listDeploymentForAllNamespaces()) },
+    { list: "statefulSets", path: "/apis/apps/v1/statefulsets", fetch: () => as(apps.listStatefulSetForAllNamespaces()) },
+    { list: "daemonSets", path: "/apis/apps/v1/daemonsets", fetch: () => as(apps.listDaemonSetForAllNamespaces()) },
+    { list: "replicaSets", path: "/apis/apps/v1/replicasets", fetch: () => as(apps.listReplicaSetForAllNamespaces()) },
+    { list: "pods", path: "/api/v1/pods", fetch: () => as(core.listPodForAllNamespaces()) },
+    { list: "services", path: "/api/v1/services", fetch: () => as(core.listServiceForAllNamespaces()) },
+    { list: "endpointSlices", path: "/apis/discovery.k8s.io/v1/endpointslices", fetch: () => as(disc.listEndpointSliceForAllNamespaces()) },
+    { list: "configMaps", path: "/api/v1/configmaps", fetch: () => as(core.listConfigMapForAllNamespaces()) },
+    { list: "nodes", path: "/api/v1/nodes", fetch: () => as(core.listNode()) },
+    { list: "namespaces", path: "/api/v1/namespaces", fetch: () => as(core.listNamespace()) },
+  ];
+}
+
+export interface DiscoveryWatchDeps {
+  kubeconfig: KubeConfig;
+  cluster: string;
+  debounceMs: number;
+  /** Sends a changed report; throws when it could not (it is retried with backoff). */
+  publish: (report: DiscoveryResult & { hash: string }) => Promise<void>;
+  /** Whether this replica should report (only the leader does). */
+  active: () => boolean;
+  onError: (what: string, error: unknown) => void;
+}
+
+/**
+ * Watches what discovery reads, runs core discovery after changes settle (debounced), and publishes
+ * when the result's hash differs from the last one published. Nothing is published until every
+ * informer has listed once: a partial view would read as services disappearing, and the control
+ * plane would withdraw their configuration.
+ */
+export class DiscoveryWatch {
+  private readonly informers = new Map<ListName, Watched>();
+  private readonly synced = new Set<ListName>();
+  private timer?: NodeJS.Timeout;
+  private lastHash?: string;
+  private failures = 0;
+  private stopped = false;
+
+  constructor(private readonly deps: DiscoveryWatchDeps) {}
+
+  async start(): Promise<void> {
+    await Promise.all(
+      sources(this.deps.kubeconfig).map(async ({ list, path, fetch }) => {
+        const informer = makeInformer(this.deps.kubeconfig, path, fetch) as Watched;
+        this.informers.set(list, informer);
+        informer.on("change", () => this.schedule());
+        informer.on("connect", () => undefined);
+        informer.on("error", (error) => {
+          this.synced.delete(list);
+          this.deps.onError(`watch ${list}`, error);
+          if (!this.stopped) setTimeout(() => void this.startOne(list, informer), backoffMs(1, { baseMs: 1000, capMs: 1000 }) + 1000);
+        });
+        await this.startOne(list, informer);
+      }),
+    );
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const informer of this.informers.values()) void informer.stop();
+  }
+
+  /** Forgets what was published, so the next change (or a leadership change) reports again. */
+  reset(): void {
+    this.lastHash = undefined;
+    this.schedule();
+  }
+
+  /** The current view as discovery input (for tests and the first report). */
+  snapshot(): ClusterObjects {
+    const list = (name: ListName) => (this.informers.get(name)?.list() ?? []) as never[];
+    return {
+      cluster: this.deps.cluster,
+      deployments: list("deployments"),
+      statefulSets: list("statefulSets"),
+      daemonSets: list("daemonSets"),
+      replicaSets: list("replicaSets"),
+      pods: list("pods"),
+      services: list("services"),
+      endpointSlices: list("endpointSlices"),
+      configMaps: list("configMaps"),
+      nodes: list("nodes"),
+      namespaces: list("namespaces"),
+    };
+  }
+
+  private async startOne(list: ListName, informer: Watched): Promise<void> {
+    let failed = false;
+    const onError = () => (failed = true);
+    informer.on("error", onError);
+    await informer.start().catch(() => (failed = true));
+    informer.off("error", onError);
+    if (!failed) {
+      this.synced.add(list);
+      this.schedule();
+    }
+  }
+
+  private schedule(delay = this.deps.debounceMs): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.report(), delay);
+  }
+
+  private async report(): Promise<void> {
+    if (!this.deps.active() || this.synced.size < this.informers.size || this.informers.size === 0) return;
+    const result = discover(this.snapshot());
+    const hash = sha256(canonicalJson(result));
+    if (hash === this.lastHash) return;
+    try {
+      await this.deps.publish({ ...result, hash });
+      this.lastHash = hash;
+      this.failures = 0;
+    } catch (error) {
+      this.failures++;
+      this.deps.onError("publish discovery", error);
+      this.schedule(backoffMs(this.failures, { baseMs: 1000, capMs: 60_000 }));
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { type KubeConfig, KubernetesObjectApi, type KubernetesObject, PatchStrategy } from "@kubernetes/client-node";
+
+/** The one field manager every meshplane write uses, so server-side apply knows what we own. */
+export const FIELD_MANAGER = "meshplane-agent";
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/** A Kubernetes API error with its HTTP status and the server's message (what users need to read). */
+export class KubeError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function asKubeError(error: unknown): KubeError {
+  const e = error as { code?: number; body?: unknown; message?: string };
+  let message = e.message ?? String(error);
+  try {
+    const body = typeof e.body === "string" ? (JSON.parse(e.body) as { message?: string }) : (e.body as { message?: string } | undefined);
+    if (body?.message) message = body.message;
+  } catch {
+    // not JSON: keep the client's message
+  }
+  return new KubeError(e.code ?? 0, message);
+}
+
+/** What the agent does to its cluster; one adapter over @kubernetes/client-node. */
+export class Kube {
+  private readonly objects: KubernetesObjectApi;
+
+  constructor(readonly config: KubeConfig) {
+    this.objects = KubernetesObjectApi.makeApiClient(config);
+  }
+
+  /** Server-side apply with our field manager, forcing ownership of the fields we set. Returns the stored object. */
+  async apply<T extends KubernetesObject>(obj: T): Promise<T> {
+    try {
+      return await this.objects.patch(obj, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+    } catch (error) {
+      throw asKubeError(error);
+    }
+  }
+
+  async read<T extends KubernetesObject>(ref: ObjectRef): Promise<T | undefined> {
+    try {
+      return (await this.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } })) as T;
+    } catch (error) {
+      const e = asKubeError(error);
+      if (e.status === 404) return undefined;
+      throw e;
+    }
+  }
+
+  async create<T extends KubernetesObject>(obj: T): Promise<T> {
+    try {
+      return await this.objects.create(obj, undefined, undefined, FIELD_MANAGER);
+    } catch (error) {
+      throw asKubeError(error);
+    }
+  }
+
+  async replace<T extends KubernetesObject>(obj: T): Promise<T> {
+    try {
+      return await this.objects.replace(obj, undefined, undefined, FIELD_MANAGER);
+    } catch (error) {
+      throw asKubeError(error);
+    }
+  }
+
+  /** Deletes; an object already gone counts as deleted. */
+  async delete(ref: ObjectRef): Promise<void> {
+    try {
+      await this.objects.delete({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } });
+    } catch (error) {
+      const e = asKubeError(error);
+      if (e.status !== 404) throw e;
+    }
+  }
+
+  /**
+   * Every object of a kind across all namespaces matching `labelSelector`. A kind the cluster does
+   * not serve (its CRD is not installed) has no objects, rather than being an error.
+   */
+  async list(apiVersion: string, kind: string, labelSelector: string): Promise<KubernetesObject[]> {
+    const out: KubernetesObject[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const page = await this.objects.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, labelSelector, 500, token);
+        out.push(...page.items);
+        token = page.metadata?._continue || undefined;
+      } while (token);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith("Unrecognized API version and kind")) return [];
+      const e = asKubeError(error);
+      if (e.status === 404) return [];
+      throw e;
+    }
+    return out;
+  }
+}

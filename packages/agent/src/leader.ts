@@ -1,0 +1,78 @@
+import type { Kube } from "./kube";
+
+interface Lease {
+  apiVersion: "coordination.k8s.io/v1";
+  kind: "Lease";
+  metadata: { name: string; namespace: string; resourceVersion?: string };
+  spec: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
+}
+
+const DURATION_SECONDS = 15;
+
+/**
+ * Leader election over a coordination.k8s.io Lease: a replica takes the lease when it is free or its
+ * holder stopped renewing for a full duration, and renews it every third of one. Writes carry the
+ * lease's resourceVersion, so two replicas cannot both win a race. Only the leader applies.
+ */
+export class LeaderElector {
+  private leader = false;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly deps: { kube: Kube; namespace: string; name: string; identity: string; now?: () => Date; onChange?: (leader: boolean) => void }) {}
+
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  start(): void {
+    const tick = async () => {
+      try {
+        this.set(await this.tryAcquireOrRenew());
+      } catch {
+        this.set(false);
+      }
+      this.timer = setTimeout(tick, (DURATION_SECONDS * 1000) / 3);
+    };
+    void tick();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.set(false);
+  }
+
+  /** One election round; true when this replica holds the lease afterwards. */
+  async tryAcquireOrRenew(): Promise<boolean> {
+    const { kube, namespace, name, identity } = this.deps;
+    const now = (this.deps.now ?? (() => new Date()))();
+    const stamp = now.toISOString().replace("Z", "000Z"); // MicroTime wants microseconds
+    const lease = await kube.read<Lease>({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", namespace, name });
+    if (!lease) {
+      await kube.create<Lease>({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: { holderIdentity: identity, leaseDurationSeconds: DURATION_SECONDS, acquireTime: stamp, renewTime: stamp, leaseTransitions: 0 } });
+      return true;
+    }
+    const holder = lease.spec.holderIdentity;
+    const renewed = lease.spec.renewTime ? Date.parse(lease.spec.renewTime) : 0;
+    const expired = now.getTime() - renewed > (lease.spec.leaseDurationSeconds ?? DURATION_SECONDS) * 1000;
+    if (holder && holder !== identity && !expired) return false;
+    const takeover = holder !== identity;
+    await kube.replace<Lease>({
+      ...lease,
+      spec: {
+        ...lease.spec,
+        holderIdentity: identity,
+        leaseDurationSeconds: DURATION_SECONDS,
+        renewTime: stamp,
+        ...(takeover ? { acquireTime: stamp, leaseTransitions: (lease.spec.leaseTransitions ?? 0) + 1 } : {}),
+      },
+    });
+    return true;
+  }
+
+  private set(leader: boolean): void {
+    if (leader !== this.leader) {
+      this.leader = leader;
+      this.deps.onChange?.(leader);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/** The agent's Prometheus metrics, rendered in the text exposition format. */
+export class Metrics {
+  appliedGeneration = 0;
+  managedObjects = 0;
+  syncErrors = new Map<string, number>();
+  driftCorrections = 0;
+  discoveryReports = 0;
+  leader = 0;
+  private pollCount = 0;
+  private pollSeconds = 0;
+  private readonly buckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+  private readonly bucketCounts = this.buckets.map(() => 0);
+
+  observePoll(seconds: number): void {
+    this.pollCount++;
+    this.pollSeconds += seconds;
+    this.buckets.forEach((b, i) => {
+      if (seconds <= b) this.bucketCounts[i] = (this.bucketCounts[i] ?? 0) + 1;
+    });
+  }
+
+  syncError(reason: string): void {
+    this.syncErrors.set(reason, (this.syncErrors.get(reason) ?? 0) + 1);
+  }
+
+  render(): string {
+    const lines = [
+      "# HELP meshplane_agent_applied_generation The snapshot generation last applied to this cluster.",
+      "# TYPE meshplane_agent_applied_generation gauge",
+      `meshplane_agent_applied_generation ${this.appliedGeneration}`,
+      "# HELP meshplane_agent_managed_objects Objects the agent manages in this cluster.",
+      "# TYPE meshplane_agent_managed_objects gauge",
+      `meshplane_agent_managed_objects ${this.managedObjects}`,
+      "# HELP meshplane_agent_leader 1 when this replica holds the lease and applies.",
+      "# TYPE meshplane_agent_leader gauge",
+      `meshplane_agent_leader ${this.leader}`,
+      "# HELP meshplane_agent_sync_errors_total Sync cycles that applied nothing, by reason.",
+      "# TYPE meshplane_agent_sync_errors_total counter",
+      ...[...this.syncErrors].map(([reason, n]) => `meshplane_agent_sync_errors_total{reason="${reason}"} ${n}`),
+      "# HELP meshplane_agent_drift_corrections_total Managed objects found changed or deleted and restored.",
+      "# TYPE meshplane_agent_drift_corrections_total counter",
+      `meshplane_agent_drift_corrections_total ${this.driftCorrections}`,
+      "# HELP meshplane_agent_discovery_reports_total Discovery reports sent.",
+      "# TYPE meshplane_agent_discovery_reports_total counter",
+      `meshplane_agent_discovery_reports_total ${this.discoveryReports}`,
+      "# HELP meshplane_agent_poll_duration_seconds Snapshot poll latency.",
+      "# TYPE meshplane_agent_poll_duration_seconds histogram",
+      ...this.buckets.map((b, i) => `meshplane_agent_poll_duration_seconds_bucket{le="${b}"} ${this.bucketCounts[i]}`),
+      `meshplane_agent_poll_duration_seconds_bucket{le="+Inf"} ${this.pollCount}`,
+      `meshplane_agent_poll_duration_seconds_sum ${this.pollSeconds}`,
+      `meshplane_agent_poll_duration_seconds_count ${this.pollCount}`,
+    ];
+    return `${lines.join("\n")}\n`;
+  }
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { readOptions } from "./options";
+
+const JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "a", y: "b", kid: "k1" }] });
+const read = (path: string) => {
+  if (path === "/keys.json") return JWKS;
+  throw new Error(`ENOENT: ${path}`);
+};
+
+describe("readOptions", () => {
+  it("reads flags, falls back to the environment, and fills defaults", () => {
+    const o = readOptions(["--cluster", "c1", "--poll-interval", "5"], { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com/", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json", POD_NAME: "agent-0" }, read);
+    expect(o).toMatchObject({
+      controlPlaneUrl: "https://api.example.com",
+      cluster: "c1",
+      namespace: "meshplane-system",
+      pollIntervalMs: 5000,
+      pollJitter: 0.2,
+      resyncIntervalMs: 300_000,
+      identity: "agent-0",
+      leaseName: "meshplane-agent",
+    });
+    expect(o.trustedKeys.map((k) => k.kid)).toEqual(["k1"]);
+  });
+
+  it.each([
+    [["--cluster", "Bad_Name"], "--cluster (MESHPLANE_CLUSTER)"],
+    [["--cluster", "c1", "--poll-interval", "0"], "--poll-interval (MESHPLANE_POLL_INTERVAL_SECONDS)"],
+    [["--cluster", "c1", "--control-plane-url", "ftp://x"], "--control-plane-url (MESHPLANE_CONTROL_PLANE_URL)"],
+    [["--cluster", "c1", "--trusted-keys-file", "/missing.json"], "--trusted-keys-file"],
+  ])("names the bad option in %j", (argv, path) => {
+    try {
+      readOptions(argv, { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain(path);
+    }
+  });
+});

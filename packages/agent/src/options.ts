@@ -1,0 +1,106 @@
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { parseArgs } from "node:util";
+import { type FieldError, ValidationError, dnsLabel, fieldErrors } from "@meshplane/core";
+import type { JWK } from "jose";
+import { z } from "zod";
+
+/** Everything the agent can be told, from flags or environment, parsed once here (STYLE.md 5, 10). */
+export interface AgentOptions {
+  controlPlaneUrl: string;
+  cluster: string;
+  namespace: string;
+  /** File holding the one-time bootstrap token (mounted from the chart's Secret). */
+  bootstrapTokenFile: string;
+  /** Snapshot signing keys pinned at install: a JWK set. */
+  trustedKeys: JWK[];
+  pollIntervalMs: number;
+  /** Fraction of the interval added at random, so a fleet does not poll in lockstep. */
+  pollJitter: number;
+  /** How often objects are re-applied even when the snapshot is unchanged (drift correction). */
+  resyncIntervalMs: number;
+  discoveryDebounceMs: number;
+  healthPort: number;
+  leaseName: string;
+  /** This replica's identity in the Lease (the pod name). */
+  identity: string;
+  /** Unset = in-cluster configuration. */
+  kubeconfig?: string;
+}
+
+const FLAGS = {
+  "control-plane-url": "MESHPLANE_CONTROL_PLANE_URL",
+  cluster: "MESHPLANE_CLUSTER",
+  namespace: "MESHPLANE_NAMESPACE",
+  "bootstrap-token-file": "MESHPLANE_BOOTSTRAP_TOKEN_FILE",
+  "trusted-keys-file": "MESHPLANE_TRUSTED_KEYS_FILE",
+  "poll-interval": "MESHPLANE_POLL_INTERVAL_SECONDS",
+  "poll-jitter": "MESHPLANE_POLL_JITTER",
+  "resync-interval": "MESHPLANE_RESYNC_INTERVAL_SECONDS",
+  "discovery-debounce": "MESHPLANE_DISCOVERY_DEBOUNCE_MS",
+  "health-port": "MESHPLANE_HEALTH_PORT",
+  "lease-name": "MESHPLANE_LEASE_NAME",
+  identity: "POD_NAME",
+  kubeconfig: "KUBECONFIG",
+} as const;
+
+const raw = z.strictObject({
+  "control-plane-url": z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  cluster: dnsLabel,
+  namespace: dnsLabel.default("meshplane-system"),
+  "bootstrap-token-file": z.string().min(1).default("/etc/meshplane/bootstrap/token"),
+  "trusted-keys-file": z.string().min(1).default("/etc/meshplane/trust/jwks.json"),
+  "poll-interval": z.coerce.number().min(1, "must be at least 1 second").max(3600).default(15),
+  "poll-jitter": z.coerce.number().min(0).max(1).default(0.2),
+  "resync-interval": z.coerce.number().min(10, "must be at least 10 seconds").default(300),
+  "discovery-debounce": z.coerce.number().int().min(0).default(2000),
+  "health-port": z.coerce.number().int().min(0).max(65535).default(8081),
+  "lease-name": dnsLabel.default("meshplane-agent"),
+  identity: z.string().min(1).default(hostname()),
+  kubeconfig: z.string().min(1).optional(),
+});
+
+const jwks = z.object({ keys: z.array(z.looseObject({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), kid: z.string().min(1) })).min(1, "must hold at least one key") });
+
+/**
+ * Options from command-line flags (`--cluster c1`), falling back to environment variables
+ * (`MESHPLANE_CLUSTER`). Throws a ValidationError naming every bad option.
+ */
+export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (path: string) => string = (p) => readFileSync(p, "utf8")): AgentOptions {
+  const { values } = parseArgs({ args: argv, options: Object.fromEntries(Object.keys(FLAGS).map((f) => [f, { type: "string" as const }])), strict: true });
+  const merged = Object.fromEntries(
+    Object.entries(FLAGS).flatMap(([flag, variable]) => {
+      const value = (values as Record<string, string | undefined>)[flag] ?? env[variable];
+      return value === undefined || value === "" ? [] : [[flag, value]];
+    }),
+  );
+  const parsed = raw.safeParse(merged);
+  if (!parsed.success) throw new ValidationError("invalid agent options", fieldErrors(parsed.error).map(asOption));
+  const o = parsed.data;
+  let keys: JWK[];
+  try {
+    keys = jwks.parse(JSON.parse(readFile(o["trusted-keys-file"]))).keys as JWK[];
+  } catch (error) {
+    throw new ValidationError("invalid agent options", [{ path: "--trusted-keys-file", message: `must name a JWK set file: ${(error as Error).message.split("\n")[0]}` }]);
+  }
+  return {
+    controlPlaneUrl: o["control-plane-url"].replace(/\/+$/, ""),
+    cluster: o.cluster,
+    namespace: o.namespace,
+    bootstrapTokenFile: o["bootstrap-token-file"],
+    trustedKeys: keys,
+    pollIntervalMs: o["poll-interval"] * 1000,
+    pollJitter: o["poll-jitter"],
+    resyncIntervalMs: o["resync-interval"] * 1000,
+    discoveryDebounceMs: o["discovery-debounce"],
+    healthPort: o["health-port"],
+    leaseName: o["lease-name"],
+    identity: o.identity,
+    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
+  };
+}
+
+function asOption(e: FieldError): FieldError {
+  const flag = e.path.split(".")[0] as keyof typeof FLAGS;
+  return { path: FLAGS[flag] ? `--${flag} (${FLAGS[flag]})` : e.path, message: e.message };
+}
