@@ -66,7 +66,7 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
   const stateStore = new StateStore({ kube, namespace: options.namespace });
   let loop: SyncLoop | undefined;
   let discovery: DiscoveryWatch | undefined;
-  let stopped = false;
+  const life = { stopped: false };
   let timer: NodeJS.Timeout | undefined;
   const elector = new LeaderElector({
     kube,
@@ -83,8 +83,8 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
 
   const boot = async () => {
     // Registration spends a one-time token, so only the leader does it.
-    while (!stopped && !elector.isLeader()) await new Promise((r) => setTimeout(r, 1000));
-    if (stopped) return;
+    while (!life.stopped && !elector.isLeader()) await new Promise((r) => setTimeout(r, 1000));
+    if (life.stopped) return;
     const state = await ensureRegistered(options, stateStore, await stateStore.load(), log);
     const { privateKey, publicJwk } = await loadAgentKey(state.privateJwk as never);
     const client = new ControlPlaneClient({ url: options.controlPlaneUrl, tenant: state.tenant as string, cluster: options.cluster, key: { privateKey, publicJwk } });
@@ -103,9 +103,9 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
     });
     await discovery.start();
     const tick = async () => {
-      if (stopped || !loop) return;
+      if (life.stopped || !loop) return;
       const wait = await loop.cycle();
-      if (!stopped) timer = setTimeout(() => void tick(), wait);
+      if (!life.stopped) timer = setTimeout(() => void tick(), wait);
     };
     await tick();
   };
@@ -119,7 +119,7 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
     metrics,
     healthPort: (health.address() as { port: number }).port,
     async stop() {
-      stopped = true;
+      life.stopped = true;
       if (timer) clearTimeout(timer);
       discovery?.stop();
       elector.stop();

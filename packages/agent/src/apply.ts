@@ -75,7 +75,7 @@ export async function applyDesired(kube: Kube, scope: Scope, desired: readonly K
 
 async function prune(kube: Kube, scope: Scope, wanted: ReadonlySet<string>): Promise<ObjectResult[]> {
   const results: ObjectResult[] = [];
-  for (const { kind, apiVersions } of [...MANAGED_KINDS].reverse()) {
+  for (const { kind, apiVersions } of MANAGED_KINDS.toReversed()) {
     const seen = new Set<string>();
     for (const apiVersion of apiVersions) {
       let items;

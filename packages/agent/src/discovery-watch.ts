@@ -15,12 +15,13 @@ import { backoffMs } from "./backoff";
 type Watched = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
 type ListName = Exclude<keyof ClusterObjects, "cluster">;
 
+const as = (p: Promise<unknown>) => p as Promise<KubernetesListObject<KubernetesObject>>;
+
 /** The lists discovery reads (API.md §3), each from an informer: watched, never polled. */
 function sources(kc: KubeConfig): { list: ListName; path: string; fetch: () => Promise<KubernetesListObject<KubernetesObject>> }[] {
   const apps = kc.makeApiClient(AppsV1Api);
   const core = kc.makeApiClient(CoreV1Api);
   const disc = kc.makeApiClient(DiscoveryV1Api);
-  const as = (p: Promise<unknown>) => p as Promise<KubernetesListObject<KubernetesObject>>;
   return [
     { list: "deployments", path: "/apis/apps/v1/deployments", fetch: () => as(apps.listDeploymentForAllNamespaces()) },
     { list: "statefulSets", path: "/apis/apps/v1/statefulsets", fetch: () => as(apps.listStatefulSetForAllNamespaces()) },

@@ -96,6 +96,7 @@ export class Kube {
       do {
         const page = await this.objects.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, labelSelector, 500, token);
         out.push(...page.items);
+        // eslint-disable-next-line no-underscore-dangle -- the client's name for the list continue token
         token = page.metadata?._continue || undefined;
       } while (token);
     } catch (error) {
