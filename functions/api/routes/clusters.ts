@@ -1,4 +1,5 @@
 import type { TranslateQueue } from "../../queue/translate-queue";
+import type { Signer } from "../../signer/signer";
 import type { Cluster, Store } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
 import { route } from "../route";
@@ -6,20 +7,25 @@ import { bootstrapView, clusterView, listOf, registerClusterBody } from "../sche
 
 export interface ClusterDeps {
   store: Store;
+  signer: Signer;
   queue: TranslateQueue;
   now: () => Date;
   /** The URL agents reach the API at; undefined = the origin of the registering request. */
   publicUrl?: string;
 }
 
-/** The one line an operator runs in the cluster. The token expires and works once. */
-export function helmInstallLine(apiUrl: string, cluster: string, token: string): string {
+/**
+ * The one line an operator runs against the cluster. The token expires and works once; the signing
+ * keys are pinned in the line itself, so the agent never has to trust the network for them.
+ */
+export function helmInstallLine(apiUrl: string, cluster: string, token: string, jwks: { keys: unknown[] }): string {
   return [
     "helm upgrade --install meshplane-agent packages/agent/chart",
     "--namespace meshplane-system --create-namespace",
     `--set controlPlane.url=${apiUrl}`,
     `--set cluster.name=${cluster}`,
     `--set-string bootstrap.token=${token}`,
+    `--set-string trust.jwks='${JSON.stringify(jwks)}'`,
   ].join(" ");
 }
 
@@ -27,11 +33,11 @@ export function helmInstallLine(apiUrl: string, cluster: string, token: string):
 export function clusterRoutes(deps: ClusterDeps) {
   const { store } = deps;
   const apiUrl = (requestUrl: string) => deps.publicUrl ?? new URL(requestUrl).origin;
-  const bootstrapResponse = (cluster: Cluster, token: string, expiresAt: string, url: string) => ({
+  const bootstrapResponse = async (cluster: Cluster, token: string, expiresAt: string, url: string) => ({
     cluster,
     bootstrapToken: token,
     expiresAt,
-    helmInstall: helmInstallLine(apiUrl(url), cluster.name, token),
+    helmInstall: helmInstallLine(apiUrl(url), cluster.name, token, await deps.signer.jwks()),
   });
   return [
     route({
@@ -43,7 +49,7 @@ export function clusterRoutes(deps: ClusterDeps) {
         const { cluster, bootstrap, revision } = await store.clusters.register(c.get("tenantId"), body, deps.now());
         c.get("log").info("cluster registered", { cluster: cluster.name });
         await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), revision);
-        return c.json(bootstrapResponse(cluster, bootstrap.token, bootstrap.expiresAt, c.req.url), 201);
+        return c.json(await bootstrapResponse(cluster, bootstrap.token, bootstrap.expiresAt, c.req.url), 201);
       },
     }),
     route({
@@ -64,7 +70,7 @@ export function clusterRoutes(deps: ClusterDeps) {
         const name = c.req.param("name") as string;
         const bootstrap = await store.clusters.rotateBootstrap(c.get("tenantId"), name, deps.now());
         const cluster = await store.clusters.get(c.get("tenantId"), name);
-        return c.json(bootstrapResponse(cluster, bootstrap.token, bootstrap.expiresAt, c.req.url), 201);
+        return c.json(await bootstrapResponse(cluster, bootstrap.token, bootstrap.expiresAt, c.req.url), 201);
       },
     }),
     route({

@@ -1,0 +1,45 @@
+import { readFileSync } from "node:fs";
+import { parseAllDocuments } from "yaml";
+import type { LabCluster } from "../lab/cluster";
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string; ownerReferences?: { kind: string; name: string; uid?: string }[] }; status?: unknown } & Record<string, unknown>;
+
+const ORDER = ["Namespace", "Node", "ConfigMap", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "Service", "EndpointSlice"];
+const PLURAL: Record<string, string> = {
+  Namespace: "namespaces", Node: "nodes", ConfigMap: "configmaps", Deployment: "deployments", StatefulSet: "statefulsets", DaemonSet: "daemonsets",
+  ReplicaSet: "replicasets", Pod: "pods", Service: "services", EndpointSlice: "endpointslices",
+};
+
+export function pathOf(obj: { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string } }, withName = false): string {
+  const base = obj.apiVersion.includes("/") ? `/apis/${obj.apiVersion}` : `/api/${obj.apiVersion}`;
+  const ns = obj.metadata.namespace ? `/namespaces/${obj.metadata.namespace}` : "";
+  const plural = PLURAL[obj.kind] ?? `${obj.kind.toLowerCase()}s`;
+  return `${base}${ns}/${plural}${withName ? `/${obj.metadata.name}` : ""}`;
+}
+
+/**
+ * Creates the objects of a discovery fixture in a lab cluster, as controllers would have left them:
+ * owners first, each ownerReference rewritten to the uid the apiserver gave its owner, and statuses
+ * (pod IPs, load balancer addresses, node addresses) written through the /status subresource —
+ * no controller runs in the lab. Throws with the apiserver's message on any failure.
+ */
+export async function seedCluster(cluster: LabCluster, fixture: string, rename: (text: string) => string = (t) => t): Promise<void> {
+  const objects = parseAllDocuments(rename(readFileSync(fixture, "utf8")))
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => o !== null)
+    .sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
+  const uids = new Map<string, string>();
+  for (const obj of objects) {
+    const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...metadata } = obj.metadata;
+    const ns = metadata.namespace ?? "";
+    const owners = metadata.ownerReferences?.map((o) => ({ ...o, uid: uids.get(`${o.kind}/${ns}/${o.name}`) ?? o.uid }));
+    const body = { ...obj, metadata: { ...metadata, ...(owners ? { ownerReferences: owners } : {}) } };
+    const created = await cluster.request("POST", pathOf(obj), body);
+    if (!created.ok) throw new Error(`seed ${obj.kind} ${ns}/${obj.metadata.name}: ${created.status} ${created.body.message ?? ""}`);
+    uids.set(`${obj.kind}/${ns}/${obj.metadata.name}`, created.body.metadata?.uid as string);
+    if (obj.status && ["Pod", "Service", "Node", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"].includes(obj.kind)) {
+      const status = await cluster.request("PUT", `${pathOf(obj, true)}/status`, { ...created.body, status: obj.status });
+      if (!status.ok) throw new Error(`seed status of ${obj.kind} ${ns}/${obj.metadata.name}: ${status.status} ${status.body.message ?? ""}`);
+    }
+  }
+}
