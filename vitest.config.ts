@@ -22,6 +22,17 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          // Real kube-apiservers and agent processes; the binaries are built before (scripts/test.sh).
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts", "test/lab/**/*.test.ts"],
+          globalSetup: ["test/integration/global-setup.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -12,8 +12,12 @@ node_modules/.bin/oxlint -c .oxlintrc.json --deny-warnings . || exit 1
 echo "== typecheck"
 node_modules/.bin/tsc --noEmit -p tsconfig.json || exit 1
 
+echo "== lab binaries (kube-apiserver, etcd, CRDs, helm; built once from Go modules, then cached)"
+bash scripts/lab/build.sh >/dev/null || exit 1
+bash scripts/helm.sh >/dev/null || exit 1
+
 report="$(mktemp -d)/vitest.json"
-echo "== tests (unit, integration)"
+echo "== tests (unit, integration, e2e)"
 node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report"
 status=$?
 node -e '

@@ -12,6 +12,7 @@ export function goldenCases(): string[] {
     .sort();
 }
 
+/** The text of `file` in case `name`; undefined when the file does not exist (a new case before UPDATE_GOLDEN=1). */
 export function readCase(name: string, file: "input.yaml" | "expected.yaml"): string | undefined {
   const path = join(GOLDEN_DIR, name, file);
   return existsSync(path) ? readFileSync(path, "utf8") : undefined;

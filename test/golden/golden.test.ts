@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { translate } from "../../packages/core/src/translate/index";
+import { Canonicalizer, canonicalJson, translate } from "../../packages/core/src/translate/index";
 import { GOLDEN_DIR, goldenCases, readCase } from "./cases";
 import { loadInput, renderOutput } from "./render";
 
@@ -24,5 +24,19 @@ describe("golden translation cases", () => {
     const expected = readCase(name, "expected.yaml");
     expect(expected, `${name}/expected.yaml is missing; run with UPDATE_GOLDEN=1 and review it`).toBeDefined();
     expect(actual).toBe(expected);
+  });
+});
+
+describe("golden outputs as the agent sees them", () => {
+  // The agent receives objects as JSON and recomputes the hash with Canonicalizer; the translator
+  // computes it from shared parts. Both must give the same bytes, and the objects must already be
+  // in canonical key order so that JSON.stringify alone reproduces them.
+  it.each(cases)("%s: hash recomputes from a JSON round trip; objects are canonical", (name) => {
+    const output = translate(loadInput(readCase(name, "input.yaml") as string));
+    for (const cluster of Object.values(output.clusters)) {
+      const received = JSON.parse(JSON.stringify(cluster)) as typeof cluster;
+      expect(new Canonicalizer().contentHash(received.objects, received.certificates)).toBe(cluster.hash);
+      for (const object of cluster.objects) expect(JSON.stringify(object)).toBe(canonicalJson(object));
+    }
   });
 });

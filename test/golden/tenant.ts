@@ -6,14 +6,12 @@
 import { z } from "zod";
 import {
   accessPolicySpec,
-  discoveredName,
   discoveryResult,
   gateway,
   labelMap,
   resourceStatus,
   trafficPolicySpec,
   virtualMeshSpec,
-  workloadName,
   type Destination,
   type Mesh,
   type StoredResource,
@@ -21,6 +19,7 @@ import {
   type Workload,
 } from "@meshplane/core";
 import type { TranslateInput } from "../../packages/core/src/translate/index";
+import { destinationsOf, meshesOf, workloadsOf } from "./discovered";
 
 const meshDescription = z.strictObject({
   type: z.enum(["istio", "osm"]).default("istio"),
@@ -85,6 +84,7 @@ function resource<S extends z.ZodType>(spec: S) {
   });
 }
 
+/** A golden case's input.yaml: clusters with what was discovered in them, and the user resources. */
 export const tenantDescription = z.strictObject({
   description: z.string().optional(),
   tenant: z.string().default("acme"),
@@ -95,109 +95,7 @@ export const tenantDescription = z.strictObject({
 });
 export type TenantDescription = z.input<typeof tenantDescription>;
 type Tenant = z.output<typeof tenantDescription>;
-type ClusterDescription = z.output<typeof clusterDescription>;
-
-function meshesOf(cluster: string, c: ClusterDescription): Mesh[] {
-  return c.meshes.map((m): Mesh => {
-    const namespace = m.namespace ?? (m.type === "istio" ? "istio-system" : "osm-system");
-    const deployment = m.deployment ?? (m.type === "istio" ? (m.revision ? `istiod-${m.revision}` : "istiod") : "osm-controller");
-    return {
-      kind: "Mesh",
-      metadata: { name: m.name ?? discoveredName({ name: deployment, namespace, cluster }), cluster },
-      spec: {
-        type: m.type,
-        cluster,
-        namespace,
-        version: m.version,
-        ...(m.type === "istio"
-          ? {
-              istio: {
-                ...(m.revision ? { revision: m.revision } : {}),
-                trustDomain: m.trustDomain,
-                istiodServiceAccount: m.istiodServiceAccount,
-                smartDnsProxyingEnabled: m.smartDnsProxyingEnabled,
-                gateways: m.gateways,
-              },
-            }
-          : {}),
-      },
-    };
-  });
-}
-
-interface Pods {
-  workload: Workload;
-  ips: string[];
-  zone?: string | undefined;
-}
-
-function workloadsOf(cluster: string, clusterIndex: number, c: ClusterDescription, meshes: Mesh[]): Pods[] {
-  return c.workloads.map((w, i) => ({
-    workload: {
-      kind: "Workload",
-      metadata: { name: workloadName({ name: w.name, namespace: w.namespace, cluster, kind: w.kind }), cluster },
-      spec: {
-        kind: w.kind,
-        name: w.name,
-        namespace: w.namespace,
-        cluster,
-        mesh: w.mesh ?? meshes[0]?.metadata.name ?? "",
-        labels: w.labels,
-        serviceAccount: w.serviceAccount ?? w.name,
-      },
-    },
-    ips: w.ips ?? [`10.${clusterIndex}.${Math.floor(i / 250)}.${(i % 250) + 1}`],
-    zone: w.zone,
-  }));
-}
-
-const NOT_SUBSET_KEYS = new Set(["pod-template-hash", "service.istio.io/canonical-revision"]);
-
-/** Label keys whose values differ across backing workloads (API.md §3), as discovery computes them. */
-function subsetsOf(workloads: readonly Workload[]): Record<string, string[]> {
-  const values = new Map<string, Set<string>>();
-  for (const w of workloads) {
-    for (const [key, value] of Object.entries(w.spec.labels)) {
-      if (!NOT_SUBSET_KEYS.has(key)) values.set(key, (values.get(key) ?? new Set()).add(value));
-    }
-  }
-  const out: Record<string, string[]> = {};
-  for (const key of [...values.keys()].sort()) {
-    const set = values.get(key) as Set<string>;
-    if (set.size > 1) out[key] = [...set].sort();
-  }
-  return out;
-}
-
-function selects(selector: Record<string, string>, labels: Record<string, string>): boolean {
-  const entries = Object.entries(selector);
-  return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
-}
-
-function destinationsOf(cluster: string, c: ClusterDescription, meshes: Mesh[], pods: Pods[]): Destination[] {
-  const byNamespace = new Map<string, Pods[]>();
-  for (const p of pods) byNamespace.set(p.workload.spec.namespace, [...(byNamespace.get(p.workload.spec.namespace) ?? []), p]);
-  return c.services.map((s): Destination => {
-    const selector = s.selector ?? { app: s.name };
-    const backing = (byNamespace.get(s.namespace) ?? []).filter((p) => selects(selector, p.workload.spec.labels));
-    return {
-      kind: "Destination",
-      metadata: { name: discoveredName({ name: s.name, namespace: s.namespace, cluster }), cluster },
-      spec: {
-        name: s.name,
-        namespace: s.namespace,
-        cluster,
-        mesh: s.mesh ?? backing[0]?.workload.spec.mesh ?? meshes[0]?.metadata.name ?? "",
-        labels: s.labels,
-        selector,
-        ports: s.ports,
-        subsets: subsetsOf(backing.map((p) => p.workload)),
-        endpoints: backing.flatMap((p) => p.ips.map((ip) => ({ ip, labels: p.workload.spec.labels, ...(p.zone ? { zone: p.zone } : {}) }))),
-        workloads: backing.map((p) => p.workload.metadata.name),
-      },
-    };
-  });
-}
+export type ClusterDescription = z.output<typeof clusterDescription>;
 
 const EPOCH = Date.UTC(2024, 0, 1);
 

@@ -112,7 +112,7 @@ describe("clusters", () => {
     expect(reg.helmInstall).toContain(`--set cluster.name=cluster-1`);
     expect(reg.helmInstall).toContain(`--set-string bootstrap.token=${reg.bootstrapToken}`);
     expect(reg.helmInstall).toContain(`--set controlPlane.url=${cp.url}`);
-    expect(reg.helmInstall).toContain(`--set-string trust.jwks='${JSON.stringify(await cp.signer.jwks())}'`);
+    expect(reg.helmInstall).toContain(`--set-json 'trust.jwks=${JSON.stringify(await cp.signer.jwks())}'`);
     expect((await cp.request("POST", "/v1/clusters", { token: admin, body: { name: "cluster-1" } })).status).toBe(409);
 
     const listed = await json<{ items: { name: string; labels: unknown }[] }>(await cp.request("GET", "/v1/clusters", { token: admin }));

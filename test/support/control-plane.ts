@@ -69,7 +69,16 @@ export async function startControlPlane(options: { table?: string; log?: Logger 
   ).QueueUrl as string;
   const doc = createDocumentClient({ region: REGION, endpoint: dynamoEndpoint });
   const store = createStore({ doc, table, bootstrapTtlMs: 86_400_000 });
-  const clock = { now: new Date() };
+  // Real time, shifted when a test sets `clock.now` (to expire tokens); never frozen.
+  let offsetMs = 0;
+  const clock = {
+    get now(): Date {
+      return new Date(Date.now() + offsetMs);
+    },
+    set now(date: Date) {
+      offsetMs = date.getTime() - Date.now();
+    },
+  };
   const logs: string[] = [];
   const signer = LocalKeySigner.open(join(mkdtempSync(join(tmpdir(), "meshplane-keys-")), "keys.json"));
   const log = options.log ?? createLogger({ service: "api" }, (line) => logs.push(line));

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 import type { LabCluster } from "../lab/cluster";
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string; ownerReferences?: { kind: string; name: string; uid?: string }[] }; status?: unknown } & Record<string, unknown>;
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; uid?: string; resourceVersion?: string; creationTimestamp?: string; ownerReferences?: { kind: string; name: string; uid?: string }[] }; status?: unknown } & Record<string, unknown>;
 
 const ORDER = ["Namespace", "Node", "ConfigMap", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "Service", "EndpointSlice"];
 const PLURAL: Record<string, string> = {
@@ -33,8 +33,17 @@ export async function seedCluster(cluster: LabCluster, fixture: string, rename: 
     const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...metadata } = obj.metadata;
     const ns = metadata.namespace ?? "";
     const owners = metadata.ownerReferences?.map((o) => ({ ...o, uid: uids.get(`${o.kind}/${ns}/${o.name}`) ?? o.uid }));
-    const body = { ...obj, metadata: { ...metadata, ...(owners ? { ownerReferences: owners } : {}) } };
-    const created = await cluster.request("POST", pathOf(obj), body);
+    const body: Obj = { ...obj, metadata: { ...metadata, ...(owners ? { ownerReferences: owners } : {}) } };
+    if (obj.kind === "Service") {
+      // The lab's service range is its own: let the apiserver allocate cluster IPs.
+      const { clusterIP: _ip, clusterIPs: _ips, ...spec } = obj.spec as Record<string, unknown>;
+      body.spec = spec;
+    }
+    let created = await cluster.request("POST", pathOf(obj), body);
+    if (created.status === 409) {
+      // Built in (kube-system, default): take the fixture's labels onto the existing object.
+      created = await cluster.request("PATCH", pathOf(obj, true), { metadata: { labels: metadata.labels ?? {}, annotations: metadata.annotations ?? {} } });
+    }
     if (!created.ok) throw new Error(`seed ${obj.kind} ${ns}/${obj.metadata.name}: ${created.status} ${created.body.message ?? ""}`);
     uids.set(`${obj.kind}/${ns}/${obj.metadata.name}`, created.body.metadata?.uid as string);
     if (obj.status && ["Pod", "Service", "Node", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"].includes(obj.kind)) {

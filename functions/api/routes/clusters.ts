@@ -25,7 +25,7 @@ export function helmInstallLine(apiUrl: string, cluster: string, token: string, 
     `--set controlPlane.url=${apiUrl}`,
     `--set cluster.name=${cluster}`,
     `--set-string bootstrap.token=${token}`,
-    `--set-string trust.jwks='${JSON.stringify(jwks)}'`,
+    `--set-json 'trust.jwks=${JSON.stringify(jwks)}'`,
   ].join(" ");
 }
 

@@ -92,6 +92,7 @@ export function snapshotRoutes(deps: SnapshotDeps): Route[] {
           inSync: (head?.appliedGeneration ?? 0) === (snapshot?.generation ?? 0) && (report?.failures.length ?? 0) === 0,
           lastSeenAt: head?.lastSeenAt ?? null,
           failures: report?.failures ?? [],
+          agentError: report?.error ?? null,
           objects: payload?.objects ?? [],
           certificates: payload?.certificates ?? [],
         });

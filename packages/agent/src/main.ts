@@ -6,6 +6,7 @@ import { readOptions } from "./options";
 try {
   const options = readOptions(process.argv.slice(2), process.env);
   const agent = await startAgent(options);
+  console.log(JSON.stringify({ level: "info", time: new Date().toISOString(), msg: "agent started", cluster: options.cluster, healthPort: agent.healthPort }));
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => void agent.stop().then(() => process.exit(0)));
   }

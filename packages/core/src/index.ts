@@ -4,4 +4,3 @@ export * from "./discovery/index";
 export * from "./snapshot/index";
 export { Canonicalizer, canonicalJson, sha256 } from "./translate/canonical";
 export * from "./translate/index";
-export * from "./translate/index";

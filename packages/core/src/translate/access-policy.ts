@@ -3,7 +3,7 @@ import { pushTo, sortedUnique } from "./compare";
 import { type AccessPolicy, authorizationPolicy, authorizationRule } from "./istio/authorization-policy";
 import { identityErrors, istioSources, type IstioSources } from "./istio/principals";
 import type { Model } from "./model";
-import { osmSources, trafficTargets } from "./osm/traffic-target";
+import { osmPortError, osmSources, trafficTargets } from "./osm/traffic-target";
 import type { PolicyOutcome } from "./outcome";
 import type { OutputSink } from "./output";
 import { type Reporter, resourceKey } from "./reporter";
@@ -27,6 +27,8 @@ function osmDestination(destination: Destination, policies: readonly AccessPolic
   for (const policy of policies) {
     const { accounts: sources, errors } = osmSources(policy.spec.sourceSelector, destination, model);
     if (accounts.length === 0) errors.push("OSM (SMI TrafficTarget) needs the service account of the destination, and no workload backs this service");
+    const portError = osmPortError(policy, destination);
+    if (portError !== undefined) errors.push(portError);
     if (errors.length > 0) {
       for (const e of errors) report(policy, e);
       continue;

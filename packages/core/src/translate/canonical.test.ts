@@ -23,7 +23,7 @@ describe("canonicalJson", () => {
     expect(Object.keys(input)).toEqual(["b", "a"]);
   });
 
-  it("does not go stale when a caller mutates an object between runs", () => {
+  it("reflects a mutation made between calls", () => {
     const shared = { a: 1 };
     expect(canonicalJson({ shared })).toBe('{"shared":{"a":1}}');
     shared.a = 2;

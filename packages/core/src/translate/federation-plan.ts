@@ -5,10 +5,13 @@ import type { Membership, VirtualMesh } from "./membership";
 import { type Model, refKey } from "./model";
 import { type Reporter, resourceKey } from "./reporter";
 import { selectDestinations } from "./selectors";
+import { generatedName } from "./naming";
+import type { Parent } from "./output";
 import { allocateVirtualIps } from "./virtual-ip";
 
 type FederationSelector = NonNullable<NonNullable<VirtualMeshSpec["federation"]>["selectors"]>[number];
 
+/** Federated hosts end in this when the VirtualMesh sets no hostnameSuffix (Gloo Mesh's default too). */
 export const DEFAULT_HOSTNAME_SUFFIX = "global";
 
 /** One destination made reachable from other meshes of its VirtualMesh. */
@@ -19,13 +22,18 @@ export interface FederatedExport {
   host: string;
   /** Virtual IP in 240.0.0.0/4. */
   address: string;
-  /** Meshes it is federated to, sorted by name; never its own mesh or a mesh in its own cluster. */
-  targets: Mesh[];
+  /** Meshes it is federated to, sorted by name; never its own mesh or a mesh in its own cluster. Shared: do not mutate. */
+  targets: readonly Mesh[];
   targetNames: ReadonlySet<string>;
   /** East-west gateways of its own mesh, which remote clients connect to. */
   gateways: Gateway[];
+  /** `generatedName(host)`: the name of every object generated for the federated host. */
+  objectName: string;
+  /** `[{kind: VirtualMesh, name}]`, one array per VirtualMesh so objects share their parents annotation. */
+  virtualMeshParents: readonly Parent[];
 }
 
+/** Which meshes belong to which VirtualMesh, and which destinations go where. */
 export interface FederationPlan {
   members: ReadonlyMap<string, Membership>;
   /** By destination name, sorted by name. */
@@ -59,36 +67,52 @@ function sources(model: Model, vm: VirtualMesh, selector: FederationSelector, i:
   return matched.filter(inVm);
 }
 
-/** Destination name → meshes it goes to, over every selector of every VirtualMesh. */
-function collectTargets(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter): Map<string, Map<string, Mesh>> {
-  const targets = new Map<string, Map<string, Mesh>>();
-  for (const vm of model.virtualMeshes) {
-    (vm.spec.federation?.selectors ?? []).forEach((selector, i) => {
-      const meshes = targetMeshes(vm, selector, i, members, reporter);
-      for (const destination of sources(model, vm, selector, i, members, reporter)) {
-        for (const mesh of meshes) {
-          if (mesh.metadata.name === destination.spec.mesh || mesh.spec.cluster === destination.spec.cluster) continue;
-          const set = targets.get(destination.metadata.name) ?? new Map<string, Mesh>();
-          targets.set(destination.metadata.name, set.set(mesh.metadata.name, mesh));
-        }
-      }
-    });
-  }
-  return targets;
+/** A mesh set shared by every destination with the same source mesh and matching selectors. */
+interface Targets {
+  meshes: Mesh[];
+  names: ReadonlySet<string>;
 }
 
 /**
- * What each VirtualMesh federates (API.md §4): for every selector, the destinations it matches in
- * member meshes go to the member meshes it names (all members when it names none). A source mesh
- * without a usable east-west gateway cannot export anything: that is reported on the mesh and its
- * destinations stay local. Selector refs to unknown services or non-member meshes are errors on the
- * VirtualMesh; the rest of the VirtualMesh still applies, because dropping trust and federation over a
- * typo would cut every cross-cluster call.
+ * Destination name → the meshes it goes to, over every selector of every VirtualMesh. Destinations
+ * of one mesh matched by the same selectors go to the same meshes, so those share one (sorted) list
+ * and set: with everything federated everywhere that is 100 lists instead of 10,000.
  */
-export function planFederation(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter): FederationPlan {
-  const targets = collectTargets(model, members, reporter);
+function collectTargets(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter): Map<string, Targets> {
+  const selectorMeshes: Mesh[][] = [];
+  const matchedBy = new Map<string, number[]>();
+  for (const vm of model.virtualMeshes) {
+    (vm.spec.federation?.selectors ?? []).forEach((selector, i) => {
+      const id = selectorMeshes.push(targetMeshes(vm, selector, i, members, reporter)) - 1;
+      for (const destination of sources(model, vm, selector, i, members, reporter)) pushTo(matchedBy, destination.metadata.name, id);
+    });
+  }
+  const shared = new Map<string, Targets>();
+  const out = new Map<string, Targets>();
+  for (const [name, ids] of matchedBy) {
+    const destination = model.destinations.get(name) as Destination;
+    const key = `${destination.spec.mesh}|${ids.join(",")}`;
+    let targets = shared.get(key);
+    if (targets === undefined) {
+      const meshes = new Map<string, Mesh>();
+      for (const mesh of ids.flatMap((id) => selectorMeshes[id] ?? [])) {
+        if (mesh.metadata.name !== destination.spec.mesh && mesh.spec.cluster !== destination.spec.cluster) meshes.set(mesh.metadata.name, mesh);
+      }
+      const sorted = [...meshes.values()].sort((a, b) => compareStrings(a.metadata.name, b.metadata.name));
+      shared.set(key, (targets = { meshes: sorted, names: new Set(meshes.keys()) }));
+    }
+    if (targets.meshes.length > 0) out.set(name, targets);
+  }
+  return out;
+}
+
+/**
+ * East-west gateways of each mesh that has destinations to export. A mesh without a usable one
+ * cannot export anything: that is reported on the mesh and its destinations stay local.
+ */
+function exportingGateways(model: Model, names: Iterable<string>, members: ReadonlyMap<string, Membership>, reporter: Reporter): Map<string, Gateway[]> {
   const byMesh = new Map<string, Destination[]>();
-  for (const name of targets.keys()) {
+  for (const name of names) {
     const destination = model.destinations.get(name) as Destination;
     pushTo(byMesh, destination.spec.mesh, destination);
   }
@@ -102,22 +126,39 @@ export function planFederation(model: Model, members: ReadonlyMap<string, Member
       reporter.reportMesh(resourceKey(member.virtualMesh), meshName, `mesh ${meshName} has no east-west gateway with a TLS port and an address; its ${count} selected destination(s) are not federated`);
     }
   }
+  return gatewaysOf;
+}
+
+/**
+ * What each VirtualMesh federates (API.md §4): for every selector, the destinations it matches in
+ * member meshes go to the member meshes it names (all members when it names none), provided their
+ * own mesh has an east-west gateway. Selector refs to unknown services or non-member meshes are
+ * errors on the VirtualMesh; the rest of the VirtualMesh still applies, because dropping trust and
+ * federation over a typo would cut every cross-cluster call.
+ */
+export function planFederation(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter): FederationPlan {
+  const targets = collectTargets(model, members, reporter);
+  const gatewaysOf = exportingGateways(model, targets.keys(), members, reporter);
   const exported = [...targets.keys()].sort(compareStrings).map((n) => model.destinations.get(n) as Destination).filter((d) => gatewaysOf.has(d.spec.mesh));
   const addresses = allocateVirtualIps(exported);
   const exports = new Map<string, FederatedExport>();
+  const parents = new Map<VirtualMesh, readonly Parent[]>();
   for (const destination of exported) {
     const name = destination.metadata.name;
-    const member = members.get(destination.spec.mesh) as Membership;
-    const meshes = [...(targets.get(name) as Map<string, Mesh>).values()].sort((a, b) => compareStrings(a.metadata.name, b.metadata.name));
+    const vm = (members.get(destination.spec.mesh) as Membership).virtualMesh;
+    const { meshes, names } = targets.get(name) as Targets;
     const { name: svc, namespace, cluster } = destination.spec;
-    const suffix = member.virtualMesh.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX;
+    const host = `${svc}.${namespace}.svc.${cluster}.${vm.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX}`;
+    if (!parents.has(vm)) parents.set(vm, [{ kind: "VirtualMesh", name: vm.metadata.name }]);
     exports.set(name, {
       destination,
-      virtualMesh: member.virtualMesh,
-      host: `${svc}.${namespace}.svc.${cluster}.${suffix}`,
+      virtualMesh: vm,
+      host,
+      objectName: generatedName(host),
+      virtualMeshParents: parents.get(vm) as readonly Parent[],
       address: addresses.get(name) as string,
       targets: meshes,
-      targetNames: new Set(meshes.map((m) => m.metadata.name)),
+      targetNames: names,
       gateways: gatewaysOf.get(destination.spec.mesh) as Gateway[],
     });
   }

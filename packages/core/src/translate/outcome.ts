@@ -9,10 +9,11 @@ export interface DestinationOutcome {
 export interface PolicyOutcome {
   /** Selected destinations by name, in name order. */
   destinations: Map<string, DestinationOutcome>;
-  /** TrafficPolicy: names of matched source workloads, sorted. */
-  workloads?: string[];
+  /** TrafficPolicy with a sourceSelector: names of matched source workloads, sorted (capped). */
+  workloads?: string[] | undefined;
 }
 
+/** The outcome of a policy that selected nothing (used when a policy is missing from a result map). */
 export function emptyOutcome(): PolicyOutcome {
   return { destinations: new Map() };
 }

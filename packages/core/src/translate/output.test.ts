@@ -12,8 +12,18 @@ describe("OutputSink", () => {
     sink.add("c1", draft("VirtualService", "a", {}, "p"));
     sink.add("c1", draft("DestinationRule", "z", {}, "p"));
     sink.add("c1", draft("ServiceEntry", "m", {}, "p"));
+    sink.add("c1", { ...draft("ServiceEntry", "a-b", {}, "p"), namespace: "ns-a" });
+    sink.add("c1", draft("ServiceEntry", "a", {}, "p"));
+    sink.add("c1", draft("ServiceEntry", "a-1", {}, "p"));
     const out = sink.finish();
-    expect(out.c1?.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(["ServiceEntry/m", "DestinationRule/z", "VirtualService/a"]);
+    expect(out.c1?.objects.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
+      "ServiceEntry/ns/a",
+      "ServiceEntry/ns/a-1",
+      "ServiceEntry/ns/m",
+      "ServiceEntry/ns-a/a-b",
+      "DestinationRule/ns/z",
+      "VirtualService/ns/a",
+    ]);
     expect(out.c1?.objects[0]?.metadata.labels).toEqual({ "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/cluster": "c1", "meshplane.dev/tenant": "acme" });
     expect(out.c2?.objects).toEqual([]);
     expect(out.c2?.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -31,7 +41,8 @@ describe("OutputSink", () => {
   it("throws when two different objects share a name (a translator bug)", () => {
     const sink = new OutputSink("acme", ["c"]);
     sink.add("c", draft("VirtualService", "x", { hosts: ["a"] }, "p"));
-    expect(() => sink.add("c", draft("VirtualService", "x", { hosts: ["b"] }, "q"))).toThrow(TranslateError);
+    sink.add("c", draft("VirtualService", "x", { hosts: ["b"] }, "q"));
+    expect(() => sink.finish()).toThrow(TranslateError);
   });
 
   it("throws for an unregistered cluster", () => {

@@ -1,9 +1,11 @@
-import { Canonicalizer } from "./canonical";
+import { canonicalize, canonicalJson } from "./canonical";
 import { compareStrings } from "./compare";
 import { TranslateError } from "./errors";
+import { HashWriter } from "./hash-writer";
 import { deepEqual } from "./owned-fields";
 import type { CertificateDirective, ClusterOutput, KubeObject } from "./types";
 
+/** Labels and annotation every generated object carries (API.md §8); the agent prunes by them. */
 export const LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
 export const LABEL_TENANT = "meshplane.dev/tenant";
 export const LABEL_CLUSTER = "meshplane.dev/cluster";
@@ -35,25 +37,40 @@ export interface Parent {
   name: string;
 }
 
-/** An object before labels and annotations: translators describe, the sink stamps and sorts. */
+/**
+ * An object before labels and annotations: translators describe, the sink stamps and sorts. A draft
+ * has nothing cluster-specific, so one draft may be added to many clusters (a federated host's
+ * ServiceEntry goes to every mesh it is federated to); it must not be mutated after `add`.
+ */
 export interface ObjectDraft {
   apiVersion: string;
   kind: GeneratedKind;
   name: string;
   namespace: string;
-  /** May be shared between clusters; never mutated after `add`. */
   spec: Record<string, unknown>;
-  parents: Iterable<Parent>;
+  parents: readonly Parent[];
 }
 
+/** A draft as the sink tracks it: prepared once however many clusters it goes to. */
 interface Entry {
   draft: ObjectDraft;
-  parents: Map<string, Parent>;
+  /** Orders by kind, namespace, name (ranks are one digit; `\0` sorts before any name character). */
+  key: string;
+  /** Position of the entry among all distinct entries in output order. */
+  rank: number;
+  /** Set on first use by `prepared`. */
+  ready?: Ready;
 }
 
-function parentKey(parent: Parent): string {
-  return `${parent.kind}/${parent.name}`;
+/** What stamping needs: canonical spec, annotations, and the canonical JSON around the labels. */
+interface Ready {
+  spec: Record<string, unknown>;
+  annotations: Record<string, string>;
+  head: Buffer;
+  tail: Buffer;
 }
+
+const COMMA = Buffer.from(",");
 
 /**
  * Collects the generated objects of every registered cluster and turns them into ClusterOutputs:
@@ -61,9 +78,15 @@ function parentKey(parent: Parent): string {
  * name, canonical key order, a content hash. The same object generated twice (two meshes of one
  * VirtualMesh sharing an Istio namespace) is kept once with the parents merged; two *different*
  * objects under one name are a translator bug and throw TranslateError.
+ *
+ * A 100-cluster tenant yields over a million objects, most of them one draft shared by many
+ * clusters, so each distinct draft is prepared and sorted once; per cluster only integer ranks are
+ * sorted and pre-encoded bytes streamed into the hash. The hash is byte-identical to
+ * `Canonicalizer.contentHash` over the returned objects (tested).
  */
 export class OutputSink {
-  private readonly objects = new Map<string, Map<string, Entry>>();
+  private readonly entries = new Map<ObjectDraft, Entry>();
+  private readonly byCluster = new Map<string, Entry[]>();
   private readonly certificates = new Map<string, CertificateDirective[]>();
 
   constructor(
@@ -71,25 +94,17 @@ export class OutputSink {
     clusters: readonly string[],
   ) {
     for (const cluster of clusters) {
-      this.objects.set(cluster, new Map());
+      this.byCluster.set(cluster, []);
       this.certificates.set(cluster, []);
     }
   }
 
   add(cluster: string, draft: ObjectDraft): void {
-    const entries = this.objects.get(cluster);
-    if (entries === undefined) throw new TranslateError(`generated ${draft.kind} ${draft.name} for unregistered cluster ${cluster}`);
-    const key = `${KIND_RANK.get(draft.kind)}\u0000${draft.namespace}\u0000${draft.name}`;
-    const existing = entries.get(key);
-    const parents = new Map([...draft.parents].map((p) => [parentKey(p), p]));
-    if (existing === undefined) {
-      entries.set(key, { draft, parents });
-      return;
-    }
-    if (existing.draft.apiVersion !== draft.apiVersion || !deepEqual(existing.draft.spec, draft.spec)) {
-      throw new TranslateError(`two different ${draft.kind} objects named ${draft.namespace}/${draft.name} in cluster ${cluster}`);
-    }
-    for (const [k, p] of parents) existing.parents.set(k, p);
+    const list = this.byCluster.get(cluster);
+    if (list === undefined) throw new TranslateError(`generated ${draft.kind} ${draft.name} for unregistered cluster ${cluster}`);
+    let entry = this.entries.get(draft);
+    if (entry === undefined) this.entries.set(draft, (entry = { draft, key: `${KIND_RANK.get(draft.kind)}${draft.namespace}\u0000${draft.name}`, rank: -1 }));
+    list.push(entry);
   }
 
   addCertificate(cluster: string, directive: CertificateDirective): void {
@@ -100,32 +115,103 @@ export class OutputSink {
 
   /** One ClusterOutput per registered cluster, objects sorted and canonical, with its content hash. */
   finish(): Record<string, ClusterOutput> {
-    const canon = new Canonicalizer();
+    const ordered = [...this.entries.values()].sort((a, b) => compareStrings(a.key, b.key));
+    ordered.forEach((entry, rank) => (entry.rank = rank));
+    const preparer = new Preparer();
     const out: Record<string, ClusterOutput> = {};
-    const annotationMemo = new Map<string, Record<string, string>>();
-    for (const [cluster, entries] of this.objects) {
-      const labels = { [LABEL_MANAGED_BY]: "meshplane", [LABEL_CLUSTER]: cluster, [LABEL_TENANT]: this.tenant };
-      const keys = [...entries.keys()].sort(compareKeys);
-      const objects = keys.map((key) => canon.canonicalize(this.stamp(entries.get(key) as Entry, labels, annotationMemo)));
-      const certificates = (this.certificates.get(cluster) ?? [])
-        .map((c) => canon.canonicalize(c))
-        .sort((a, b) => compareStrings(a.mesh, b.mesh));
-      out[cluster] = { objects, certificates, hash: canon.contentHash(objects, certificates) };
+    for (const [cluster, entries] of this.byCluster) {
+      out[cluster] = this.clusterOutput(cluster, inOutputOrder(entries, ordered, cluster), preparer);
+      this.byCluster.set(cluster, []);
     }
     return out;
   }
 
-  private stamp(entry: Entry, labels: Record<string, string>, memo: Map<string, Record<string, string>>): KubeObject {
-    const parents = [...entry.parents.values()].sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name));
-    const json = JSON.stringify(parents.map((p) => ({ kind: p.kind, name: p.name })));
-    let annotations = memo.get(json);
-    if (annotations === undefined) memo.set(json, (annotations = { [ANNOTATION_PARENTS]: json }));
-    const { apiVersion, kind, name, namespace, spec } = entry.draft;
-    return { apiVersion, kind, metadata: { name, namespace, labels, annotations }, spec };
+  private clusterOutput(cluster: string, entries: readonly Entry[], preparer: Preparer): ClusterOutput {
+    const labels = { [LABEL_MANAGED_BY]: "meshplane", [LABEL_CLUSTER]: cluster, [LABEL_TENANT]: this.tenant };
+    const labelBytes = Buffer.from(JSON.stringify(labels));
+    const certificates = (this.certificates.get(cluster) ?? []).map((c) => canonicalize(c)).sort((a, b) => compareStrings(a.mesh, b.mesh));
+    const hash = new HashWriter();
+    hash.text(`{"certificates":[${certificates.map((c) => JSON.stringify(c)).join(",")}],"objects":[`);
+    const objects = entries.map((entry, i): KubeObject => {
+      const ready = entry.ready ?? (entry.ready = preparer.prepare(entry.draft));
+      if (i > 0) hash.bytes(COMMA);
+      hash.bytes(ready.head);
+      hash.bytes(labelBytes);
+      hash.bytes(ready.tail);
+      const { apiVersion, kind, name, namespace } = entry.draft;
+      return { apiVersion, kind, metadata: { annotations: ready.annotations, labels, name, namespace }, spec: ready.spec };
+    });
+    hash.text("]}");
+    return { objects, certificates, hash: hash.digest() };
   }
 }
 
-/** Keys are `<kind rank>\0<namespace>\0<name>`; ranks are one digit, so string order is kind order. */
-function compareKeys(a: string, b: string): number {
-  return compareStrings(a, b);
+/**
+ * A cluster's entries in output order, identical duplicates folded into one with their parents
+ * merged (different duplicates throw). Sorting integer ranks is what keeps this cheap per cluster.
+ */
+function inOutputOrder(entries: readonly Entry[], ordered: readonly Entry[], cluster: string): Entry[] {
+  const ranks = Int32Array.from(entries, (e) => e.rank).sort();
+  const out: Entry[] = [];
+  let previous = -1;
+  for (const rank of ranks) {
+    if (rank === previous) continue; // the same draft added twice
+    previous = rank;
+    const entry = ordered[rank] as Entry;
+    const last = out[out.length - 1];
+    if (last === undefined || last.key !== entry.key) {
+      out.push(entry);
+      continue;
+    }
+    const { draft } = entry;
+    if (last.draft.apiVersion !== draft.apiVersion || !deepEqual(last.draft.spec, draft.spec)) {
+      throw new TranslateError(`two different ${draft.kind} objects named ${draft.namespace}/${draft.name} in cluster ${cluster}`);
+    }
+    out[out.length - 1] = { ...last, draft: { ...last.draft, parents: [...last.draft.parents, ...draft.parents] }, ready: undefined };
+  }
+  return out;
+}
+
+/** Prepares drafts for stamping, sharing work between drafts with the same spec or the same parents. */
+class Preparer {
+  private readonly specs = new Map<object, { spec: Record<string, unknown>; json: string }>();
+  private readonly notes = new Map<readonly Parent[], { value: Record<string, string>; json: string }>();
+  private readonly noteByText = new Map<string, { value: Record<string, string>; json: string }>();
+
+  prepare(draft: ObjectDraft): Ready {
+    const { apiVersion, kind, name, namespace } = draft;
+    const spec = this.spec(draft.spec);
+    const note = this.annotations(draft.parents);
+    return {
+      spec: spec.spec,
+      annotations: note.value,
+      head: Buffer.from(`{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(kind)},"metadata":{"annotations":${note.json},"labels":`),
+      tail: Buffer.from(`,"name":${JSON.stringify(name)},"namespace":${JSON.stringify(namespace)}},"spec":${spec.json}}`),
+    };
+  }
+
+  private spec(spec: Record<string, unknown>): { spec: Record<string, unknown>; json: string } {
+    let s = this.specs.get(spec);
+    if (s === undefined) {
+      const canonical = canonicalize(spec);
+      this.specs.set(spec, (s = { spec: canonical, json: JSON.stringify(canonical) }));
+    }
+    return s;
+  }
+
+  /** The parents annotation: parents deduplicated and sorted by kind then name. */
+  private annotations(parents: readonly Parent[]): { value: Record<string, string>; json: string } {
+    const known = this.notes.get(parents);
+    if (known !== undefined) return known;
+    const unique = new Map(parents.map((p) => [`${p.kind}/${p.name}`, p]));
+    const ordered = [...unique.values()].sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name));
+    const text = JSON.stringify(ordered.map((p) => ({ kind: p.kind, name: p.name })));
+    let note = this.noteByText.get(text);
+    if (note === undefined) {
+      const value = { [ANNOTATION_PARENTS]: text };
+      this.noteByText.set(text, (note = { value, json: canonicalJson(value) }));
+    }
+    this.notes.set(parents, note);
+    return note;
+  }
 }

@@ -25,15 +25,32 @@ function reachingMeshes(destinations: readonly Destination[], model: Model, plan
   return meshes;
 }
 
+/** Status lists at most this many source workloads: statuses live in one 400 KB DynamoDB item. */
+export const MAX_STATUS_WORKLOADS = 1000;
+
+/**
+ * `status.workloads` (API.md §7): the source workloads the policy's sourceSelector matches among
+ * those that can reach its destinations, capped at MAX_STATUS_WORKLOADS with a final
+ * `…and N more`. Undefined without a sourceSelector: the policy applies to every client, and
+ * listing the whole tenant would say nothing while growing the status past storage limits.
+ */
+function sourceWorkloads(policy: TrafficPolicy, matched: readonly Destination[], model: Model, plan: FederationPlan): string[] | undefined {
+  if ((policy.spec.sourceSelector ?? []).length === 0) return undefined;
+  const reaching = reachingMeshes(matched, model, plan);
+  const names = selectWorkloads(model, policy.spec.sourceSelector)
+    .filter((w: Workload) => reaching.has(w.spec.mesh))
+    .map((w) => w.metadata.name);
+  if (names.length <= MAX_STATUS_WORKLOADS) return names;
+  return [...names.slice(0, MAX_STATUS_WORKLOADS), `…and ${names.length - MAX_STATUS_WORKLOADS} more`];
+}
+
 /** Selects each policy's destinations and sources and reports policy-wide errors; returns policies by destination. */
 function select(model: Model, plan: FederationPlan, reporter: Reporter, outcomes: Map<string, PolicyOutcome>): Map<string, TrafficPolicy[]> {
   const byDestination = new Map<string, TrafficPolicy[]>();
   for (const policy of model.trafficPolicies) {
     const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
     for (const error of trafficPolicyErrors(policy, model, missing)) reporter.report(resourceKey(policy), undefined, error);
-    const reaching = reachingMeshes(matched, model, plan);
-    const workloads = selectWorkloads(model, policy.spec.sourceSelector).filter((w: Workload) => reaching.has(w.spec.mesh));
-    outcomes.set(policy.metadata.name, { destinations: new Map(), workloads: workloads.map((w) => w.metadata.name) });
+    outcomes.set(policy.metadata.name, { destinations: new Map(), workloads: sourceWorkloads(policy, matched, model, plan) });
     for (const d of matched) pushTo(byDestination, d.metadata.name, policy);
   }
   return byDestination;

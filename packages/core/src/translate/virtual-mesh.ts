@@ -1,5 +1,6 @@
 import { certificateDirective } from "./certificates";
-import type { FederationPlan } from "./federation-plan";
+import { DEFAULT_HOSTNAME_SUFFIX, type FederationPlan } from "./federation-plan";
+import { federationDestinationRule } from "./istio/destination-rule";
 import { eastWestGateway, gatewayServiceEntry, remoteServiceEntries } from "./istio/federation";
 import { globalAccess } from "./istio/global-access";
 import { strictPeerAuthentication } from "./istio/peer-authentication";
@@ -26,15 +27,23 @@ function memberObjects(member: Membership, model: Model, sink: OutputSink, secre
  * The objects VirtualMeshes produce besides routing (API.md §4): per member mesh, trust and access
  * defaults; per federated destination, the ServiceEntry for its host in every target mesh and the
  * local one beside its own east-west gateway; per exporting mesh, the AUTO_PASSTHROUGH Gateway on each
- * of its east-west gateways. Federated VirtualServices and DestinationRules come with the destination's
- * routing (traffic-policy.ts).
+ * of its east-west gateways; per receiving mesh, the DestinationRule for all federated hosts.
+ * Per-host VirtualServices and DestinationRules come with the destination's routing
+ * (traffic-policy.ts).
  */
 export function translateVirtualMeshes(model: Model, plan: FederationPlan, sink: OutputSink): void {
   const secrets = new Set<string>();
   for (const member of plan.members.values()) memberObjects(member, model, sink, secrets);
   const exporting = new Set<string>();
+  const receiving = new Set<string>();
   for (const exported of plan.exports.values()) {
-    for (const { cluster, draft } of remoteServiceEntries(exported, model)) sink.add(cluster, draft);
+    for (const mesh of exported.targets) {
+      if (receiving.has(mesh.metadata.name)) continue;
+      receiving.add(mesh.metadata.name);
+      const suffix = exported.virtualMesh.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX;
+      sink.add(mesh.spec.cluster, federationDestinationRule(mesh, exported.virtualMesh, suffix, model));
+    }
+    remoteServiceEntries(exported, model, (cluster, draft) => sink.add(cluster, draft));
     const member = plan.members.get(exported.destination.spec.mesh) as Membership;
     const local = gatewayServiceEntry(exported, model, member.mesh);
     if (local !== undefined) sink.add(exported.destination.spec.cluster, local);

@@ -11,6 +11,7 @@ import { httpPorts } from "./ports";
 import type { IstioOutputs } from "./render-destination";
 import type { DestinationTrafficPolicy, HttpRouteFields } from "./types";
 
+/** What applying policies to a destination reads besides the policies. */
 export interface ApplyContext {
   model: Model;
   plan: FederationPlan;
@@ -23,7 +24,7 @@ interface Contribution {
 
 const ROUTE_FEATURES = ROUTE_DECORATORS.map((d) => d.feature);
 
-function contribution(features: TrafficPolicyFeatures, state: IstioDestinationState, ctx: DecoratorContext): Contribution {
+function contribution(features: TrafficPolicyFeatures, ctx: DecoratorContext): Contribution {
   const routes = new Map<number, HttpRouteFields>();
   const used = routeFeaturesOf(features, ROUTE_FEATURES);
   const ports = httpPorts(ctx.destination);
@@ -35,7 +36,7 @@ function contribution(features: TrafficPolicyFeatures, state: IstioDestinationSt
   }
   const trafficPolicy: DestinationTrafficPolicy = {};
   for (const decorator of TRAFFIC_POLICY_DECORATORS) {
-    Object.assign(trafficPolicy, decorator.decorate(features, { ...ctx, accepted: state.trafficPolicy.value as DestinationTrafficPolicy }));
+    Object.assign(trafficPolicy, decorator.decorate(features, ctx));
   }
   return { routes, trafficPolicy };
 }
@@ -102,8 +103,10 @@ function commit(state: IstioDestinationState, policy: TrafficPolicy, key: string
  * Applies `ordered` (valid policies selecting `destination`, in acceptance order) to an Istio
  * destination. A policy whose features fail on this destination, or that sets a field an earlier
  * accepted policy set to a different value, is reported through `report` and contributes nothing
- * here (API.md §5: INVALID for that destination only). Returns the merged state with the views it
- * is rendered in, and the accepted policies in order.
+ * here (API.md §5: INVALID for that destination only). Decisions are made in order, but a rejected
+ * policy's conflicts are listed against everything finally accepted: the list is then the same
+ * however the rejected policy was ordered among accepted ones, so re-translating with the statuses
+ * this produced reports the same errors. Returns the merged state and the accepted policies in order.
  */
 export function applyToIstioDestination(
   destination: Destination,
@@ -114,19 +117,20 @@ export function applyToIstioDestination(
   const state = emptyState(destination);
   const views = viewsOf(destination, ctx.model, ctx.plan);
   const accepted: TrafficPolicy[] = [];
+  const conflicting: { policy: TrafficPolicy; key: string; c: Contribution }[] = [];
   ordered.forEach((policy, rank) => {
     const errors: string[] = [];
     const features = policy.spec.policy;
-    const c = contribution(features, state, { model: ctx.model, destination, report: (e) => errors.push(e) });
+    const c = contribution(features, { model: ctx.model, destination, report: (e) => errors.push(e) });
     errors.push(...viewErrors(features, views, ctx));
     const key = groupKey(policy.spec);
-    if (errors.length === 0) errors.push(...conflictsWith(state, key, c));
-    if (errors.length > 0) {
-      for (const error of errors) report(policy, error);
-      return;
+    if (errors.length > 0) for (const error of errors) report(policy, error);
+    else if (conflictsWith(state, key, c).length > 0) conflicting.push({ policy, key, c });
+    else {
+      commit(state, policy, key, rank, c);
+      accepted.push(policy);
     }
-    commit(state, policy, key, rank, c);
-    accepted.push(policy);
   });
-  return { outputs: { state, views }, accepted };
+  for (const { policy, key, c } of conflicting) for (const error of conflictsWith(state, key, c)) report(policy, error);
+  return { outputs: { state }, accepted };
 }

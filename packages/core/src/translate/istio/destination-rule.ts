@@ -1,15 +1,26 @@
 import type { FederatedExport } from "../federation-plan";
 import { gatewayExportTo } from "./federation";
+import type { Mesh } from "../../api/index";
+import type { VirtualMesh } from "../membership";
 import type { Model } from "../model";
+import { generatedName } from "../naming";
 import type { ObjectDraft, Parent } from "../output";
 import type { IstioDestinationState } from "./destination-state";
 import type { View } from "./hosts";
 import type { DestinationTrafficPolicy, Subset } from "./types";
 
+/** An object and the cluster it goes to. */
+export interface Placed {
+  cluster: string;
+  draft: ObjectDraft;
+}
+
 export interface DestinationRuleInput {
   state: IstioDestinationState;
   /** From `subsetsOf`, with labels. */
   subsets: Subset[];
+  /** The subsets trafficShift routes use (a part of `subsets`). */
+  demandedSubsets: Subset[];
   /** Policies whose trafficShift needs a subset of this destination. */
   subsetParents: ReadonlySet<string>;
 }
@@ -24,29 +35,64 @@ function policyParents(input: DestinationRuleInput): Parent[] {
 }
 
 /**
- * The DestinationRules of one Istio destination, one per view (API.md §5, always generated):
- * `tls.mode` ISTIO_MUTUAL unless an mtls policy says otherwise, the policies' outlierDetection,
- * connectionPool and loadBalancer, and subsets. Remote (federated) rules list subsets by name only:
- * there the endpoints are east-west gateways, which carry no workload labels, and the subset travels
- * in the SNI to the gateway, which picks the labelled subset (see `gatewayDestinationRule`). The
- * local rule has the Destination as a parent because it exists for the service alone.
+ * The DestinationRules of one Istio destination (API.md §5). Locally always: `tls.mode`
+ * ISTIO_MUTUAL unless an mtls policy says otherwise, the policies' outlierDetection, connectionPool
+ * and loadBalancer, and subsets; it has the Destination as a parent because it exists for the
+ * service alone. In meshes it is federated to, only when it says more than the mesh-wide federation
+ * rule (`federationDestinationRule`) does — policy fields, or subsets routes there use — because a
+ * rule per federated host per mesh is millions of objects in a large tenant and Istio prefers the
+ * exact host anyway. Remote subsets are listed by name only: there the endpoints are east-west
+ * gateways, which carry no workload labels, and the subset travels in the SNI to the gateway, which
+ * picks the labelled subset (see `gatewayDestinationRule`).
  */
-export function destinationRules(input: DestinationRuleInput, views: readonly View[], model: Model, exported: FederatedExport | undefined): ObjectDraft[] {
+export function destinationRules(input: DestinationRuleInput, views: readonly View[], model: Model, exported: FederatedExport | undefined): Placed[] {
+  const [local, ...remote] = views;
+  if (local === undefined) return [];
   const trafficPolicy = trafficPolicyOf(input.state);
   const parents = policyParents(input);
-  const local = { host: views[0]?.host, trafficPolicy, subsets: input.subsets.length > 0 ? input.subsets : undefined };
-  const remoteSubsets = input.subsets.map(({ name }) => ({ name }));
-  const remote = { host: exported?.host, trafficPolicy, subsets: remoteSubsets.length > 0 ? remoteSubsets : undefined };
-  return views.map((view) => ({
-    apiVersion: model.istioVersions(view.cluster).networking,
+  const localRule: ObjectDraft = {
+    apiVersion: model.istioVersions(local.cluster).networking,
     kind: "DestinationRule",
-    name: view.name,
-    namespace: view.namespace,
-    spec: view.federated ? remote : local,
-    parents: view.federated
-      ? [{ kind: "VirtualMesh", name: (exported as FederatedExport).virtualMesh.metadata.name }, ...parents]
-      : [{ kind: "Destination", name: input.state.destination.metadata.name }, ...parents],
-  }));
+    name: local.name,
+    namespace: local.namespace,
+    spec: { host: local.host, trafficPolicy, subsets: input.subsets.length > 0 ? input.subsets : undefined },
+    parents: [{ kind: "Destination", name: input.state.destination.metadata.name }, ...parents],
+  };
+  const demanded = input.demandedSubsets.map(({ name }) => ({ name }));
+  const placedLocal = { cluster: local.cluster, draft: localRule };
+  if (exported === undefined || (input.state.trafficPolicy.isEmpty && demanded.length === 0)) return [placedLocal];
+  const spec = { host: exported.host, trafficPolicy, subsets: demanded.length > 0 ? demanded : undefined };
+  // It exists because these policies need more than the federation rule gives; like federated
+  // VirtualServices it lists only them, so it goes exactly when the last of them does.
+  const remoteParents = parents;
+  // One draft per API version and namespace, shared by every mesh that gets it.
+  const drafts: ObjectDraft[] = [];
+  const remoteRules = remote.map((view) => {
+    const apiVersion = model.istioVersions(view.cluster).networking;
+    let draft = drafts.find((d) => d.apiVersion === apiVersion && d.namespace === view.namespace);
+    if (draft === undefined) {
+      draft = { apiVersion, kind: "DestinationRule", name: view.name, namespace: view.namespace, spec, parents: remoteParents };
+      drafts.push(draft);
+    }
+    return { cluster: view.cluster, draft };
+  });
+  return [placedLocal, ...remoteRules];
+}
+
+/**
+ * In every mesh that receives federated hosts, one DestinationRule for all of them
+ * (`*.<suffix>`): ISTIO_MUTUAL, so clients originate the mTLS whose SNI the remote east-west gateway
+ * routes by (AUTO_PASSTHROUGH). Hosts with their own rule (above) override it.
+ */
+export function federationDestinationRule(mesh: Mesh, virtualMesh: VirtualMesh, suffix: string, model: Model): ObjectDraft {
+  return {
+    apiVersion: model.istioVersions(mesh.spec.cluster).networking,
+    kind: "DestinationRule",
+    name: generatedName(virtualMesh.metadata.name, "federation"),
+    namespace: mesh.spec.namespace,
+    spec: { host: `*.${suffix}`, trafficPolicy: { tls: { mode: "ISTIO_MUTUAL" } } },
+    parents: [{ kind: "VirtualMesh", name: virtualMesh.metadata.name }],
+  };
 }
 
 /**

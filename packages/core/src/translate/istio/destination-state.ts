@@ -26,6 +26,7 @@ export interface IstioDestinationState {
   readonly trafficPolicy: OwnedFields;
 }
 
+/** The state of a destination no policy has been applied to: no routes, no DestinationRule fields. */
 export function emptyState(destination: Destination): IstioDestinationState {
   return { destination, groups: new Map(), trafficPolicy: new OwnedFields() };
 }
@@ -46,9 +47,3 @@ export function routeFeaturesOf(features: TrafficPolicyFeatures, routeFeatures: 
   return routeFeatures.filter((f) => features[f] !== undefined);
 }
 
-/** Every policy that set a route field of any group. */
-export function routeParents(state: IstioDestinationState): Set<string> {
-  const out = new Set<string>();
-  for (const group of state.groups.values()) for (const fields of group.byPort.values()) for (const p of fields.parents) out.add(p);
-  return out;
-}

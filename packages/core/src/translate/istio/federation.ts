@@ -23,17 +23,13 @@ export function gatewayExportTo(exported: FederatedExport, namespace: string): s
   return [...namespaces].sort(compareStrings);
 }
 
-function vmParent(exported: FederatedExport) {
-  return [{ kind: "VirtualMesh" as const, name: exported.virtualMesh.metadata.name }];
-}
-
 /**
  * In every mesh a destination is federated to, a ServiceEntry for its federated host (API.md §4):
  * MESH_INTERNAL, the stable virtual IP, one endpoint per east-west gateway address on the gateway's
- * TLS port; resolution STATIC for IPs, DNS as soon as one address is a hostname. The spec is the
- * same in every mesh, so it is built once and shared.
+ * TLS port; resolution STATIC for IPs, DNS as soon as one address is a hostname. The object is
+ * the same in every mesh (up to API version and Istio namespace), so it is built once and shared.
  */
-export function remoteServiceEntries(exported: FederatedExport, model: Model): { cluster: string; draft: ObjectDraft }[] {
+export function remoteServiceEntries(exported: FederatedExport, model: Model, add: (cluster: string, draft: ObjectDraft) => void): void {
   const ports = exported.destination.spec.ports;
   const endpoints = exported.gateways
     .flatMap((gw) => gw.addresses.map((a) => ({ address: (a.ip ?? a.hostname) as string, gw })))
@@ -48,17 +44,18 @@ export function remoteServiceEntries(exported: FederatedExport, model: Model): {
     ports: entryPorts(ports),
     endpoints,
   };
-  return exported.targets.map((mesh: Mesh) => ({
-    cluster: mesh.spec.cluster,
-    draft: {
-      apiVersion: model.istioVersions(mesh.spec.cluster).networking,
-      kind: "ServiceEntry",
-      name: generatedName(exported.host),
-      namespace: mesh.spec.namespace,
-      spec,
-      parents: vmParent(exported),
-    },
-  }));
+  // One draft per API version and namespace, shared by every cluster that gets it.
+  const drafts: ObjectDraft[] = [];
+  for (const mesh of exported.targets) {
+    const apiVersion = model.istioVersions(mesh.spec.cluster).networking;
+    const namespace = mesh.spec.namespace;
+    let draft = drafts.find((d) => d.apiVersion === apiVersion && d.namespace === namespace);
+    if (draft === undefined) {
+      draft = { apiVersion, kind: "ServiceEntry", name: exported.objectName, namespace, spec, parents: exported.virtualMeshParents };
+      drafts.push(draft);
+    }
+    add(mesh.spec.cluster, draft);
+  }
 }
 
 /**
@@ -75,7 +72,7 @@ export function gatewayServiceEntry(exported: FederatedExport, model: Model, mes
   return {
     apiVersion: model.istioVersions(mesh.spec.cluster).networking,
     kind: "ServiceEntry",
-    name: generatedName(exported.host),
+    name: exported.objectName,
     namespace: mesh.spec.namespace,
     spec: {
       hosts: [exported.host],
@@ -91,7 +88,7 @@ export function gatewayServiceEntry(exported: FederatedExport, model: Model, mes
           ports: Object.keys(podPorts).length > 0 ? podPorts : undefined,
         })),
     },
-    parents: vmParent(exported),
+    parents: exported.virtualMeshParents,
   };
 }
 

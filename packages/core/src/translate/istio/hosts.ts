@@ -74,7 +74,7 @@ export function viewsOf(destination: Destination, model: Model, plan: Federation
     cluster: mesh.spec.cluster,
     host: exported.host,
     namespace: mesh.spec.namespace,
-    name: generatedName(exported.host),
+    name: exported.objectName,
     federated: true,
   }));
   return [local, ...remote];

@@ -1,5 +1,5 @@
 import type { ObjectDraft } from "../output";
-import { type IstioDestinationState, routeParents } from "./destination-state";
+import type { IstioDestinationState } from "./destination-state";
 import type { View } from "./hosts";
 import { type RenderContext, renderRoutes } from "./routes";
 
@@ -7,10 +7,10 @@ import { type RenderContext, renderRoutes } from "./routes";
  * The VirtualService for a destination in one view (its own cluster, or a mesh it is federated to),
  * named like the service locally and like the federated host remotely; undefined when no policy
  * route applies there ("no route left → no VirtualService"). Parents are the policies whose route
- * fields it carries.
+ * fields it carries in that view.
  */
 export function virtualService(state: IstioDestinationState, view: View, ctx: RenderContext): ObjectDraft | undefined {
-  const http = renderRoutes(state, view, ctx);
+  const { routes: http, parents } = renderRoutes(state, view, ctx);
   if (http.length === 0) return undefined;
   return {
     apiVersion: ctx.model.istioVersions(view.cluster).networking,
@@ -18,6 +18,6 @@ export function virtualService(state: IstioDestinationState, view: View, ctx: Re
     name: view.name,
     namespace: view.namespace,
     spec: { hosts: [view.host], http },
-    parents: [...routeParents(state)].map((name) => ({ kind: "TrafficPolicy", name })),
+    parents: [...parents].map((name) => ({ kind: "TrafficPolicy", name })),
   };
 }

@@ -4,7 +4,6 @@ import type { AccessPolicy } from "../istio/authorization-policy";
 import type { Model } from "../model";
 import { generatedName } from "../naming";
 import type { ObjectDraft } from "../output";
-import { allowedPodPorts } from "../istio/ports";
 import { SMI_API_VERSIONS } from "../versions";
 
 interface Account {
@@ -58,14 +57,28 @@ export function pathRegex(path: string): string {
 }
 
 /**
+ * An error when `allowedPorts` would narrow access on an OSM destination. SMI TrafficTarget
+ * v1alpha3 has no port (v1alpha2 had one), and TCPRoute ports only govern TCP traffic, so HTTP
+ * access cannot be limited by port; a list naming every port of the service (as service or pod
+ * port) narrows nothing and is fine.
+ */
+export function osmPortError(policy: AccessPolicy, destination: Destination): string | undefined {
+  const allowed = new Set(policy.spec.allowedPorts ?? []);
+  if (allowed.size === 0) return undefined;
+  const uncovered = destination.spec.ports.filter((p) => !allowed.has(p.port) && !(typeof p.targetPort === "number" && allowed.has(p.targetPort)));
+  if (uncovered.length === 0) return undefined;
+  return `OSM (SMI TrafficTarget v1alpha3) cannot limit access by port (allowedPorts): it would have to exclude port ${uncovered.map((p) => p.port).join(", ")}`;
+}
+
+/**
  * The SMI objects for one AccessPolicy on one OSM destination (API.md §6): an HTTPRouteGroup with
  * one match per allowed path (all paths when none) carrying the allowed methods (all when none),
- * and a TrafficTarget per destination service account — and per allowed port (as the pod port,
- * like Istio's), since an SMI destination names one port — from the source accounts. Nothing when no source account resolves.
+ * and a TrafficTarget per destination service account from the source accounts (ports were checked
+ * by `osmPortError`). Nothing when no source account resolves.
  */
 export function trafficTargets(policy: AccessPolicy, destination: Destination, destinationAccounts: readonly string[], sources: readonly Account[]): ObjectDraft[] {
   if (sources.length === 0) return [];
-  const { allowedPaths, allowedMethods, allowedPorts } = policy.spec;
+  const { allowedPaths, allowedMethods } = policy.spec;
   const methods = allowedMethods?.length ? [...new Set(allowedMethods)].sort(compareStrings) : ["*"];
   const paths = allowedPaths?.length ? [...new Set(allowedPaths)].sort(compareStrings) : undefined;
   const matches = paths === undefined ? [{ name: "all", pathRegex: ".*", methods }] : paths.map((p, i) => ({ name: `path-${i}`, pathRegex: pathRegex(p), methods }));
@@ -73,22 +86,19 @@ export function trafficTargets(policy: AccessPolicy, destination: Destination, d
   const parents = [{ kind: "AccessPolicy" as const, name: policy.metadata.name }];
   const namespace = destination.spec.namespace;
   const group: ObjectDraft = { apiVersion: SMI_API_VERSIONS.specs, kind: "HTTPRouteGroup", name: groupName, namespace, spec: { matches }, parents };
-  const ports = allowedPorts?.length ? allowedPodPorts(destination, allowedPorts) : [undefined];
-  const targets = destinationAccounts.flatMap((account) =>
-    ports.map(
-      (port): ObjectDraft => ({
-        apiVersion: SMI_API_VERSIONS.access,
-        kind: "TrafficTarget",
-        name: port === undefined ? generatedName(policy.metadata.name, destination.spec.name, account) : generatedName(policy.metadata.name, destination.spec.name, account, String(port)),
-        namespace,
-        spec: {
-          destination: { kind: "ServiceAccount", name: account, namespace, port },
-          rules: [{ kind: "HTTPRouteGroup", name: groupName, matches: matches.map((m) => m.name) }],
-          sources: sources.map((s) => ({ kind: "ServiceAccount", name: s.name, namespace: s.namespace })),
-        },
-        parents,
-      }),
-    ),
+  const targets = destinationAccounts.map(
+    (account): ObjectDraft => ({
+      apiVersion: SMI_API_VERSIONS.access,
+      kind: "TrafficTarget",
+      name: generatedName(policy.metadata.name, destination.spec.name, account),
+      namespace,
+      spec: {
+        destination: { kind: "ServiceAccount", name: account, namespace },
+        rules: [{ kind: "HTTPRouteGroup", name: groupName, matches: matches.map((m) => m.name) }],
+        sources: sources.map((s) => ({ kind: "ServiceAccount", name: s.name, namespace: s.namespace })),
+      },
+      parents,
+    }),
   );
   return [group, ...targets];
 }

@@ -17,5 +17,5 @@ export { normalizeWeights, shiftSubsets } from "./traffic-shift";
 /** Every VirtualService route feature. Listed here, not self-registered, so the set is visible in one place. */
 export const ROUTE_DECORATORS: readonly RouteDecorator[] = [trafficShift, timeout, retries, fault, cors, headers, mirror];
 
-/** Every DestinationRule feature; loadBalancer runs after outlierDetection, whose presence it checks. */
+/** Every DestinationRule feature. */
 export const TRAFFIC_POLICY_DECORATORS: readonly TrafficPolicyDecorator[] = [outlierDetection, connectionPool, loadBalancer, mtls];

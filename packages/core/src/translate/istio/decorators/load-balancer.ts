@@ -3,16 +3,17 @@ import type { TrafficPolicyDecorator } from "./types";
 /**
  * loadBalancer → `trafficPolicy.loadBalancer` (`simple`, and `localityLbSetting.enabled` for
  * localityFailover). Istio only fails over away from endpoints outlier detection has ejected, so
- * localityFailover without outlierDetection — from this policy or one accepted before it on the
- * destination — would silently do nothing: that is reported instead.
+ * localityFailover without outlierDetection would silently do nothing: that is reported instead.
+ * The outlierDetection must be in the same policy (repeating another policy's values is not a
+ * conflict): relying on another policy would make this one break when that one is removed.
  */
 export const loadBalancer: TrafficPolicyDecorator = {
   feature: "loadBalancer",
   decorate(features, ctx) {
     const lb = features.loadBalancer;
     if (lb === undefined) return undefined;
-    if (lb.localityFailover === true && features.outlierDetection === undefined && ctx.accepted.outlierDetection === undefined) {
-      ctx.report("loadBalancer.localityFailover needs outlierDetection, set by this policy or one accepted before it on this destination: Istio fails over only from endpoints outlier detection ejects");
+    if (lb.localityFailover === true && features.outlierDetection === undefined) {
+      ctx.report("loadBalancer.localityFailover needs outlierDetection in the same policy: Istio fails over only from endpoints outlier detection ejects");
       return undefined;
     }
     return {

@@ -18,10 +18,7 @@ export interface RouteContext extends DecoratorContext {
   port: number;
 }
 
-export interface TrafficPolicyContext extends DecoratorContext {
-  /** DestinationRule fields policies accepted earlier on this destination already set. */
-  accepted: Readonly<DestinationTrafficPolicy>;
-}
+export type TrafficPolicyContext = DecoratorContext;
 
 /**
  * Turns one feature into VirtualService http route fields. Returns undefined when the policy does not

@@ -1,0 +1,65 @@
+/**
+ * Translation benchmark: `node_modules/.bin/tsx test/bench/translate.ts [clusters] [servicesPerCluster]`.
+ * Prints human-readable lines, then as its last line one JSON object
+ * {"bench":"translate","full_ms","peak_rss_mb","objects","objects_per_s","one_policy_change_ms"}.
+ * Targets (ARCHITECTURE.md): full translation of the 100 × 100 tenant under 2 s and 1 GiB.
+ */
+import { performance } from "node:perf_hooks";
+import { translate, type TranslateInput, type TranslateOutput } from "../../packages/core/src/translate/index";
+import { benchTenant, FULL_SHAPE } from "./translate-tenant";
+
+function objectCount(out: TranslateOutput): number {
+  return Object.values(out.clusters).reduce((n, c) => n + c.objects.length, 0);
+}
+
+function timed<T>(run: () => T): { result: T; ms: number } {
+  const start = performance.now();
+  const result = run();
+  return { result, ms: performance.now() - start };
+}
+
+/** The same tenant with one TrafficPolicy's timeout changed, as after a user edit. */
+function withOneChange(input: TranslateInput): TranslateInput {
+  const [first, ...rest] = input.trafficPolicies;
+  if (first === undefined) return input;
+  const changed = { ...first, spec: { ...first.spec, policy: { ...first.spec.policy, requestTimeout: "42s" } }, metadata: { ...first.metadata, generation: 2 } };
+  return { ...input, trafficPolicies: [changed, ...rest] };
+}
+
+const shape = { ...FULL_SHAPE, clusters: Number(process.argv[2] ?? FULL_SHAPE.clusters), servicesPerCluster: Number(process.argv[3] ?? FULL_SHAPE.servicesPerCluster) };
+const input = benchTenant(shape);
+console.log(`tenant: ${shape.clusters} clusters × ${shape.servicesPerCluster} services = ${input.destinations.length} destinations, ${input.workloads.length} workloads, ${input.trafficPolicies.length} TrafficPolicies, ${input.accessPolicies.length} AccessPolicies, 1 VirtualMesh federating everything`);
+
+/** What the comparison needs from an output, so the next translation does not run with two outputs alive. */
+function summary(out: TranslateOutput) {
+  const statuses = Object.values(out.statuses);
+  return {
+    objects: objectCount(out),
+    clusters: Object.keys(out.clusters).length,
+    hashes: new Map(Object.entries(out.clusters).map(([name, c]) => [name, c.hash])),
+    accepted: statuses.filter((s) => s.state === "ACCEPTED").length,
+    invalid: statuses.filter((s) => s.state === "INVALID").length,
+  };
+}
+
+const full = timed(() => summary(translate(input)));
+const objects = full.result.objects;
+console.log(`full translation: ${full.ms.toFixed(0)} ms, ${objects} objects in ${full.result.clusters} clusters (${Math.round(objects / (full.ms / 1000))} objects/s)`);
+console.log(`statuses: ${full.result.accepted} ACCEPTED, ${full.result.invalid} INVALID`);
+
+const change = timed(() => summary(translate(withOneChange(input))));
+const changedClusters = [...change.result.hashes].filter(([name, hash]) => hash !== full.result.hashes.get(name)).length;
+console.log(`one policy changed: ${change.ms.toFixed(0)} ms (full re-translation; ${changedClusters} cluster hash(es) changed)`);
+
+const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+console.log(`peak RSS: ${peakRssMb} MiB (whole process: the input tenant, one translation at a time)`);
+console.log(
+  JSON.stringify({
+    bench: "translate",
+    full_ms: Math.round(full.ms),
+    peak_rss_mb: peakRssMb,
+    objects,
+    objects_per_s: Math.round(objects / (full.ms / 1000)),
+    one_policy_change_ms: Math.round(change.ms),
+  }),
+);

@@ -1,0 +1,203 @@
+import { gzipSync } from "node:zlib";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SNAPSHOT_TYPE, type SnapshotPayload } from "@meshplane/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalKeySigner } from "../../functions/signer/local-key";
+import { createLogger } from "../../functions/shared/logger";
+import { createWorker } from "../../functions/worker/handler";
+import { startPoller } from "../../functions/worker/poller";
+import { FIXTURES } from "../support/agents";
+import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
+import { type LabAgent, eventually, startLabAgent } from "./lab-agents";
+
+/**
+ * End to end on real parts: two kube-apiservers (each with etcd, RBAC and the Istio/SMI CRDs), the
+ * control plane on DynamoDB Local and the SQS emulator with its worker, and two agent processes
+ * running under the chart's RBAC.
+ */
+let cp: ControlPlane;
+let admin: string;
+let east: LabAgent;
+let west: LabAgent;
+let poller: { stop: () => Promise<void> };
+
+const MANAGED = "app.kubernetes.io%2Fmanaged-by%3Dmeshplane";
+const KINDS = [
+  ["networking.istio.io/v1", "virtualservices"],
+  ["networking.istio.io/v1", "destinationrules"],
+  ["networking.istio.io/v1", "serviceentries"],
+  ["networking.istio.io/v1", "gateways"],
+  ["security.istio.io/v1", "authorizationpolicies"],
+  ["security.istio.io/v1", "peerauthentications"],
+] as const;
+
+/** Every meshplane-managed object in a cluster, as `kind ns/name` → resourceVersion. */
+async function managed(agent: LabAgent): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const [gv, plural] of KINDS) {
+    const res = await agent.cluster.request<{ items: { kind?: string; metadata: { namespace: string; name: string; resourceVersion: string } }[] }>("GET", `/apis/${gv}/${plural}?labelSelector=${MANAGED}`);
+    for (const item of res.body.items ?? []) out.set(`${plural} ${item.metadata.namespace}/${item.metadata.name}`, item.metadata.resourceVersion);
+  }
+  return out;
+}
+
+const vsTimeout = async (agent: LabAgent) => {
+  const res = await agent.cluster.request<{ spec: { http: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews");
+  return res.status === 200 ? res.body.spec.http.find((r) => r.timeout)?.timeout ?? "none" : undefined;
+};
+
+const reviewsPolicy = (timeout: string) =>
+  trafficPolicy("reviews-timeout", {
+    destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "reviews" }] } }],
+    policy: { requestTimeout: timeout },
+  });
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+  poller = startPoller({ sqs: cp.sqs, queueUrl: cp.queueUrl, handler: createWorker(cp.worker), log: createLogger({}, () => undefined), waitSeconds: 1 });
+  admin = await cp.tenant("e2e");
+  [east, west] = await Promise.all([
+    startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml")),
+    startLabAgent(cp, admin, "cluster-west", join(FIXTURES, "istio-revision-eastwest.yaml")),
+  ]);
+  // A VirtualService someone made by hand: meshplane must never touch it.
+  const handmade = await east.cluster.request("POST", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices", {
+    apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "handmade", namespace: "bookinfo" },
+    spec: { hosts: ["ratings"], http: [{ route: [{ destination: { host: "ratings" } }] }] },
+  });
+  expect(handmade.status).toBe(201);
+}, 1_800_000);
+
+afterAll(async () => {
+  const { writeFileSync } = await import("node:fs");
+  if (east) writeFileSync(join(tmpdir(), "e2e-agent-cluster-east.log"), east.output());
+  if (west) writeFileSync(join(tmpdir(), "e2e-agent-cluster-west.log"), west.output());
+  await Promise.all([east?.stop(), west?.stop()]);
+  await poller?.stop();
+  await cp?.stop();
+});
+
+const handmadeVersion = async () => (await east.cluster.request<{ metadata: { resourceVersion: string } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/handmade")).body.metadata.resourceVersion;
+
+describe("two clusters, two agents, one control plane", () => {
+  let handmade: string;
+
+  it("agents register and report what they discover", async () => {
+    handmade = await handmadeVersion();
+    const meshes = await eventually("both meshes", async () => {
+      const items = ((await (await cp.request("GET", "/v1/meshes", { token: admin })).json()) as { items: { metadata: { name: string } }[] }).items;
+      return items.length === 2 ? items.map((m) => m.metadata.name) : undefined;
+    });
+    expect(meshes).toEqual(["istiod-1-24-istio-system-cluster-west", "istiod-istio-system-cluster-east"]);
+    const destinations = ((await (await cp.request("GET", "/v1/destinations?namespace=bookinfo", { token: admin })).json()) as { items: { metadata: { name: string } }[] }).items.map((d) => d.metadata.name);
+    expect(destinations).toContain("reviews-bookinfo-cluster-east");
+    const clusters = ((await (await cp.request("GET", "/v1/clusters", { token: admin })).json()) as { items: { name: string; state: string }[] }).items;
+    expect(clusters.map((c) => c.state)).toEqual(["registered", "registered"]);
+  });
+
+  it("policies become Istio objects in the right clusters, accepted by the apiservers' CRD validation", async () => {
+    const documents = [
+      {
+        apiVersion: "meshplane.dev/v1", kind: "VirtualMesh", metadata: { name: "global" },
+        spec: {
+          meshes: [{ name: "istiod-istio-system-cluster-east" }, { name: "istiod-1-24-istio-system-cluster-west" }],
+          mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } },
+          federation: { selectors: [{ destinationSelectors: [{ kubeServiceMatcher: { namespaces: ["payments"] } }] }], hostnameSuffix: "global" },
+          globalAccessPolicy: "ENABLED",
+        },
+      },
+      reviewsPolicy("5s"),
+      { apiVersion: "meshplane.dev/v1", kind: "AccessPolicy", metadata: { name: "bookinfo-reads" }, spec: { sourceSelector: [{ kubeIdentityMatcher: { namespaces: ["bookinfo"] } }], destinationSelector: [{ kubeServiceMatcher: { namespaces: ["bookinfo"], labels: { app: "reviews" } } }], allowedMethods: ["GET"] } },
+    ];
+    expect((await cp.request("POST", "/v1/apply", { token: admin, body: { documents } })).status).toBe(200);
+    expect(await eventually("the VirtualService in cluster-east", () => vsTimeout(east))).toBe("5s");
+    const statuses = await eventually("every policy applied in its clusters", async () => {
+      const out: Record<string, { state: string; clusters?: Record<string, { applied: boolean; errors?: string[] }> }> = {};
+      for (const [plural, name] of [["virtualmeshes", "global"], ["trafficpolicies", "reviews-timeout"], ["accesspolicies", "bookinfo-reads"]]) {
+        out[name as string] = ((await (await cp.request("GET", `/v1/${plural}/${name}`, { token: admin })).json()) as { status: never }).status;
+      }
+      return Object.values(out).every((s) => s.clusters && Object.values(s.clusters).every((c) => c.applied)) ? out : undefined;
+    });
+    for (const [name, s] of Object.entries(statuses)) expect(s.state, `${name}: ${JSON.stringify(s)}`).toBe("ACCEPTED");
+    const inEast = [...(await managed(east)).keys()];
+    const inWest = [...(await managed(west)).keys()];
+    expect(inEast).toEqual(expect.arrayContaining(["virtualservices bookinfo/reviews", "destinationrules bookinfo/reviews", "authorizationpolicies bookinfo/reviews", "authorizationpolicies istio-system/global-access-control", "peerauthentications istio-system/default"].map((k) => expect.stringContaining(k.split(" ")[0] as string))));
+    expect(inEast.some((k) => k.startsWith("serviceentries "))).toBe(true);
+    expect(inWest.some((k) => k.startsWith("gateways "))).toBe(true);
+    expect(inWest.some((k) => k.startsWith("virtualservices bookinfo/"))).toBe(false);
+    expect(await handmadeVersion()).toBe(handmade);
+  });
+
+  it("a changed policy is updated, a deleted one pruned, drift corrected, and the hand-made object never touched", async () => {
+    await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token: admin, body: reviewsPolicy("7s") });
+    expect(await eventually("the new timeout", async () => ((await vsTimeout(east)) === "7s" ? "7s" : undefined))).toBe("7s");
+
+    const dr = "/apis/networking.istio.io/v1/namespaces/bookinfo/destinationrules/reviews";
+    expect((await east.cluster.request("DELETE", dr)).status).toBe(200);
+    await eventually("the deleted DestinationRule restored", async () => ((await east.cluster.request("GET", dr)).status === 200 ? true : undefined), 30_000);
+
+    await cp.request("DELETE", "/v1/trafficpolicies/reviews-timeout", { token: admin });
+    await eventually("the VirtualService pruned", async () => ((await east.cluster.request("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews")).status === 404 ? true : undefined));
+    expect(await handmadeVersion()).toBe(handmade);
+    expect(await east.metrics()).toMatch(/meshplane_agent_drift_corrections_total [1-9]/);
+  });
+});
+
+describe("fail static", () => {
+  /** Publishes a snapshot head the agent will fetch next, as a misbehaving control plane would. */
+  async function serve(cluster: string, jws: string, generation: number, hash: string): Promise<void> {
+    const head = (await cp.store.snapshots.head("e2e", cluster, true))?.snapshot;
+    await cp.store.snapshots.write("e2e", cluster, head, { generation, hash, signedAt: new Date().toISOString(), exp: 2e9 }, gzipSync(jws));
+  }
+
+  async function current(cluster: string): Promise<{ jws: string; payload: SnapshotPayload; generation: number }> {
+    const head = (await cp.store.snapshots.head("e2e", cluster, true))?.snapshot;
+    const { gunzipSync } = await import("node:zlib");
+    const jws = gunzipSync(await cp.store.snapshots.body("e2e", cluster, head as never)).toString();
+    return { jws, payload: JSON.parse(Buffer.from(jws.split(".")[1] as string, "base64url").toString()) as SnapshotPayload, generation: head?.generation as number };
+  }
+
+  const resign = async (signer: LocalKeySigner, payload: SnapshotPayload) => signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
+
+  it.each<[string, string, (c: Awaited<ReturnType<typeof current>>) => Promise<[string, number]>]>([
+    ["a tampered snapshot", "bad-signature", async (c) => {
+      const [h, , s] = c.jws.split(".");
+      const forged = { ...c.payload, generation: c.generation + 1, objects: [] };
+      return [`${h}.${Buffer.from(JSON.stringify(forged)).toString("base64url")}.${s}`, c.generation + 1];
+    }],
+    ["a snapshot signed by an unknown key", "unknown-key", async (c) => {
+      const rogue = LocalKeySigner.open(join(mkdtempSync(join(tmpdir(), "rogue-")), "k.json"));
+      return [await resign(rogue, { ...c.payload, generation: c.generation + 1, objects: [] }), c.generation + 1];
+    }],
+    ["an older generation replayed", "rollback", async (c) => [await resign(cp.signer, { ...c.payload, generation: 1, objects: [] }), c.generation + 1]],
+    ["an expired snapshot", "expired", async (c) => [await resign(cp.signer, { ...c.payload, generation: c.generation + 1, exp: Math.floor(Date.now() / 1000) - 3600, objects: [] }), c.generation + 1]],
+  ])("%s: the cluster stays exactly as it was and the agent says why", async (_what, reason, make) => {
+    const before = await managed(east);
+    expect(before.size).toBeGreaterThan(0);
+    const c = await current("cluster-east");
+    const [jws, generation] = await make(c);
+    await serve("cluster-east", jws, generation, c.payload.hash);
+    await eventually(`the agent to reject (${reason})`, async () => ((await east.metrics()).includes(`reason="${reason}"`) ? true : undefined));
+    const view = (await (await cp.request("GET", "/v1/clusters/cluster-east/snapshot", { token: admin })).json()) as { agentError: string | null };
+    await eventually("the agent's report", async () => {
+      const v = (await (await cp.request("GET", "/v1/clusters/cluster-east/snapshot", { token: admin })).json()) as { agentError: string | null };
+      return v.agentError?.includes(reason) ? true : undefined;
+    });
+    expect(view).toBeDefined();
+    expect(await managed(east)).toEqual(before);
+    // Put the genuine snapshot back for the next case.
+    await serve("cluster-east", await resign(cp.signer, { ...c.payload, generation: generation + 1 }), generation + 1, c.payload.hash);
+    await eventually("the agent back in sync", async () => ((await east.metrics()).includes(`meshplane_agent_applied_generation ${generation + 1}`) ? true : undefined));
+  });
+
+  it("with the control plane gone the cluster stays as it was", async () => {
+    const before = await managed(east);
+    await poller.stop();
+    await cp.stop();
+    await eventually("the agent to notice", async () => ((await east.metrics()).includes('reason="control-plane"') ? true : undefined));
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await managed(east)).toEqual(before);
+  });
+});

@@ -1,0 +1,107 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { type LabCluster, serviceAccountIdentity, startCluster } from "../lab/cluster";
+import type { ControlPlane } from "../support/control-plane";
+import { pathOf, seedCluster } from "../support/seed-cluster";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+export const AGENT_NS = "meshplane-system";
+
+export interface LabAgent {
+  cluster: LabCluster;
+  name: string;
+  process: ChildProcess;
+  output: () => string;
+  healthPort: () => Promise<number>;
+  metrics: () => Promise<string>;
+  stop: () => Promise<void>;
+}
+
+/** The chart rendered with helm, as an operator would install it. */
+export function renderChart(values: Record<string, string>, json: Record<string, string> = {}): Record<string, unknown>[] {
+  const helm = execFileSync("bash", [join(ROOT, "scripts/helm.sh")], { encoding: "utf8" }).trim();
+  const args = ["template", "meshplane-agent", join(ROOT, "packages/agent/chart"), "--namespace", AGENT_NS];
+  for (const [k, v] of Object.entries(values)) args.push("--set-string", `${k}=${v}`);
+  for (const [k, v] of Object.entries(json)) args.push("--set-json", `${k}=${v}`);
+  const out = execFileSync(helm, args, { encoding: "utf8" });
+  return parseAllDocuments(out).map((d) => d.toJS() as Record<string, unknown>).filter(Boolean);
+}
+
+/**
+ * A lab cluster seeded with a fixture, the chart's RBAC and config installed with helm's rendering,
+ * and the agent running as a process under the chart's ServiceAccount identity (a static token the
+ * apiserver maps to it) — so every call it makes is checked against exactly the chart's roles.
+ */
+export async function startLabAgent(cp: ControlPlane, adminToken: string, name: string, fixture: string): Promise<LabAgent> {
+  const agentToken = `agent-${name}-${Math.random().toString(36).slice(2)}`;
+  const cluster = await startCluster({ name, tokens: [{ token: agentToken, ...serviceAccountIdentity(AGENT_NS, "meshplane-agent") }] });
+  await seedCluster(cluster, fixture);
+  const reg = (await (await cp.request("POST", "/v1/clusters", { token: adminToken, body: { name } })).json()) as { bootstrapToken: string };
+  const jwks = JSON.stringify(await cp.signer.jwks());
+  const rendered = renderChart({ "controlPlane.url": cp.url, "cluster.name": name, "bootstrap.token": reg.bootstrapToken }, { "trust.jwks": jwks });
+  await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
+  for (const obj of rendered as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[]) {
+    if (["Deployment", "PodDisruptionBudget", "NetworkPolicy"].includes(obj.kind)) continue; // no kubelet runs pods here
+    const path = obj.kind.startsWith("ClusterRole") ? `/apis/rbac.authorization.k8s.io/v1/${obj.kind === "ClusterRole" ? "clusterroles" : "clusterrolebindings"}` : obj.kind === "Role" ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/roles` : obj.kind === "RoleBinding" ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/rolebindings` : pathOf(obj);
+    const res = await cluster.request("POST", path, obj);
+    if (!res.ok) throw new Error(`install ${obj.kind} ${obj.metadata.name}: ${res.status} ${res.body.message ?? ""}`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), `agent-${name}-`));
+  const secret = rendered.find((o) => o.kind === "Secret") as { stringData: { token: string } };
+  const trust = rendered.find((o) => o.kind === "ConfigMap") as { data: { "jwks.json": string } };
+  writeFileSync(join(dir, "token"), secret.stringData.token);
+  writeFileSync(join(dir, "jwks.json"), trust.data["jwks.json"]);
+  const kubeconfig = await cluster.writeKubeconfig(agentToken, join(dir, "kubeconfig"));
+  const child = spawn(
+    process.execPath,
+    [TSX, join(ROOT, "packages/agent/src/main.ts"), `--control-plane-url=${cp.url}`, `--cluster=${name}`, `--namespace=${AGENT_NS}`, `--bootstrap-token-file=${join(dir, "token")}`, `--trusted-keys-file=${join(dir, "jwks.json")}`, "--poll-interval=1", "--poll-jitter=0", "--resync-interval=10", "--discovery-debounce=200", "--health-port=0", `--kubeconfig=${kubeconfig}`],
+    { cwd: ROOT, env: { ...process.env, POD_NAME: `${name}-agent-0` }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  const healthPort = async () => {
+    for (let i = 0; i < 600; i++) {
+      const m = /"healthPort":(\d+)/.exec(out);
+      if (m) return Number(m[1]);
+      if (child.exitCode !== null) throw new Error(`agent exited: ${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`agent did not start: ${out}`);
+  };
+  return {
+    cluster,
+    name,
+    process: child,
+    output: () => out,
+    healthPort,
+    metrics: async () => (await fetch(`http://127.0.0.1:${await healthPort()}/metrics`)).text(),
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((r) => child.once("exit", r));
+      }
+      await cluster.stop();
+    },
+  };
+}
+
+/** Polls `check` until it returns a value (not undefined) or the time runs out. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+}
