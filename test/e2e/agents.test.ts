@@ -145,21 +145,22 @@ describe("two clusters, two agents, one control plane", () => {
   });
 });
 
+/** Publishes a snapshot head the agent will fetch next, as a misbehaving control plane would. */
+async function serve(cluster: string, jws: string, generation: number, hash: string): Promise<void> {
+  const head = (await cp.store.snapshots.head("e2e", cluster, true))?.snapshot;
+  await cp.store.snapshots.write("e2e", cluster, head, { generation, hash, signedAt: new Date().toISOString(), exp: 2e9 }, gzipSync(jws));
+}
+
+async function current(cluster: string): Promise<{ jws: string; payload: SnapshotPayload; generation: number }> {
+  const head = (await cp.store.snapshots.head("e2e", cluster, true))?.snapshot;
+  const { gunzipSync } = await import("node:zlib");
+  const jws = gunzipSync(await cp.store.snapshots.body("e2e", cluster, head as never)).toString();
+  return { jws, payload: JSON.parse(Buffer.from(jws.split(".")[1] as string, "base64url").toString()) as SnapshotPayload, generation: head?.generation as number };
+}
+
+const resign = async (signer: LocalKeySigner, payload: SnapshotPayload) => signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
+
 describe("fail static", () => {
-  /** Publishes a snapshot head the agent will fetch next, as a misbehaving control plane would. */
-  async function serve(cluster: string, jws: string, generation: number, hash: string): Promise<void> {
-    const head = (await cp.store.snapshots.head("e2e", cluster, true))?.snapshot;
-    await cp.store.snapshots.write("e2e", cluster, head, { generation, hash, signedAt: new Date().toISOString(), exp: 2e9 }, gzipSync(jws));
-  }
-
-  async function current(cluster: string): Promise<{ jws: string; payload: SnapshotPayload; generation: number }> {
-    const head = (await cp.store.snapshots.head("e2e", cluster, true))?.snapshot;
-    const { gunzipSync } = await import("node:zlib");
-    const jws = gunzipSync(await cp.store.snapshots.body("e2e", cluster, head as never)).toString();
-    return { jws, payload: JSON.parse(Buffer.from(jws.split(".")[1] as string, "base64url").toString()) as SnapshotPayload, generation: head?.generation as number };
-  }
-
-  const resign = async (signer: LocalKeySigner, payload: SnapshotPayload) => signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
 
   it.each<[string, string, (c: Awaited<ReturnType<typeof current>>) => Promise<[string, number]>]>([
     ["a tampered snapshot", "bad-signature", async (c) => {

@@ -46,7 +46,7 @@ describe("the agent's Helm chart", () => {
       "split.smi-spec.io:trafficsplits",
     ]);
     expect(clusterRules.flatMap((r) => r.resources)).not.toContain("secrets");
-    const deployment = objects.find((o) => o.kind === "Deployment") as { spec: { replicas: number; template: { spec: { securityContext: Record<string, unknown>; containers: { securityContext: Record<string, unknown>; readinessProbe: unknown; livenessProbe: unknown; resources: unknown }[] } } } };
+    const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { replicas: number; template: { spec: { securityContext: Record<string, unknown>; containers: { securityContext: Record<string, unknown>; readinessProbe: unknown; livenessProbe: unknown; resources: unknown }[] } } } };
     expect(deployment.spec.replicas).toBe(2);
     const pod = deployment.spec.template.spec;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
