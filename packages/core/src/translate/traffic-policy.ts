@@ -76,7 +76,9 @@ export function translateTrafficPolicies(model: Model, plan: FederationPlan, rep
     let accepted: TrafficPolicy[];
     if (model.meshOf(destination).spec.type === "istio") {
       const applied = applyToIstioDestination(destination, valid, { model, plan }, report);
-      istio.push(applied.outputs);
+      // A mesh's own ingress/east-west gateway gets nothing unasked: a default ISTIO_MUTUAL rule
+      // would make in-mesh clients wrap mTLS around traffic the gateway's listeners expect plain.
+      if (!(isMeshGateway(model, destination) && applied.accepted.length === 0)) istio.push(applied.outputs);
       accepted = applied.accepted;
       for (const p of accepted) for (const s of shiftSubsets(p.spec.policy)) demandSubset(model, demands, s, p);
     } else {
@@ -93,6 +95,11 @@ export function translateTrafficPolicies(model: Model, plan: FederationPlan, rep
   }
   for (const outputs of istio) for (const { cluster, draft } of renderIstioDestination(outputs, demands, { model, plan })) sink.add(cluster, draft);
   return outcomes;
+}
+
+function isMeshGateway(model: Model, destination: Destination): boolean {
+  const gateways = model.meshOf(destination).spec.istio?.gateways ?? [];
+  return gateways.some((g) => g.name === destination.spec.name && g.namespace === destination.spec.namespace);
 }
 
 function demandSubset(model: Model, demands: SubsetDemands, s: ReturnType<typeof shiftSubsets>[number], policy: TrafficPolicy): void {
