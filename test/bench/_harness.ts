@@ -65,6 +65,7 @@ export async function benchPlane(options: { worker?: boolean } = {}) {
     url,
     endpoints: { dynamo: dynamo.endpoint, sqs: sqs.endpoint },
     store,
+    signer,
     ops,
     worker,
     operatorToken,
