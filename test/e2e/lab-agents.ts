@@ -8,7 +8,6 @@ import type { ControlPlane } from "../support/control-plane";
 import { pathOf, seedCluster } from "../support/seed-cluster";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 export const AGENT_NS = "meshplane-system";
 
 export interface LabAgent {
@@ -19,6 +18,29 @@ export interface LabAgent {
   healthPort: () => Promise<number>;
   metrics: () => Promise<string>;
   stop: () => Promise<void>;
+}
+
+let bundle: Promise<string> | undefined;
+
+/** The agent bundled as its Dockerfile bundles it (esbuild, ESM, minified), built once per process. */
+export function agentBundle(): Promise<string> {
+  bundle ??= (async () => {
+    const { build } = await import("esbuild");
+    const outfile = join(mkdtempSync(join(tmpdir(), "meshplane-agent-bundle-")), "agent.mjs");
+    await build({
+      entryPoints: [join(ROOT, "packages/agent/src/main.ts")],
+      outfile,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      minify: true,
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+      logLevel: "error",
+    });
+    return outfile;
+  })();
+  return bundle;
 }
 
 /** The chart rendered with helm, as an operator would install it. */
@@ -36,7 +58,7 @@ export function renderChart(values: Record<string, string>, json: Record<string,
  * and the agent running as a process under the chart's ServiceAccount identity (a static token the
  * apiserver maps to it) — so every call it makes is checked against exactly the chart's roles.
  */
-export async function startLabAgent(cp: ControlPlane, adminToken: string, name: string, fixture: string): Promise<LabAgent> {
+export async function startLabAgent(cp: ControlPlane, adminToken: string, name: string, fixture: string, agentArgs: string[] = ["--poll-interval=1", "--poll-jitter=0", "--resync-interval=10"]): Promise<LabAgent> {
   const agentToken = `agent-${name}-${Math.random().toString(36).slice(2)}`;
   const cluster = await startCluster({ name, tokens: [{ token: agentToken, ...serviceAccountIdentity(AGENT_NS, "meshplane-agent") }] });
   await seedCluster(cluster, fixture);
@@ -58,7 +80,8 @@ export async function startLabAgent(cp: ControlPlane, adminToken: string, name: 
   const kubeconfig = await cluster.writeKubeconfig(agentToken, join(dir, "kubeconfig"));
   const child = spawn(
     process.execPath,
-    [TSX, join(ROOT, "packages/agent/src/main.ts"), `--control-plane-url=${cp.url}`, `--cluster=${name}`, `--namespace=${AGENT_NS}`, `--bootstrap-token-file=${join(dir, "token")}`, `--trusted-keys-file=${join(dir, "jwks.json")}`, "--poll-interval=1", "--poll-jitter=0", "--resync-interval=10", "--discovery-debounce=200", "--health-port=0", `--kubeconfig=${kubeconfig}`],
+    // The bundle the image runs (packages/agent/Dockerfile), on plain node: what is measured is the agent.
+    [await agentBundle(), `--control-plane-url=${cp.url}`, `--cluster=${name}`, `--namespace=${AGENT_NS}`, `--bootstrap-token-file=${join(dir, "token")}`, `--trusted-keys-file=${join(dir, "jwks.json")}`, ...agentArgs, "--discovery-debounce=200", "--health-port=0", `--kubeconfig=${kubeconfig}`],
     { cwd: ROOT, env: { ...process.env, POD_NAME: `${name}-agent-0` }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";

@@ -72,12 +72,14 @@ export class SyncLoop {
     const same = payload.generation === deps.state.appliedGeneration && payload.hash === deps.state.appliedHash && this.desired;
     this.desired = payload.objects as KubeObject[];
     if (same) return;
+    const started = performance.now();
     const outcome = await this.apply();
+    const applyMs = Math.round(performance.now() - started);
     deps.state.appliedGeneration = payload.generation;
     deps.state.appliedHash = payload.hash;
     await deps.stateStore.save(deps.state);
     deps.metrics.appliedGeneration = payload.generation;
-    deps.log.info("snapshot applied", { generation: payload.generation, applied: count(outcome, "applied"), pruned: count(outcome, "pruned"), failed: count(outcome, "failed") });
+    deps.log.info("snapshot applied", { generation: payload.generation, applyMs, applied: count(outcome, "applied"), pruned: count(outcome, "pruned"), failed: count(outcome, "failed") });
     await this.report({ generation: payload.generation, results: outcome.results });
   }
 

@@ -1,0 +1,115 @@
+/**
+ * The agent on a real kube-apiserver: RSS and CPU when idle, and with 1,000 watched pods and 500
+ * managed objects; the time to apply 500 objects; and propagation from an API write to the object
+ * existing in the cluster at the default poll interval (15 s + up to 20 % jitter).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { Canonicalizer, SNAPSHOT_TYPE, type SnapshotPayload, snapshotAudience } from "@meshplane/core";
+import { type LabAgent, startLabAgent } from "../e2e/lab-agents";
+import { FIXTURES } from "../support/agents";
+import type { ControlPlane } from "../support/control-plane";
+import { benchPlane, percentile } from "./_harness";
+
+const WRITES = Number(process.env.WRITES ?? 8);
+const TICKS = 100; // /proc stat clock ticks per second on Linux
+
+function usage(pid: number): { rssMiB: number; cpuSeconds: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return { rssMiB: rss, cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS };
+}
+
+/** Mean CPU (millicores) and final RSS of `pid` over `ms`. */
+async function sample(pid: number, ms: number): Promise<{ mcpu: number; rssMiB: number }> {
+  const a = usage(pid);
+  await new Promise((r) => setTimeout(r, ms));
+  const b = usage(pid);
+  return { mcpu: Math.round(((b.cpuSeconds - a.cpuSeconds) / (ms / 1000)) * 1000 * 10) / 10, rssMiB: Math.round(b.rssMiB) };
+}
+
+const plane = await benchPlane({ worker: true });
+let agent: LabAgent | undefined;
+try {
+  const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "bench" })).json()) as { adminToken: string }).adminToken;
+  const cp = { url: plane.url, signer: plane.signer, request: (m: string, p: string, o: { token?: string; body?: unknown } = {}) => plane.request(m, p, o.token ?? "", o.body) } as unknown as ControlPlane;
+  agent = await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml"), ["--poll-interval=15", "--poll-jitter=0.2", "--resync-interval=300"]);
+  const pid = agent.process.pid as number;
+  await agent.healthPort();
+  const metric = async (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(await agent!.metrics())?.[1] ?? 0);
+  while ((await metric("meshplane_agent_discovery_reports_total")) < 1) await new Promise((r) => setTimeout(r, 200));
+  const idle = await sample(pid, 30_000);
+  console.log(`idle: ${idle.rssMiB} MiB RSS, ${idle.mcpu} mCPU`);
+
+  // 1,000 pods to watch (a Deployment's ReplicaSet with 1,000 replicas, as a controller would leave them).
+  const c = agent.cluster;
+  await c.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "load" } });
+  for (let i = 0; i < 1000; i++) {
+    await c.request("POST", "/api/v1/namespaces/load/pods", {
+      apiVersion: "v1", kind: "Pod", metadata: { name: `load-${i}`, namespace: "load", labels: { app: "load" }, annotations: { "sidecar.istio.io/status": "{}" } },
+      spec: { containers: [{ name: "app", image: "example/app:1" }, { name: "istio-proxy", image: "docker.io/istio/proxyv2:1.24.2" }] },
+    });
+  }
+
+  // 500 managed objects, in one signed snapshot published as the control plane would.
+  const head = (await plane.store.snapshots.head("bench", "cluster-east", true))?.snapshot;
+  const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": "bench", "meshplane.dev/cluster": "cluster-east" };
+  const objects = Array.from({ length: 500 }, (_, i) => ({
+    apiVersion: "networking.istio.io/v1", kind: "VirtualService",
+    metadata: { name: `vs-${i}`, namespace: "load", labels, annotations: { "meshplane.dev/parents": "[]" } },
+    spec: { hosts: [`svc-${i}.load.svc.cluster.local`], http: [{ route: [{ destination: { host: `svc-${i}.load.svc.cluster.local` } }], timeout: "5s" }] },
+  }));
+  const hash = new Canonicalizer().contentHash(objects, []);
+  const generation = (head?.generation ?? 0) + 1;
+  const now = Math.floor(Date.now() / 1000);
+  const payload: SnapshotPayload = { iss: plane.url, aud: snapshotAudience("bench", "cluster-east"), tenant: "bench", cluster: "cluster-east", generation, iat: now, exp: now + 86_400, hash, objects: objects as never, certificates: [] };
+  const jws = await plane.signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
+  const published = performance.now();
+  await plane.store.snapshots.write("bench", "cluster-east", head, { generation, hash, signedAt: new Date().toISOString(), exp: payload.exp }, gzipSync(jws));
+  let seen = 0;
+  while ((await metric("meshplane_agent_applied_generation")) < generation) {
+    if (seen === 0 && (await metric("meshplane_agent_managed_objects")) > 0) seen = performance.now();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const applyMs = Math.round(performance.now() - published);
+  const loaded = await sample(pid, 30_000);
+  console.log(`1,000 pods + 500 objects: ${loaded.rssMiB} MiB RSS, ${loaded.mcpu} mCPU; 500 objects applied ${applyMs} ms after publication (includes the wait for the next poll)`);
+
+  // Propagation: API write → object in the cluster, at the default poll interval.
+  const samples: number[] = [];
+  for (let i = 0; i < WRITES; i++) {
+    const name = `prop-${i}`;
+    // Writes land at a random point of the agent's poll cycle, as users' writes do.
+    await new Promise((r) => setTimeout(r, Math.random() * 18_000));
+    const t0 = performance.now();
+    await plane.request("POST", "/v1/trafficpolicies", admin, {
+      apiVersion: "meshplane.dev/v1", kind: "TrafficPolicy", metadata: { name },
+      spec: { destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "ratings" }] } }], policy: { requestTimeout: `${i + 1}s` } },
+    });
+    for (;;) {
+      const vs = await c.request<{ spec?: { http?: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/ratings");
+      if (vs.body.spec?.http?.some((r) => r.timeout === `${i + 1}s`)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    samples.push(performance.now() - t0);
+    await plane.request("DELETE", `/v1/trafficpolicies/${name}`, admin);
+  }
+  samples.sort((a, b) => a - b);
+  const figures = {
+    bench: "agent",
+    idle_rss_mib: idle.rssMiB,
+    idle_mcpu: idle.mcpu,
+    loaded_rss_mib: loaded.rssMiB,
+    loaded_mcpu: loaded.mcpu,
+    apply_500_objects_ms: applyMs,
+    propagation_p50_ms: Math.round(percentile(samples, 50)),
+    propagation_p99_ms: Math.round(percentile(samples, 99)),
+    writes: WRITES,
+  };
+  console.log(JSON.stringify(figures));
+} finally {
+  await agent?.stop();
+  await plane.stop();
+}
