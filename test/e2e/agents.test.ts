@@ -145,6 +145,18 @@ describe("two clusters, two agents, one control plane", () => {
   });
 });
 
+describe("two replicas", () => {
+  it("only the leader applies; when it stops, the other takes over", async () => {
+    const second = west.replica("cluster-west-agent-1");
+    const leads = async (p: { metrics: () => Promise<string> }) => /^meshplane_agent_leader 1$/m.test(await p.metrics());
+    await eventually("a leader and a follower", async () => ((await leads(west)) && !(await leads(second)) ? true : undefined), 30_000);
+    expect(await second.metrics()).toMatch(/^meshplane_agent_applied_generation 0$/m);
+    west.process.kill("SIGTERM");
+    await new Promise((r) => west.process.once("exit", r));
+    await eventually("the second replica to lead and apply", async () => ((await leads(second)) && /^meshplane_agent_applied_generation [1-9]/m.test(await second.metrics()) ? true : undefined), 60_000);
+  });
+});
+
 /** Publishes a snapshot head the agent will fetch next, as a misbehaving control plane would. */
 async function serve(cluster: string, jws: string, generation: number, hash: string): Promise<void> {
   const head = (await cp.store.snapshots.head("e2e", cluster, true))?.snapshot;

@@ -10,14 +10,48 @@ import { pathOf, seedCluster } from "../support/seed-cluster";
 const ROOT = resolve(import.meta.dirname, "../..");
 export const AGENT_NS = "meshplane-system";
 
-export interface LabAgent {
-  cluster: LabCluster;
-  name: string;
+export interface AgentProcess {
   process: ChildProcess;
   output: () => string;
   healthPort: () => Promise<number>;
   metrics: () => Promise<string>;
   stop: () => Promise<void>;
+}
+
+export interface LabAgent extends AgentProcess {
+  cluster: LabCluster;
+  name: string;
+  /** Starts another replica of the same agent (same identity in the cluster, another pod name). */
+  replica: (podName: string) => AgentProcess;
+}
+
+/** One agent process: the bundle on plain node, as the image runs it. */
+function spawnAgent(args: string[], podName: string): AgentProcess {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, POD_NAME: podName }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  const healthPort = async () => {
+    for (let i = 0; i < 600; i++) {
+      const m = /"healthPort":(\d+)/.exec(out);
+      if (m) return Number(m[1]);
+      if (child.exitCode !== null) throw new Error(`agent exited: ${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`agent did not start: ${out}`);
+  };
+  return {
+    process: child,
+    output: () => out,
+    healthPort,
+    metrics: async () => (await fetch(`http://127.0.0.1:${await healthPort()}/metrics`)).text(),
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((r) => child.once("exit", r));
+      }
+    },
+  };
 }
 
 let bundle: Promise<string> | undefined;
@@ -78,36 +112,24 @@ export async function startLabAgent(cp: ControlPlane, adminToken: string, name: 
   writeFileSync(join(dir, "token"), secret.stringData.token);
   writeFileSync(join(dir, "jwks.json"), trust.data["jwks.json"]);
   const kubeconfig = await cluster.writeKubeconfig(agentToken, join(dir, "kubeconfig"));
-  const child = spawn(
-    process.execPath,
-    // The bundle the image runs (packages/agent/Dockerfile), on plain node: what is measured is the agent.
-    [await agentBundle(), `--control-plane-url=${cp.url}`, `--cluster=${name}`, `--namespace=${AGENT_NS}`, `--bootstrap-token-file=${join(dir, "token")}`, `--trusted-keys-file=${join(dir, "jwks.json")}`, ...agentArgs, "--discovery-debounce=200", "--health-port=0", `--kubeconfig=${kubeconfig}`],
-    { cwd: ROOT, env: { ...process.env, POD_NAME: `${name}-agent-0` }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const healthPort = async () => {
-    for (let i = 0; i < 600; i++) {
-      const m = /"healthPort":(\d+)/.exec(out);
-      if (m) return Number(m[1]);
-      if (child.exitCode !== null) throw new Error(`agent exited: ${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`agent did not start: ${out}`);
-  };
+  const args = [await agentBundle(), `--control-plane-url=${cp.url}`, `--cluster=${name}`, `--namespace=${AGENT_NS}`, `--bootstrap-token-file=${join(dir, "token")}`, `--trusted-keys-file=${join(dir, "jwks.json")}`, ...agentArgs, "--discovery-debounce=200", "--health-port=0", `--kubeconfig=${kubeconfig}`];
+  const first = spawnAgent(args, `${name}-agent-0`);
+  const replicas: AgentProcess[] = [];
+  const child = first.process;
   return {
     cluster,
     name,
     process: child,
-    output: () => out,
-    healthPort,
-    metrics: async () => (await fetch(`http://127.0.0.1:${await healthPort()}/metrics`)).text(),
+    output: first.output,
+    healthPort: first.healthPort,
+    metrics: first.metrics,
+    replica: (podName: string) => {
+      const extra = spawnAgent(args, podName);
+      replicas.push(extra);
+      return extra;
+    },
     async stop() {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((r) => child.once("exit", r));
-      }
+      for (const p of [first, ...replicas]) await p.stop();
       await cluster.stop();
     },
   };

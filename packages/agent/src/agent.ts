@@ -122,7 +122,7 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
       life.stopped = true;
       if (timer) clearTimeout(timer);
       discovery?.stop();
-      elector.stop();
+      await elector.stop();
       await booting;
       await new Promise<void>((ok) => health.close(() => ok()));
     },

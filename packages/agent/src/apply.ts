@@ -24,7 +24,7 @@ export interface Scope {
 export const ownedSelector = (scope: Scope): string =>
   `${LABEL_MANAGED_BY}=meshplane,${LABEL_TENANT}=${scope.tenant},${LABEL_CLUSTER}=${scope.cluster}`;
 
-const identity = (o: { kind: string; metadata?: { namespace?: string; name?: string } }) => `${o.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+export const identity = (o: { kind: string; metadata?: { namespace?: string; name?: string } }) => `${o.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 const rank = (kind: string) => {
   const i = (KIND_ORDER as readonly string[]).indexOf(kind);
   return i < 0 ? KIND_ORDER.length : i;
@@ -45,13 +45,26 @@ export interface ApplyOutcome {
  * collected per object, never fail-fast. A desired object whose labels do not name this scope is
  * refused (the snapshot is signed, so this is a control-plane bug, but the cluster is ours to guard).
  */
-export async function applyDesired(kube: Kube, scope: Scope, desired: readonly KubeObject[], previous: ReadonlyMap<string, string>): Promise<ApplyOutcome> {
+export async function applyDesired(
+  kube: Kube,
+  scope: Scope,
+  desired: readonly KubeObject[],
+  previous: ReadonlyMap<string, string>,
+  unchanged: ReadonlySet<string> = new Set(),
+): Promise<ApplyOutcome> {
   const results: ObjectResult[] = [];
   const versions = new Map<string, string>();
   const drifted: string[] = [];
   const ordered = [...desired].sort((a, b) => rank(a.kind) - rank(b.kind));
   for (const obj of ordered) {
     const ref = refOf(obj);
+    const known = previous.get(identity(obj));
+    if (unchanged.has(identity(obj)) && known !== undefined) {
+      // Applied before with the same content: the next resync re-checks it for drift.
+      versions.set(identity(obj), known);
+      results.push({ ...ref, state: "applied" });
+      continue;
+    }
     const labels = obj.metadata.labels;
     if (labels[LABEL_MANAGED_BY] !== "meshplane" || labels[LABEL_TENANT] !== scope.tenant || labels[LABEL_CLUSTER] !== scope.cluster) {
       results.push({ ...ref, state: "failed", error: "refused: the object's owner labels do not name this tenant and cluster" });

@@ -36,9 +36,19 @@ export class LeaderElector {
     void tick();
   }
 
-  stop(): void {
+  /** Stops campaigning; a leader hands the lease back so another replica can take over at once. */
+  async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
+    const wasLeader = this.leader;
     this.set(false);
+    if (!wasLeader) return;
+    const { kube, namespace, name, identity } = this.deps;
+    try {
+      const lease = await kube.read<Lease>({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", namespace, name });
+      if (lease?.spec.holderIdentity === identity) await kube.replace<Lease>({ ...lease, spec: { ...lease.spec, holderIdentity: "", renewTime: undefined } });
+    } catch {
+      // Best effort: the lease expires by itself.
+    }
   }
 
   /** One election round; true when this replica holds the lease afterwards. */

@@ -1,6 +1,6 @@
 import { type JWK } from "jose";
-import { type KubeObject, type StatusReport, SnapshotRejectedError, snapshotAudience, verifySnapshot } from "@meshplane/core";
-import { type ApplyOutcome, type Scope, applyDesired } from "./apply";
+import { type KubeObject, type StatusReport, SnapshotRejectedError, canonicalJson, snapshotAudience, verifySnapshot } from "@meshplane/core";
+import { type ApplyOutcome, type Scope, applyDesired, identity } from "./apply";
 import { backoffMs, jitteredMs } from "./backoff";
 import { type ControlPlaneClient, ControlPlaneError } from "./client";
 import type { Kube } from "./kube";
@@ -33,6 +33,8 @@ export interface SyncDeps {
 export class SyncLoop {
   private desired?: KubeObject[];
   private versions = new Map<string, string>();
+  /** Canonical JSON of each object as last applied, so a new snapshot re-applies only what changed. */
+  private appliedJson = new Map<string, string>();
   private lastApplyAt = 0;
   private failures = 0;
   private pendingReport?: StatusReport;
@@ -73,7 +75,7 @@ export class SyncLoop {
     this.desired = payload.objects as KubeObject[];
     if (same) return;
     const started = performance.now();
-    const outcome = await this.apply();
+    const outcome = await this.apply(true);
     const applyMs = Math.round(performance.now() - started);
     deps.state.appliedGeneration = payload.generation;
     deps.state.appliedHash = payload.hash;
@@ -94,8 +96,14 @@ export class SyncLoop {
     }
   }
 
-  private async apply(): Promise<ApplyOutcome> {
-    const outcome = await applyDesired(this.deps.kube, this.deps.scope, this.desired ?? [], this.versions);
+  /** Applies the desired set; `onlyChanged` skips objects identical to what was last applied. */
+  private async apply(onlyChanged = false): Promise<ApplyOutcome> {
+    const desired = this.desired ?? [];
+    const json = new Map(desired.map((o) => [identity(o), canonicalJson(o)]));
+    const unchanged = onlyChanged ? new Set([...json].filter(([id, j]) => this.appliedJson.get(id) === j).map(([id]) => id)) : new Set<string>();
+    const outcome = await applyDesired(this.deps.kube, this.deps.scope, desired, this.versions, unchanged);
+    const failed = new Set(outcome.results.filter((r) => r.state === "failed").map((r) => identity({ kind: r.kind, metadata: { namespace: r.namespace, name: r.name } })));
+    this.appliedJson = new Map([...json].filter(([id]) => !failed.has(id)));
     this.versions = outcome.versions;
     this.lastApplyAt = Date.now();
     this.deps.metrics.managedObjects = outcome.versions.size;
