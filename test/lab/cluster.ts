@@ -10,11 +10,11 @@
  * `${MESHPLANE_CACHE:-$HOME/.cache/meshplane}/lab`); `ensureLabBinaries` runs it when they are missing.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { freePort } from "../../functions/local/dynamo-local";
 import { X509Certificate, generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, openSync, closeSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import https from "node:https";
-import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -221,17 +221,6 @@ function track(child: ChildProcess): void {
       for (const c of live) c.kill("SIGKILL");
     });
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
