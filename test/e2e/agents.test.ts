@@ -145,10 +145,11 @@ describe("two clusters, two agents, one control plane", () => {
   });
 });
 
+const leads = async (p: { metrics: () => Promise<string> }) => /^meshplane_agent_leader 1$/m.test(await p.metrics());
+
 describe("two replicas", () => {
   it("only the leader applies; when it stops, the other takes over", async () => {
     const second = west.replica("cluster-west-agent-1");
-    const leads = async (p: { metrics: () => Promise<string> }) => /^meshplane_agent_leader 1$/m.test(await p.metrics());
     await eventually("a leader and a follower", async () => ((await leads(west)) && !(await leads(second)) ? true : undefined), 30_000);
     expect(await second.metrics()).toMatch(/^meshplane_agent_applied_generation 0$/m);
     west.process.kill("SIGTERM");
