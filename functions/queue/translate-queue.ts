@@ -5,6 +5,8 @@ import { z } from "zod";
 export const translateJob = z.strictObject({
   tenantId: z.string().min(1),
   revision: z.number().int().min(1),
+  /** Run even if the revision is already translated: refreshes signatures nearing expiry. */
+  force: z.boolean().optional(),
 });
 export type TranslateJob = z.infer<typeof translateJob>;
 
@@ -16,7 +18,8 @@ export interface QueueConfig {
 }
 
 export interface TranslateQueue {
-  enqueue(job: TranslateJob): Promise<void>;
+  /** `dedupId` defaults to `<tenant>-<revision>`; a forced job passes its own. */
+  enqueue(job: TranslateJob, dedupId?: string): Promise<void>;
 }
 
 /**
@@ -34,13 +37,13 @@ export class SqsTranslateQueue implements TranslateQueue {
     });
   }
 
-  async enqueue(job: TranslateJob): Promise<void> {
+  async enqueue(job: TranslateJob, dedupId = `${job.tenantId}-${job.revision}`): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.config.queueUrl,
         MessageBody: JSON.stringify(job),
         MessageGroupId: job.tenantId,
-        MessageDeduplicationId: `${job.tenantId}-${job.revision}`,
+        MessageDeduplicationId: dedupId,
       }),
     );
   }

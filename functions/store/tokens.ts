@@ -138,6 +138,21 @@ export class TokenStore {
     }
   }
 
+  /**
+   * Makes a given operator secret valid (the AWS stack's Secrets Manager credential). Idempotent; an
+   * earlier operator credential keeps working until its lookup item is deleted.
+   */
+  async putOperatorSecret(secret: string, now: string): Promise<void> {
+    await this.deps.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: this.deps.table, Item: { ...keys.operatorMarker, createdAt: now } } },
+          { Put: { TableName: this.deps.table, Item: { ...keys.tokenLookup(hashSecret(secret)), kind: "operator", tokenId: "operator", createdAt: now } } },
+        ],
+      }),
+    );
+  }
+
   private async touch(item: Item, hash: string, now: string): Promise<void> {
     // Best effort: a failed touch must not fail the request it rides on, and a token revoked in
     // between must not be resurrected (hence the existence condition).

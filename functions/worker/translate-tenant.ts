@@ -38,7 +38,7 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
     if (error instanceof NotFoundError) return "skipped";
     throw error;
   }
-  if (tenant.translatedRevision >= job.revision) return "skipped";
+  if (tenant.translatedRevision >= job.revision && !job.force) return "skipped";
   const input = await loadTranslateInput(store, job.tenantId);
   const output = translate(input);
   const now = deps.now();

@@ -1,0 +1,129 @@
+import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import { HttpApi, HttpStage, LogGroupLogDestination } from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import { Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Key, KeySpec, KeyUsage } from "aws-cdk-lib/aws-kms";
+import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Secret } from "aws-cdk-lib/aws-secretsmanager";
+import { Provider } from "aws-cdk-lib/custom-resources";
+import type { Construct } from "constructs";
+import { MeshplaneAlarms } from "./alarms";
+import { MeshplaneData } from "./data";
+import { MeshplaneFunction } from "./function";
+import { acknowledgeFindings } from "./nag";
+
+export interface MeshplaneStackProps extends StackProps {
+  /** `prod` keeps data on stack deletion (RETAIN) and turns on deletion protection. */
+  stage: string;
+  logRetention: RetentionDays;
+  alarmEmail?: string;
+  /** API stage throttling: steady requests per second and burst. */
+  throttle?: { rateLimit: number; burstLimit: number };
+}
+
+/** Item keys each function may touch (dynamodb:LeadingKeys); see docs/aws.md for why the API's set is wide. */
+const LEADING_KEYS = {
+  api: ["T#*", "TOKEN#*", "BOOT#*", "TENANTS", "OPERATOR"],
+  worker: ["T#*"],
+  maintenance: ["T#*", "TENANTS"],
+  bootstrap: ["TOKEN#*", "OPERATOR"],
+};
+
+function tableAccess(tableArn: string, actions: string[], leadingKeys: string[]): PolicyStatement {
+  return new PolicyStatement({
+    effect: Effect.ALLOW,
+    actions: actions.map((a) => `dynamodb:${a}`),
+    resources: [tableArn],
+    conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": leadingKeys } },
+  });
+}
+
+/** The hosted control plane: HTTP API → API function, FIFO queue → translate worker, one table, KMS signing. */
+export class MeshplaneStack extends Stack {
+  constructor(scope: Construct, id: string, props: MeshplaneStackProps) {
+    super(scope, id, props);
+    const prod = props.stage === "prod";
+    const removalPolicy = prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const data = new MeshplaneData(this, "Data", { removalPolicy, deletionProtection: prod });
+    const signingKey = new Key(this, "SnapshotSigningKey", {
+      description: "meshplane snapshot signing (ES256)",
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      removalPolicy,
+    });
+    const operatorSecret = new Secret(this, "OperatorCredential", {
+      description: "meshplane operator credential (Bearer token for /v1/tenants)",
+      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+      removalPolicy,
+    });
+
+    const common = {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      MESHPLANE_TABLE: data.table.tableName,
+      MESHPLANE_QUEUE_URL: data.queue.queueUrl,
+      MESHPLANE_KMS_KEY_IDS: signingKey.keyArn,
+    };
+    const fn = (id: string, entry: string, description: string, extra: Record<string, string> = {}, timeout?: Duration) =>
+      new MeshplaneFunction(this, id, { entry, description, environment: { ...common, ...extra }, logRetention: props.logRetention, removalPolicy, ...(timeout ? { timeout } : {}) });
+
+    // --- the API
+    const apiFn = fn("ApiFunction", "functions/api/handler.ts", "meshplane REST and agent API");
+    const httpApi = new HttpApi(this, "HttpApi", {
+      description: "meshplane API",
+      createDefaultStage: false,
+      defaultIntegration: new HttpLambdaIntegration("Api", apiFn),
+    });
+    const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: props.logRetention, removalPolicy });
+    const stage = new HttpStage(this, "ApiStage", {
+      httpApi,
+      stageName: "$default",
+      autoDeploy: true,
+      throttle: props.throttle ?? { rateLimit: 500, burstLimit: 1000 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({ requestId: "$context.requestId", ip: "$context.identity.sourceIp", method: "$context.httpMethod", path: "$context.path", status: "$context.status", latency: "$context.responseLatency", error: "$context.integrationErrorMessage" }),
+        ),
+      },
+    });
+    const apiUrl = stage.url.replace(/\/$/, "");
+    apiFn.addEnvironment("MESHPLANE_PUBLIC_URL", apiUrl);
+    apiFn.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem"], LEADING_KEYS.api));
+    apiFn.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [data.queue.queueArn] }));
+    // The API publishes public keys only; it never signs.
+    apiFn.addToRolePolicy(new PolicyStatement({ actions: ["kms:GetPublicKey"], resources: [signingKey.keyArn] }));
+
+    // --- the translate worker
+    const worker = fn("WorkerFunction", "functions/worker/lambda.ts", "meshplane translate worker", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.seconds(120));
+    worker.addEventSource(new SqsEventSource(data.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 20 }));
+    worker.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "BatchWriteItem"], LEADING_KEYS.worker));
+    worker.addToRolePolicy(new PolicyStatement({ actions: ["kms:Sign", "kms:GetPublicKey"], resources: [signingKey.keyArn] }));
+
+    // --- scheduled upkeep: re-enqueue lost jobs; re-sign snapshots before they expire
+    const maintenance = fn("MaintenanceFunction", "functions/ops/maintenance-lambda.ts", "meshplane reconcile and refresh", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.minutes(5));
+    maintenance.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "Query"], LEADING_KEYS.maintenance));
+    maintenance.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [data.queue.queueArn] }));
+    new Rule(this, "ReconcileSchedule", { schedule: Schedule.rate(Duration.minutes(5)), targets: [new LambdaFunction(maintenance, { event: RuleTargetInput.fromObject({ task: "reconcile" }) })] });
+    new Rule(this, "RefreshSchedule", { schedule: Schedule.rate(Duration.hours(6)), targets: [new LambdaFunction(maintenance, { event: RuleTargetInput.fromObject({ task: "refresh" }) })] });
+
+    // --- the operator credential: its hash is stored by a deploy-time custom resource
+    const bootstrap = fn("OperatorBootstrapFunction", "functions/ops/bootstrap-operator.ts", "meshplane operator credential bootstrap", { MESHPLANE_OPERATOR_SECRET_ARN: operatorSecret.secretArn });
+    bootstrap.addToRolePolicy(tableAccess(data.table.tableArn, ["PutItem"], LEADING_KEYS.bootstrap));
+    bootstrap.addToRolePolicy(new PolicyStatement({ actions: ["secretsmanager:GetSecretValue"], resources: [operatorSecret.secretArn] }));
+    const provider = new Provider(this, "OperatorBootstrapProvider", { onEventHandler: bootstrap, logGroup: new LogGroup(this, "ProviderLogs", { retention: props.logRetention, removalPolicy }) });
+    new CustomResource(this, "OperatorBootstrap", { serviceToken: provider.serviceToken, properties: { secret: operatorSecret.secretArn } });
+
+    new MeshplaneAlarms(this, "Alarms", { httpApi, apiFn, worker, dlq: data.dlq, ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}) });
+
+    new CfnOutput(this, "ApiUrl", { value: apiUrl, description: "base URL of the API (agents' controlPlane.url)" });
+    new CfnOutput(this, "JwksUrl", { value: `${apiUrl}/.well-known/jwks.json`, description: "snapshot signing keys to pin in agents" });
+    new CfnOutput(this, "OperatorSecretArn", { value: operatorSecret.secretArn, description: "the operator credential (aws secretsmanager get-secret-value)" });
+    new CfnOutput(this, "DeadLetterQueueUrl", { value: data.dlq.queueUrl });
+
+    acknowledgeFindings(this);
+  }
+}

@@ -1,0 +1,109 @@
+import { App, Aspects } from "aws-cdk-lib";
+import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { beforeAll, describe, expect, it } from "vitest";
+import { MeshplaneStack } from "./lib/stack";
+
+/** In-process synthesis (no AWS credentials, no network): esbuild bundles every function locally. */
+function synth(stage: string) {
+  const app = new App();
+  const stack = new MeshplaneStack(app, `meshplane-${stage}`, { stage, logRetention: RetentionDays.ONE_MONTH, alarmEmail: "ops@example.com" });
+  Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+  return { stack, template: Template.fromStack(stack) };
+}
+
+let dev: ReturnType<typeof synth>;
+let prod: ReturnType<typeof synth>;
+beforeAll(() => {
+  dev = synth("dev");
+  prod = synth("prod");
+}, 300_000);
+
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
+const statementsOf = (template: Template, role: RegExp): Statement[] =>
+  Object.entries(template.findResources("AWS::IAM::Policy"))
+    .filter(([, p]) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.some((r) => role.test(r.Ref)))
+    .flatMap(([, p]) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement);
+const actionsOf = (template: Template, role: RegExp) => statementsOf(template, role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
+
+describe("the AWS stack", () => {
+  it("has one on-demand table with PK/SK, TTL, PITR and encryption; retained and protected in prod", () => {
+    dev.template.resourceCountIs("AWS::DynamoDB::Table", 1);
+    const props = {
+      KeySchema: [{ AttributeName: "PK", KeyType: "HASH" }, { AttributeName: "SK", KeyType: "RANGE" }],
+      BillingMode: "PAY_PER_REQUEST",
+      TimeToLiveSpecification: { AttributeName: "ttl", Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    };
+    dev.template.hasResourceProperties("AWS::DynamoDB::Table", props);
+    prod.template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain", Properties: Match.objectLike({ DeletionProtectionEnabled: true }) });
+    dev.template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Delete" });
+  });
+
+  it("has a FIFO translate queue redriving to a FIFO DLQ, consumed with partial batch failures", () => {
+    dev.template.hasResourceProperties("AWS::SQS::Queue", { FifoQueue: true, RedrivePolicy: { maxReceiveCount: 5, deadLetterTargetArn: Match.anyValue() } });
+    expect(Object.values(dev.template.findResources("AWS::SQS::Queue")).every((q) => (q as { Properties: { FifoQueue?: boolean } }).Properties.FifoQueue)).toBe(true);
+    dev.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", { BatchSize: 10, FunctionResponseTypes: ["ReportBatchItemFailures"], ScalingConfig: { MaximumConcurrency: 20 } });
+  });
+
+  it("signs with an ECC_NIST_P256 KMS key; only the worker may sign, the API may only read the public key", () => {
+    dev.template.hasResourceProperties("AWS::KMS::Key", { KeySpec: "ECC_NIST_P256", KeyUsage: "SIGN_VERIFY" });
+    expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GetPublicKey", "kms:Sign"]);
+    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GetPublicKey"]);
+    for (const role of [/^MaintenanceFunction/, /^OperatorBootstrapFunction/]) expect(actionsOf(dev.template, role).filter((a) => a.startsWith("kms:"))).toEqual([]);
+  });
+
+  it("grants each function exactly the actions it uses, with DynamoDB access conditioned on leading keys", () => {
+    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(
+      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:GetPublicKey", "sqs:SendMessage"],
+    );
+    expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => !a.startsWith("xray:") && !a.startsWith("sqs:"))).toEqual(
+      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:GetPublicKey", "kms:Sign"],
+    );
+    expect(actionsOf(dev.template, /^OperatorBootstrapFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:PutItem", "secretsmanager:GetSecretValue"]);
+    const leading = (role: RegExp) => statementsOf(dev.template, role).filter((s) => JSON.stringify(s.Action).includes("dynamodb:")).map((s) => s.Condition);
+    expect(leading(/^WorkerFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } }]);
+    expect(leading(/^OperatorBootstrapFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["TOKEN#*", "OPERATOR"] } }]);
+    expect(leading(/^MaintenanceFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*", "TENANTS"] } }]);
+  });
+
+  it("has no wildcard action anywhere", () => {
+    for (const s of statementsOf(dev.template, /.*/)) {
+      for (const action of Array.isArray(s.Action) ? s.Action : [s.Action]) expect(action, JSON.stringify(s)).not.toMatch(/\*/);
+    }
+  });
+
+  it("runs the functions on Node.js 22, arm64", () => {
+    const fns = Object.values(dev.template.findResources("AWS::Lambda::Function")).map((f) => (f as { Properties: { Runtime: string; Architectures?: string[]; Handler: string } }).Properties);
+    const ours = fns.filter((f) => f.Architectures?.includes("arm64"));
+    expect(ours).toHaveLength(4);
+    expect(ours.every((f) => f.Runtime === "nodejs22.x")).toBe(true);
+  });
+
+  it("throttles the API stage and logs its access; CORS stays off", () => {
+    dev.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 }, AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("requestId") } });
+    dev.template.hasResourceProperties("AWS::ApiGatewayV2::Api", Match.not(Match.objectLike({ CorsConfiguration: Match.anyValue() })));
+  });
+
+  it("alarms on dead letters, worker errors, API 5xx and throttles, to SNS with email", () => {
+    const alarms = Object.values(dev.template.findResources("AWS::CloudWatch::Alarm")).map((a) => (a as { Properties: { MetricName: string } }).Properties.MetricName).sort();
+    expect(alarms).toEqual(["ApproximateNumberOfMessagesVisible", "Errors", "Throttles", "Throttles", "5xx"].sort());
+    dev.template.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
+    dev.template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
+    dev.template.resourceCountIs("AWS::Events::Rule", 2);
+    dev.template.hasOutput("ApiUrl", {});
+    dev.template.hasOutput("JwksUrl", {});
+  });
+
+  it("has no unacknowledged cdk-nag AwsSolutions finding, and every acknowledgement gives a reason", () => {
+    for (const { stack } of [dev, prod]) {
+      const findings = [...Annotations.fromStack(stack).findError("*", Match.stringLikeRegexp("AwsSolutions-.*")), ...Annotations.fromStack(stack).findWarning("*", Match.stringLikeRegexp("AwsSolutions-.*"))];
+      expect(findings.map((f) => `${f.id}: ${String(f.entry.data).split("\n")[0]}`)).toEqual([]);
+    }
+    const suppressions = (dev.stack.templateOptions.metadata?.cdk_nag as { rules_to_suppress: { reason: string }[] } | undefined)?.rules_to_suppress ?? [];
+    expect(suppressions.length).toBeGreaterThan(0);
+    for (const s of suppressions) expect(s.reason.length).toBeGreaterThan(60);
+  });
+});
