@@ -67,8 +67,8 @@ export class MeshplaneStack extends Stack {
       MESHPLANE_QUEUE_URL: data.queue.queueUrl,
       MESHPLANE_KMS_KEY_IDS: signingKey.keyArn,
     };
-    const fn = (id: string, entry: string, description: string, extra: Record<string, string> = {}, timeout?: Duration) =>
-      new MeshplaneFunction(this, id, { entry, description, environment: { ...common, ...extra }, logRetention: props.logRetention, removalPolicy, ...(timeout ? { timeout } : {}) });
+    const fn = (name: string, entry: string, description: string, extra: Record<string, string> = {}, timeout?: Duration) =>
+      new MeshplaneFunction(this, name, { entry, description, environment: { ...common, ...extra }, logRetention: props.logRetention, removalPolicy, ...(timeout ? { timeout } : {}) });
 
     // --- the API
     const apiFn = fn("ApiFunction", "functions/api/handler.ts", "meshplane REST and agent API");
