@@ -124,6 +124,7 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
       discovery?.stop();
       await elector.stop();
       await booting;
+      kube.close();
       await new Promise<void>((ok) => health.close(() => ok()));
     },
   };

@@ -1,3 +1,4 @@
+import { Agent, type RequestOptions, request as httpsRequest } from "node:https";
 import { type KubeConfig, KubernetesObjectApi, type KubernetesObject, PatchStrategy } from "@kubernetes/client-node";
 
 /** The one field manager every meshplane write uses, so server-side apply knows what we own. */
@@ -35,9 +36,53 @@ function asKubeError(error: unknown): KubeError {
 /** What the agent does to its cluster; one adapter over @kubernetes/client-node. */
 export class Kube {
   private readonly objects: KubernetesObjectApi;
+  private agent?: Agent;
 
   constructor(readonly config: KubeConfig) {
     this.objects = KubernetesObjectApi.makeApiClient(config);
+  }
+
+  /**
+   * One request on a kept-alive connection, for the calls the agent repeats all the time (its Lease
+   * every few seconds): the generated client opens a new TLS connection per call, which was most of
+   * the agent's idle CPU. Throws KubeError on any status ≥ 400; undefined for 404 on GET.
+   */
+  async raw<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T | undefined> {
+    const server = new URL(this.config.getCurrentCluster()?.server ?? "");
+    const options: RequestOptions = { method, headers: { accept: "application/json" } };
+    await this.config.applyToHTTPSOptions(options);
+    this.agent ??= new Agent({ keepAlive: true, maxSockets: 2, ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized ?? true });
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        { protocol: server.protocol, hostname: server.hostname, port: server.port, path: `${server.pathname.replace(/\/$/, "")}${path}`, method, agent: this.agent, headers: { ...(options.headers as Record<string, string>), ...(payload ? { "content-type": "application/json" } : {}) } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (text += chunk));
+          res.on("end", () => {
+            const status = res.statusCode ?? 0;
+            if (status === 404 && method === "GET") return resolve(undefined);
+            if (status >= 400) {
+              let message = text;
+              try {
+                message = (JSON.parse(text) as { message?: string }).message ?? text;
+              } catch {
+                // not JSON
+              }
+              return reject(new KubeError(status, message));
+            }
+            resolve(text ? (JSON.parse(text) as T) : undefined);
+          });
+        },
+      );
+      req.on("error", (error) => reject(new KubeError(0, error.message)));
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent?.destroy();
   }
 
   /** Server-side apply with our field manager, forcing ownership of the fields we set. Returns the stored object. */
