@@ -44,6 +44,9 @@ export async function startDynamoLocal(options: { dbPath?: string } = {}): Promi
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({ region: "us-east-1", endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // Never leave a Java process behind when this process ends without calling stop().
+  const orphanGuard = () => child.kill("SIGKILL");
+  process.once("exit", orphanGuard);
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited during start:\n${output}`);
     try {
@@ -58,6 +61,7 @@ export async function startDynamoLocal(options: { dbPath?: string } = {}): Promi
   return {
     endpoint,
     stop: async () => {
+      process.off("exit", orphanGuard);
       if (child.exitCode === null) child.kill("SIGTERM");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
       if (child.exitCode === null) child.kill("SIGKILL");
