@@ -25,7 +25,7 @@ const problemRef = { "application/problem+json": { schema: { $ref: "#/components
 function errorResponses(route: Route): Record<string, unknown> {
   const out: Record<string, unknown> = { 500: { description: "unexpected error (logged; quote the request id)", content: problemRef } };
   if (route.body || route.query) out[400] = { description: "invalid input; errors name each field", content: problemRef };
-  if (route.body) out[413] = { description: "body over 1 MiB", content: problemRef };
+  if (route.body) out[413] = { description: `body over ${(route.maxBodyBytes ?? 1024 * 1024) / (1024 * 1024)} MiB`, content: problemRef };
   if (route.access !== "public") {
     out[401] = { description: "missing, unknown, revoked or expired token", content: problemRef };
     out[403] = { description: "the token's role does not allow this", content: problemRef };

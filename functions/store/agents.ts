@@ -14,8 +14,17 @@ export interface StoredReport {
   generation: number;
   error?: string;
   failures: { apiVersion: string; kind: string; namespace?: string; name: string; error: string }[];
+  /** All failures reported, of which `failures` holds the first ones. */
+  failureCount?: number;
   reportedAt: string;
 }
+
+/**
+ * A report is one DynamoDB item (400 KB at most): keep the first failures, each message cut short.
+ * The count of all failures is kept beside them.
+ */
+const MAX_STORED_FAILURES = 200;
+const MAX_ERROR_CHARS = 1000;
 
 /** lastSeenAt is written at most this often: a poll every few seconds must not cost a write each. */
 const SEEN_INTERVAL_MS = 60_000;
@@ -95,10 +104,12 @@ export class AgentStore {
   async recordReport(tenantId: string, cluster: string, report: StatusReport, contentHash: string, now: Date): Promise<number | undefined> {
     const { doc, table } = this.deps;
     const previous = (await doc.send(new GetCommand({ TableName: table, Key: keys.agentReport(tenantId, cluster), ConsistentRead: true }))).Item;
+    const failed = report.results.filter((r) => r.state === "failed");
     const stored: StoredReport = {
       generation: report.generation,
-      ...(report.error ? { error: report.error } : {}),
-      failures: report.results.filter((r) => r.state === "failed").map((r) => ({ apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}), name: r.name, error: r.error ?? "rejected" })),
+      ...(report.error ? { error: report.error.slice(0, MAX_ERROR_CHARS) } : {}),
+      failures: failed.slice(0, MAX_STORED_FAILURES).map((r) => ({ apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}), name: r.name, error: (r.error ?? "rejected").slice(0, MAX_ERROR_CHARS) })),
+      failureCount: failed.length,
       reportedAt: now.toISOString(),
     };
     const seen = {

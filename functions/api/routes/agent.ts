@@ -13,8 +13,11 @@ export interface AgentDeps {
   now: () => Date;
 }
 
-/** Discovery of a large cluster is bigger than a policy; API Gateway allows 10 MB, Lambda 6 MB. */
-export const MAX_DISCOVERY_BYTES = 5 * 1024 * 1024;
+/**
+ * Discovery of a large cluster, and the per-object results of one with tens of thousands of generated
+ * objects, are bigger than a policy; API Gateway allows 10 MB, Lambda 6 MB.
+ */
+export const MAX_AGENT_BODY_BYTES = 5 * 1024 * 1024;
 
 /** Every discovered object must be of the reporting agent's own cluster. */
 function checkCluster(result: DiscoveryResult, cluster: string): void {
@@ -67,7 +70,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       },
     }),
     route({
-      method: "post", path: "/v1/agent/discovery", tag: "agent", access: "agent", maxBodyBytes: MAX_DISCOVERY_BYTES,
+      method: "post", path: "/v1/agent/discovery", tag: "agent", access: "agent", maxBodyBytes: MAX_AGENT_BODY_BYTES,
       summary: "Report what the agent discovered; stored and translated only when it changed",
       body: discoveryReport,
       responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },
@@ -81,7 +84,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       },
     }),
     route({
-      method: "post", path: "/v1/agent/status", tag: "agent", access: "agent",
+      method: "post", path: "/v1/agent/status", tag: "agent", access: "agent", maxBodyBytes: MAX_AGENT_BODY_BYTES,
       summary: "Report the applied generation and per-object results",
       body: statusReport,
       responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },
