@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import {
   API_VERSION,
@@ -30,13 +31,26 @@ export interface WriteResult {
 
 interface ResourceItem {
   body: string;
-  status: string;
+  /** The status as JSON, gzipped: a policy over 10,000 destinations has a status of about 1 MB of
+   * JSON, more than a DynamoDB item holds, and it compresses well (its entries repeat). */
+  status: Uint8Array;
   resourceVersion: string;
+}
+
+/** The status as stored: gzipped JSON (see ResourceItem). */
+export function encodeStatus(status: ResourceStatus): Uint8Array {
+  return gzipSync(JSON.stringify(status));
+}
+
+function decodeStatus(value: unknown): ResourceStatus {
+  // Items written before statuses were compressed hold plain JSON text.
+  if (typeof value === "string") return JSON.parse(value) as ResourceStatus;
+  return JSON.parse(gunzipSync(value as Uint8Array).toString()) as ResourceStatus;
 }
 
 function toResource(item: Record<string, unknown>): StoredResource {
   const body = JSON.parse(item.body as string) as Omit<StoredResource, "status">;
-  return { ...body, status: JSON.parse(item.status as string) as ResourceStatus };
+  return { ...body, status: decodeStatus(item.status) };
 }
 
 const stableJson = (value: unknown): string =>
@@ -203,7 +217,7 @@ export class ResourceStore {
           UpdateExpression: "SET #status = :s",
           ConditionExpression: "generation = :g",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":s": JSON.stringify(status), ":g": generation },
+          ExpressionAttributeValues: { ":s": encodeStatus(status), ":g": generation },
         }),
       );
       return true;
@@ -237,7 +251,7 @@ export class ResourceStore {
       generation: next.metadata.generation,
       resourceVersion: next.metadata.resourceVersion,
       body: JSON.stringify({ apiVersion: next.apiVersion, kind: next.kind, metadata: next.metadata, spec: next.spec }),
-      status: JSON.stringify(next.status),
+      status: encodeStatus(next.status),
     };
     return {
       Put: {

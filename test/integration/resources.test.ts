@@ -99,3 +99,17 @@ describe("user resources", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe("large statuses", () => {
+  it("a policy over 10,000 destinations keeps its whole status (compressed within one item)", async () => {
+    await cp.request("POST", "/v1/trafficpolicies", { token, body: trafficPolicy("everything") });
+    const resource = await cp.store.resources.get("acme", "TrafficPolicy", "everything");
+    const destinations = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`service-${i}-namespace-${i % 50}-cluster-${i % 100}`, { state: "ACCEPTED" as const, acceptanceOrder: i + 1 }]));
+    const status = { observedGeneration: resource.metadata.generation, state: "ACCEPTED" as const, destinations };
+    expect(JSON.stringify(status).length).toBeGreaterThan(400_000);
+    expect(await cp.store.resources.writeStatus("acme", "TrafficPolicy", "everything", resource.metadata.generation, status)).toBe(true);
+    const read = (await (await cp.request("GET", "/v1/trafficpolicies/everything", { token })).json()) as { status: typeof status };
+    expect(Object.keys(read.status.destinations)).toHaveLength(10_000);
+    expect(read.status.destinations["service-9999-namespace-49-cluster-99"]).toEqual({ state: "ACCEPTED", acceptanceOrder: 10_000 });
+  });
+});
