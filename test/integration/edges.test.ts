@@ -1,4 +1,7 @@
 import { mkdtempSync } from "node:fs";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { registeredAgent } from "../support/agents";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -103,5 +106,18 @@ describe("Lambda entry", () => {
     expect((JSON.parse(out.body) as { metadata: { name: string } }).metadata.name).toBe("from-http");
     const denied = (await handler({ ...event, headers: {} } as never, {} as never)) as { statusCode: number };
     expect(denied.statusCode).toBe(401);
+
+    // An agent's snapshot through the Lambda adapter: gzip bytes must come back base64-encoded, intact.
+    const { key } = await registeredAgent(cp, token, "edges", "lambda-cluster");
+    const jws = "header.payload.signature";
+    await cp.store.snapshots.write("edges", "lambda-cluster", undefined, { generation: 1, hash: `sha256:${"1".repeat(64)}`, signedAt: new Date().toISOString(), exp: 2e9 }, gzipSync(jws));
+    const lambdaClient = new ControlPlaneClient({ url: "https://api.example.com", tenant: "edges", cluster: "lambda-cluster", key });
+    const snap = (await handler(
+      { ...event, rawPath: "/v1/agent/snapshot", headers: { authorization: `Bearer ${await lambdaClient.token()}`, host: "api.example.com", "accept-encoding": "gzip" }, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, path: "/v1/agent/snapshot" } } } as never,
+      {} as never,
+    )) as { statusCode: number; body: string; isBase64Encoded: boolean; headers: Record<string, string> };
+    expect(snap.statusCode).toBe(200);
+    expect(snap.isBase64Encoded).toBe(true);
+    expect(gunzipSync(Buffer.from(snap.body, "base64")).toString()).toBe(jws);
   });
 });
