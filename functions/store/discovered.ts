@@ -1,5 +1,5 @@
 import type { DiscoveryResult, Destination, Mesh, Workload } from "@meshplane/core";
-import { batchWrite, queryItems, queryKeys } from "./batch";
+import { batchWrite, queryItems } from "./batch";
 import { clusterPk, keys } from "./keys";
 import type { StoreDeps } from "./resources";
 
@@ -16,16 +16,24 @@ export interface DiscoveredFilter {
 export class DiscoveredStore {
   constructor(private readonly deps: StoreDeps) {}
 
-  /** Replaces everything discovered in one cluster with `result` (stale items are deleted). */
+  /**
+   * Makes what is stored for one cluster equal `result`: writes only objects that are new or changed
+   * and deletes the ones that went away. A busy cluster changes a few endpoints at a time, so a report
+   * costs one read of the partition and a handful of writes, not a rewrite of every object.
+   */
   async replace(tenantId: string, cluster: string, result: DiscoveryResult): Promise<void> {
     const { doc, table } = this.deps;
-    const all: Discovered[] = [...result.meshes, ...result.workloads, ...result.destinations];
-    const puts = all.map((obj) => ({
-      PutRequest: { Item: { ...keys.discovered(tenantId, cluster, obj.kind, obj.metadata.name), body: JSON.stringify(obj) } },
-    }));
-    const keep = new Set(puts.map((p) => p.PutRequest.Item.SK));
-    const stale = (await queryKeys(doc, table, clusterPk(tenantId, cluster), "D#")).filter((k) => !keep.has(k.SK));
-    await batchWrite(doc, table, [...puts, ...stale.map((Key) => ({ DeleteRequest: { Key } }))]);
+    const stored = new Map((await queryItems(doc, table, clusterPk(tenantId, cluster), "D#")).map((i) => [i.SK as string, i.body as string]));
+    const puts = [];
+    const keep = new Set<string>();
+    for (const obj of [...result.meshes, ...result.workloads, ...result.destinations] as Discovered[]) {
+      const key = keys.discovered(tenantId, cluster, obj.kind, obj.metadata.name);
+      const body = JSON.stringify(obj);
+      keep.add(key.SK);
+      if (stored.get(key.SK) !== body) puts.push({ PutRequest: { Item: { ...key, body } } });
+    }
+    const stale = [...stored.keys()].filter((sk) => !keep.has(sk)).map((SK) => ({ DeleteRequest: { Key: { PK: clusterPk(tenantId, cluster), SK } } }));
+    await batchWrite(doc, table, [...puts, ...stale]);
   }
 
   /** Discovered objects of a kind across the given clusters, filtered, sorted by name. */
