@@ -60,6 +60,9 @@ export function route<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = 
 
 const YAML_TYPES = new Set(["application/yaml", "application/x-yaml", "text/yaml"]);
 
+/** Media types of routes that take documents: JSON `{documents: [...]}` or multi-document YAML. */
+export const DOCUMENT_BODY_TYPES: readonly string[] = ["application/json", ...YAML_TYPES];
+
 /** Reads and validates a request body. Errors name the header or field at fault. */
 async function readBody(c: Context<AppEnv>, schema: z.ZodType, types: readonly string[]): Promise<unknown> {
   const mime = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";

@@ -1,7 +1,7 @@
 import { DOCUMENT_SCHEMAS, type FieldError, USER_KINDS, type UserDocument, type UserKind, ValidationError, fieldErrors } from "@meshplane/core";
 import type { DocumentWrite } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
-import { route } from "../route";
+import { DOCUMENT_BODY_TYPES, route } from "../route";
 import { applyBody, applyResult } from "../schemas";
 import type { ResourceDeps } from "./resources";
 
@@ -46,7 +46,7 @@ export function applyRoutes(deps: ResourceDeps) {
       method: "post", path: "/v1/apply", tag: "apply", access: "editor",
       summary: "Create or replace up to 99 documents in one atomic change (JSON {documents} or multi-document YAML)",
       body: applyBody,
-      bodyTypes: ["application/json", "application/yaml", "application/x-yaml", "text/yaml"],
+      bodyTypes: DOCUMENT_BODY_TYPES,
       responses: { 200: { description: "a result per document, in order", schema: applyResult } },
       handler: async (c, { body }) => {
         const writes = validateDocuments(body.documents);

@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { Signer } from "../../signer/signer";
 import type { DocumentWrite, SnapshotHead, Store } from "../../store/index";
 import { loadTranslateInput } from "../../worker/load-input";
-import { type Route, route } from "../route";
+import { DOCUMENT_BODY_TYPES, type Route, route } from "../route";
 import { applyBody } from "../schemas";
 import { validateDocuments } from "./apply";
 
@@ -102,7 +102,7 @@ export function snapshotRoutes(deps: SnapshotDeps): Route[] {
       method: "post", path: "/v1/plan", tag: "apply", access: "viewer",
       summary: "What each cluster's snapshot and each policy's status would become with these documents; nothing is stored",
       body: applyBody,
-      bodyTypes: ["application/json", "application/yaml", "application/x-yaml", "text/yaml"],
+      bodyTypes: DOCUMENT_BODY_TYPES,
       responses: { 200: { description: "per-cluster changes and statuses", schema: planResult } },
       handler: async (c, { body }) => {
         const tenantId = c.get("tenantId");
