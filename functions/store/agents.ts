@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DiscoveryResult, StatusReport } from "@meshplane/core";
 import { UnauthorizedError } from "../shared/errors";
 import { hashSecret } from "../shared/secrets";
@@ -7,7 +7,6 @@ import { keys } from "./keys";
 import type { StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
 import { type ClusterHead, SnapshotStore } from "./snapshots";
-import { BatchGetCommand } from "@aws-sdk/lib-dynamodb";
 
 /** A cluster's last status report, as the worker reads it to map failures back to policies. */
 export interface StoredReport {

@@ -8,6 +8,7 @@ import {
   type StoredResource,
   type UserDocument,
   type UserKind,
+  canonicalJson,
   matchesLabels,
   pendingStatus,
 } from "@meshplane/core";
@@ -53,12 +54,6 @@ function toResource(item: Record<string, unknown>): StoredResource {
   return { ...body, status: decodeStatus(item.status) };
 }
 
-const stableJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
-      : v,
-  );
 
 /**
  * Merges an incoming document with what is stored. Returns undefined when nothing the user owns
@@ -66,11 +61,11 @@ const stableJson = (value: unknown): string =>
  * annotations move resourceVersion alone, as in Kubernetes.
  */
 function nextVersion(existing: StoredResource | undefined, doc: UserDocument, revision: number, now: string): StoredResource | undefined {
-  const specChanged = !existing || stableJson(existing.spec) !== stableJson(doc.spec);
+  const specChanged = !existing || canonicalJson(existing.spec) !== canonicalJson(doc.spec);
   const metaChanged =
     !existing ||
-    stableJson(existing.metadata.labels ?? {}) !== stableJson(doc.metadata.labels ?? {}) ||
-    stableJson(existing.metadata.annotations ?? {}) !== stableJson(doc.metadata.annotations ?? {});
+    canonicalJson(existing.metadata.labels ?? {}) !== canonicalJson(doc.metadata.labels ?? {}) ||
+    canonicalJson(existing.metadata.annotations ?? {}) !== canonicalJson(doc.metadata.annotations ?? {});
   if (!specChanged && !metaChanged) return undefined;
   const generation = existing ? existing.metadata.generation + (specChanged ? 1 : 0) : 1;
   return {

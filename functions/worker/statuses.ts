@@ -14,7 +14,10 @@ function objectsByParent(outputs: Record<string, ClusterOutput>): Map<string, Ma
       const parents = JSON.parse(obj.metadata.annotations[ANNOTATION_PARENTS] ?? "[]") as { kind: string; name: string }[];
       for (const p of parents) {
         const key = `${p.kind}/${p.name}`;
-        byParent.set(key, [...(byParent.get(key) ?? []), objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)]);
+        const ids = byParent.get(key);
+        const id = objectId(obj.kind, obj.metadata.namespace, obj.metadata.name);
+        if (ids) ids.push(id);
+        else byParent.set(key, [id]);
       }
     }
     out.set(cluster, byParent);
@@ -39,11 +42,12 @@ export function withClusterStatus(
   for (const [cluster, report] of reports) {
     failuresByCluster.set(cluster, new Map(report.failures.map((f) => [objectId(f.kind, f.namespace, f.name), `${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}: ${f.error}`])));
   }
+  const clustersInOrder = [...byCluster].sort(([a], [b]) => (a < b ? -1 : 1));
   const out: Record<ResourceKey, ResourceStatus> = {};
   for (const [key, status] of Object.entries(statuses) as [ResourceKey, ResourceStatus][]) {
     const clusters: Record<string, ClusterStatus> = {};
     let failed = false;
-    for (const [cluster, byParent] of [...byCluster].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [cluster, byParent] of clustersInOrder) {
       const ids = byParent.get(key);
       if (!ids) continue;
       const generation = generations.get(cluster) ?? 0;

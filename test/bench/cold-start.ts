@@ -6,30 +6,13 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { build } from "esbuild";
+import { join } from "node:path";
+import { bundleEntry } from "../support/bundle";
 import { benchPlane } from "./_harness";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const out = mkdtempSync(join(tmpdir(), "meshplane-bundles-"));
 
-async function bundle(entry: string, name: string): Promise<string> {
-  const file = join(out, `${name}.mjs`);
-  await build({
-    entryPoints: [join(ROOT, entry)],
-    outfile: file,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    minify: true,
-    sourcemap: false,
-    // ESM bundles of CommonJS dependencies need a require() in scope.
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    logLevel: "error",
-  });
-  return file;
-}
+const bundle = (entry: string, name: string) => bundleEntry(entry, join(out, `${name}.mjs`), "node22");
 
 const kb = (f: string) => Math.round(statSync(f).size / 1024);
 

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { type LabCluster, serviceAccountIdentity, startCluster } from "../lab/cluster";
 import type { ControlPlane } from "../support/control-plane";
+import { bundleEntry } from "../support/bundle";
 import { pathOf, seedCluster } from "../support/seed-cluster";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -58,22 +59,7 @@ let bundle: Promise<string> | undefined;
 
 /** The agent bundled as its Dockerfile bundles it (esbuild, ESM, minified), built once per process. */
 export function agentBundle(): Promise<string> {
-  bundle ??= (async () => {
-    const { build } = await import("esbuild");
-    const outfile = join(mkdtempSync(join(tmpdir(), "meshplane-agent-bundle-")), "agent.mjs");
-    await build({
-      entryPoints: [join(ROOT, "packages/agent/src/main.ts")],
-      outfile,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      minify: true,
-      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-      logLevel: "error",
-    });
-    return outfile;
-  })();
+  bundle ??= bundleEntry("packages/agent/src/main.ts", join(mkdtempSync(join(tmpdir(), "meshplane-agent-bundle-")), "agent.mjs"), "node20");
   return bundle;
 }
 
