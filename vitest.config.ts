@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
-// Two tiers: unit tests sit next to pure modules; integration tests start real processes
-// (DynamoDB Local, fauxqs, kube-apiserver) and live under test/.
+// Tiers: unit tests sit next to pure modules; integration, istio and e2e tests start real processes
+// (DynamoDB Local, fauxqs, Istio's config generation, kube-apiserver) and live under test/.
 export default defineConfig({
   test: {
     projects: [
@@ -20,6 +20,14 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          // Istio's own code (test/istio/judge, built by scripts/istio-judge.sh) judges generated config.
+          name: "istio",
+          include: ["test/istio/**/*.test.ts"],
+          testTimeout: 120_000,
         },
       },
       {

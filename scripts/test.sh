@@ -15,9 +15,11 @@ node_modules/.bin/tsc --noEmit -p tsconfig.json || exit 1
 echo "== lab binaries (kube-apiserver, etcd, CRDs, helm; built once from Go modules, then cached)"
 bash scripts/lab/build.sh >/dev/null || exit 1
 bash scripts/helm.sh >/dev/null || exit 1
+echo "== Istio judge (Istio's config generation and CA code; built once from the istio.io/istio module, then cached)"
+bash scripts/istio-judge.sh >/dev/null || exit 1
 
 report="$(mktemp -d)/vitest.json"
-echo "== tests (unit, integration, e2e)"
+echo "== tests (unit, integration, istio, e2e)"
 node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report"
 status=$?
 node -e '

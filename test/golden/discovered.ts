@@ -23,6 +23,7 @@ export function meshesOf(cluster: string, c: ClusterDescription): Mesh[] {
               istio: {
                 ...(m.revision ? { revision: m.revision } : {}),
                 trustDomain: m.trustDomain,
+                ...(m.trustDomainAliases ? { trustDomainAliases: m.trustDomainAliases } : {}),
                 istiodServiceAccount: m.istiodServiceAccount,
                 smartDnsProxyingEnabled: m.smartDnsProxyingEnabled,
                 gateways: m.gateways,
@@ -58,6 +59,25 @@ export function workloadsOf(cluster: string, clusterIndex: number, c: ClusterDes
     ips: w.ips ?? [`10.${clusterIndex}.${Math.floor(i / 250)}.${(i % 250) + 1}`],
     zone: w.zone,
   }));
+}
+
+/**
+ * The labels of a pod Istio's injector mutated: the template's plus what the injector adds
+ * (`security.istio.io/tlsMode: istio`, the canonical service name and revision). Golden cases model
+ * real injected pods, because Istio keeps only `tlsMode: istio` endpoints behind AUTO_PASSTHROUGH.
+ */
+export function injectedLabels(labels: Record<string, string>, workload: string): Record<string, string> {
+  return {
+    "security.istio.io/tlsMode": "istio",
+    "service.istio.io/canonical-name": labels["service.istio.io/canonical-name"] ?? labels.app ?? workload,
+    "service.istio.io/canonical-revision": labels["service.istio.io/canonical-revision"] ?? labels.version ?? "latest",
+    ...labels,
+  };
+}
+
+function podLabels(p: Pods, meshes: readonly Mesh[]): Record<string, string> {
+  const mesh = meshes.find((m) => m.metadata.name === p.workload.spec.mesh);
+  return mesh?.spec.type === "istio" ? injectedLabels(p.workload.spec.labels, p.workload.spec.name) : p.workload.spec.labels;
 }
 
 const NOT_SUBSET_KEYS = new Set(["pod-template-hash", "service.istio.io/canonical-revision"]);
@@ -101,7 +121,7 @@ export function destinationsOf(cluster: string, c: ClusterDescription, meshes: M
         selector,
         ports: s.ports,
         subsets: subsetsOf(backing.map((p) => p.workload)),
-        endpoints: backing.flatMap((p) => p.ips.map((ip) => ({ ip, labels: p.workload.spec.labels, ...(p.zone ? { zone: p.zone } : {}) }))),
+        endpoints: backing.flatMap((p) => p.ips.map((ip) => ({ ip, labels: podLabels(p, meshes), ...(p.zone ? { zone: p.zone } : {}) }))),
         workloads: backing.map((p) => p.workload.metadata.name),
       },
     };

@@ -30,6 +30,7 @@ const meshDescription = z.strictObject({
   version: z.string().default("1.24.1"),
   revision: z.string().optional(),
   trustDomain: z.string().default("cluster.local"),
+  trustDomainAliases: z.array(z.string()).optional(),
   istiodServiceAccount: z.string().default("istiod"),
   smartDnsProxyingEnabled: z.boolean().default(true),
   gateways: z.array(gateway).default([]),

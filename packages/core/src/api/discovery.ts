@@ -30,6 +30,8 @@ export const meshSpec = z.strictObject({
     .strictObject({
       revision: z.string().optional(),
       trustDomain: z.string(),
+      /** Other trust domains istiod accepts peers from (meshConfig trustDomainAliases, caCertificates[].trustDomains). */
+      trustDomainAliases: z.array(z.string()).optional(),
       istiodServiceAccount: z.string(),
       smartDnsProxyingEnabled: z.boolean(),
       gateways: z.array(gateway),
@@ -71,6 +73,8 @@ export const destinationSpec = z.strictObject({
       labels: labelMap,
       zone: z.string().optional(),
       subZone: z.string().optional(),
+      /** The sidecar discovery saw in the endpoint's pod; absent when it has none (or an older agent reported it). */
+      sidecar: z.enum(["istio", "osm"]).optional(),
     }),
   ),
   externalAddresses: z.array(address).optional(),

@@ -27,8 +27,8 @@ describe("indexEndpoints", () => {
       ],
     });
     expect(endpoints).toEqual([
-      { ip: "10.1.0.5", labels: { app: "web", version: "v1" }, zone: "eu-west-1a", subZone: "rack-1" },
-      { ip: "10.1.0.7", labels: { app: "web", version: "v2" }, zone: "eu-west-1c" },
+      { ip: "10.1.0.5", labels: { app: "web", version: "v1" }, zone: "eu-west-1a", subZone: "rack-1", sidecar: "istio" },
+      { ip: "10.1.0.7", labels: { app: "web", version: "v2" }, zone: "eu-west-1c", sidecar: "istio" },
     ]);
   });
 
@@ -60,7 +60,7 @@ describe("indexEndpoints", () => {
       ],
     });
     expect(endpoints).toEqual([
-      { ip: "10.1.0.7", labels: { app: "web", version: "v2" }, zone: "eu-west-1b" },
+      { ip: "10.1.0.7", labels: { app: "web", version: "v2" }, zone: "eu-west-1b", sidecar: "istio" },
       { ip: "10.1.0.9", labels: {} },
     ]);
   });

@@ -1,6 +1,7 @@
 import type { Destination } from "../api/discovery";
 import { type ClusterIndex, compareStrings, sortedRecord } from "./cluster-index";
 import { refKey } from "./kube";
+import { podSidecar } from "./sidecars";
 
 export type DestinationEndpoint = Destination["spec"]["endpoints"][number];
 
@@ -16,18 +17,20 @@ interface RawEndpoint {
   podName?: string;
 }
 
-/** Locality and labels of one address: the slice's zone wins, the pod's node fills the rest. */
+/** Locality, labels and sidecar of one address: the slice's zone wins, the pod's node fills the rest. */
 function resolve(index: ClusterIndex, raw: RawEndpoint): DestinationEndpoint {
   const pod = raw.podName === undefined ? undefined : index.pod(raw.namespace, raw.podName);
   const nodeName = raw.nodeName ?? pod?.spec.nodeName;
   const nodeLabels = (nodeName === undefined ? undefined : index.node(nodeName))?.metadata.labels ?? {};
   const zone = raw.zone ?? nodeLabels[ZONE_LABEL];
   const subZone = nodeLabels[SUBZONE_LABEL];
+  const sidecar = pod === undefined ? undefined : podSidecar(pod);
   return {
     ip: raw.ip,
     labels: sortedRecord(pod?.metadata.labels),
     ...(zone === undefined ? {} : { zone }),
     ...(subZone === undefined ? {} : { subZone }),
+    ...(sidecar === undefined ? {} : { sidecar }),
   };
 }
 

@@ -26,7 +26,25 @@ const TRUE_VALUES = new Set(["1", "t", "T", "TRUE", "true", "True"]);
 
 interface MeshConfigFacts {
   trustDomain: string;
+  trustDomainAliases: string[];
   smartDnsProxyingEnabled: boolean;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v !== "") : [];
+}
+
+/**
+ * The other trust domains istiod accepts peers from, as Istio computes them for inbound TLS
+ * validation: `trustDomainAliases` and the `trustDomains` of every `caCertificates` entry.
+ */
+function acceptedAliases(config: unknown, trustDomain: string): string[] {
+  const fromCaCertificates = (Array.isArray(objectField(config, "caCertificates")) ? (objectField(config, "caCertificates") as unknown[]) : []).flatMap((c) =>
+    strings(objectField(c, "trustDomains")),
+  );
+  const all = new Set([...strings(objectField(config, "trustDomainAliases")), ...fromCaCertificates]);
+  all.delete(trustDomain);
+  return [...all].sort(compareStrings);
 }
 
 function objectField(value: unknown, key: string): unknown {
@@ -47,10 +65,12 @@ export function readMeshConfig(text: string): MeshConfigFacts | { error: string 
   if (config !== null && config !== undefined && (typeof config !== "object" || Array.isArray(config))) {
     return { error: "meshConfig must be a YAML mapping" };
   }
-  const trustDomain = objectField(config, "trustDomain");
+  const configured = objectField(config, "trustDomain");
+  const trustDomain = typeof configured === "string" && configured !== "" ? configured : DEFAULT_TRUST_DOMAIN;
   const dnsCapture = objectField(objectField(objectField(config, "defaultConfig"), "proxyMetadata"), "ISTIO_META_DNS_CAPTURE");
   return {
-    trustDomain: typeof trustDomain === "string" && trustDomain !== "" ? trustDomain : DEFAULT_TRUST_DOMAIN,
+    trustDomain,
+    trustDomainAliases: acceptedAliases(config, trustDomain),
     // An unquoted `true` is a YAML boolean; istiod would reject it, but it means what the user meant.
     smartDnsProxyingEnabled: dnsCapture === true || (typeof dnsCapture === "string" && TRUE_VALUES.has(dnsCapture)),
   };
@@ -95,6 +115,7 @@ export function discoverIstioMeshes(index: ClusterIndex, report: ReportProblem):
         istio: {
           ...(revision === undefined ? {} : { revision }),
           trustDomain: facts.trustDomain,
+          ...(facts.trustDomainAliases.length > 0 ? { trustDomainAliases: facts.trustDomainAliases } : {}),
           istiodServiceAccount: podSpec.serviceAccountName || podSpec.serviceAccount || (revision === undefined ? "istiod" : `istiod-${revision}`),
           smartDnsProxyingEnabled: facts.smartDnsProxyingEnabled,
           gateways: [],

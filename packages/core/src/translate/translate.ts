@@ -8,6 +8,7 @@ import { Reporter, resourceKey } from "./reporter";
 import { policyStatus, virtualMeshStatus } from "./status";
 import { translateTrafficPolicies } from "./traffic-policy";
 import type { ResourceKey, TranslateInput, TranslateOutput } from "./types";
+import { checkTrustDomains } from "./trust-domains";
 import { translateVirtualMeshes } from "./virtual-mesh";
 import type { ResourceStatus } from "../api/index";
 
@@ -23,6 +24,7 @@ export function translate(input: TranslateInput): TranslateOutput {
   const reporter = new Reporter();
   const sink = new OutputSink(model.tenant, model.clusters);
   const members = resolveMemberships(model, reporter);
+  checkTrustDomains(members, reporter);
   const plan = planFederation(model, members, reporter);
   translateVirtualMeshes(model, plan, sink);
   const traffic = translateTrafficPolicies(model, plan, reporter, sink);

@@ -1,0 +1,84 @@
+/**
+ * Runs the Istio judge (test/istio/judge, built by scripts/istio-judge.sh from the istio.io/istio Go
+ * module): Istio's own config generation and CA code, asked what our generated objects do.
+ */
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const BUILD_SCRIPT = fileURLToPath(new URL("../../scripts/istio-judge.sh", import.meta.url));
+
+let binary: string | undefined;
+
+/** The judge binary, built on first use (the test script builds it before the suite runs). */
+export function judgeBinary(): string {
+  binary ??= execFileSync("bash", [BUILD_SCRIPT], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  return binary;
+}
+
+export interface JudgeProxy {
+  name: string;
+  type: "sidecar" | "router";
+  ip: string;
+  namespace: string;
+  labels: Record<string, string>;
+  istioVersion?: string;
+}
+
+/** One istiod's world: its mesh config, the Istio objects it reads, its cluster's Kubernetes objects. */
+export interface XdsInput {
+  cluster: string;
+  meshConfig: string;
+  /** Multi-document YAML. */
+  config: string;
+  /** Multi-document YAML: Namespaces, Services, Pods, EndpointSlices. */
+  kubernetes: string;
+  proxies: JudgeProxy[];
+}
+
+/** Envoy resources as JSON (proto3 JSON mapping, camelCase field names). */
+export type Envoy = Record<string, unknown>;
+
+export interface ProxyConfig {
+  listeners: Envoy[];
+  clusters: Envoy[];
+  routes: Envoy[];
+  endpoints: Envoy[];
+}
+
+export interface XdsOutput {
+  validation: { kind: string; namespace: string; name: string; error?: string; warning?: string }[];
+  proxies: Record<string, ProxyConfig>;
+}
+
+export interface CaMesh {
+  name: string;
+  caCert: string;
+  caKey: string;
+  certChain: string;
+  rootCert: string;
+  /** SPIFFE ID of a workload istiod issues a certificate to. */
+  workloadIdentity: string;
+}
+
+export interface CaOutput {
+  meshes: Record<string, { error?: string; workloadCertChain?: string; rootBundle?: string }>;
+  verify: { workload: string; trustBundle: string; ok: boolean; error?: string }[];
+}
+
+function run<T>(command: "xds" | "ca", input: unknown): T {
+  const out = execFileSync(judgeBinary(), [command], { input: JSON.stringify(input), encoding: "utf8", maxBuffer: 512 * 1024 * 1024, stdio: ["pipe", "pipe", "pipe"] });
+  // The answer is the last line: anything a library prints before it is not ours.
+  const parsed = JSON.parse(out.trimEnd().split("\n").at(-1) ?? "") as T & { error?: string };
+  if (parsed.error !== undefined) throw new Error(`istio judge ${command}: ${parsed.error}`);
+  return parsed;
+}
+
+/** The Envoy configuration istiod would send each proxy, and istiod's validation of every object. */
+export function judgeXds(input: XdsInput): XdsOutput {
+  return run<XdsOutput>("xds", input);
+}
+
+/** Loads each mesh's cacerts as istiod does, issues a workload certificate, verifies across meshes. */
+export function judgeCa(meshes: CaMesh[]): CaOutput {
+  return run<CaOutput>("ca", { meshes });
+}
