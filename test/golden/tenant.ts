@@ -6,6 +6,7 @@
 import { z } from "zod";
 import {
   accessPolicySpec,
+  certificateResult,
   discoveryResult,
   gateway,
   labelMap,
@@ -85,6 +86,18 @@ function resource<S extends z.ZodType>(spec: S) {
   });
 }
 
+const fingerprint = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+/** A VirtualMesh's CA as the control plane holds it (TranslateInput.trust); the uid is filled in. */
+const trustDescription = z.strictObject({
+  state: z.enum(["READY", "AWAITING_CERTIFICATE"]).default("READY"),
+  issuer: fingerprint.optional(),
+  rootFingerprint: fingerprint.optional(),
+  rootNotAfter: z.string().optional(),
+  trustBundle: z.array(fingerprint).default([]),
+  phase: z.enum(["STABLE", "ADDING_ROOT", "SWITCHING", "DROPPING"]).default("STABLE"),
+});
+
 /** A golden case's input.yaml: clusters with what was discovered in them, and the user resources. */
 export const tenantDescription = z.strictObject({
   description: z.string().optional(),
@@ -93,6 +106,10 @@ export const tenantDescription = z.strictObject({
   virtualMeshes: z.array(resource(virtualMeshSpec)).default([]),
   trafficPolicies: z.array(resource(trafficPolicySpec)).default([]),
   accessPolicies: z.array(resource(accessPolicySpec)).default([]),
+  /** VirtualMesh name → its CA. */
+  trust: z.record(z.string(), trustDescription).default({}),
+  /** Cluster → the agent's certificate reports. */
+  certificates: z.record(z.string(), z.array(certificateResult)).default({}),
 });
 export type TenantDescription = z.input<typeof tenantDescription>;
 type Tenant = z.output<typeof tenantDescription>;
@@ -139,5 +156,7 @@ export function buildInput(description: TenantDescription): TranslateInput {
     virtualMeshes: tenant.virtualMeshes.map((r, i) => stored("VirtualMesh", r, i)),
     trafficPolicies: tenant.trafficPolicies.map((r, i) => stored("TrafficPolicy", r, i)),
     accessPolicies: tenant.accessPolicies.map((r, i) => stored("AccessPolicy", r, i)),
+    trust: Object.fromEntries(Object.entries(tenant.trust).map(([vm, t]) => [vm, { uid: `uid-VirtualMesh-${vm}`, ...t }])),
+    certificates: tenant.certificates,
   };
 }

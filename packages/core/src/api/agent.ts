@@ -36,14 +36,58 @@ export const objectResult = z.strictObject({
 });
 export type ObjectResult = z.infer<typeof objectResult>;
 
+const fingerprint = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be sha256:<64 hex digits>");
+
+/**
+ * The agent's view of one shared-trust mesh's `cacerts` (API.md §10): what its intermediate was
+ * issued by, which roots its trust bundle holds, when it expires; `failed` with the reason when the
+ * agent could not write or issue it.
+ */
+export const certificateResult = z.strictObject({
+  mesh: z.string().min(1).max(253),
+  state: z.enum(["issued", "pending", "failed"]),
+  /** Fingerprint of the certificate that signed the mesh's intermediate. */
+  issuer: fingerprint.optional(),
+  /** Fingerprints of the roots in the mesh's `root-cert.pem`, sorted. */
+  trustBundle: z.array(fingerprint).max(16).optional(),
+  /** The intermediate's expiry (ISO 8601). */
+  notAfter: z.iso.datetime().optional(),
+  error: z.string().max(4096).optional(),
+});
+export type CertificateResult = z.infer<typeof certificateResult>;
+
 export const statusReport = z.strictObject({
   /** The generation the agent last applied (0 before the first). */
   generation: z.number().int().min(0),
   results: z.array(objectResult).max(20_000),
   /** Why nothing was applied (verification failed, control plane unreachable before, …). */
   error: z.string().max(4096).optional(),
+  /** One entry per certificate directive of the applied snapshot. */
+  certificates: z.array(certificateResult).max(1000).optional(),
 });
 export type StatusReport = z.infer<typeof statusReport>;
+
+/**
+ * `POST /v1/agent/csr`: a PKCS#10 request for a mesh's intermediate CA, made with a key generated in
+ * the cluster (API.md §10). Signed only for the identity the cluster's certificate directive names.
+ */
+export const csrRequest = z.strictObject({
+  mesh: z.string().min(1).max(253),
+  csr: z
+    .string()
+    .max(16_384)
+    .regex(/^-----BEGIN CERTIFICATE REQUEST-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE REQUEST-----\r?\n?$/, "must be one PEM certificate request"),
+});
+export type CsrRequest = z.infer<typeof csrRequest>;
+
+/** The signed intermediate: `certChain` is it and its issuers up to the root; `rootBundle` every root to trust. */
+export const csrResponse = z.strictObject({
+  certChain: z.string(),
+  rootBundle: z.string(),
+  issuer: fingerprint,
+  notAfter: z.iso.datetime(),
+});
+export type CsrResponse = z.infer<typeof csrResponse>;
 
 /** Claims of the JWT an agent signs for each call. */
 export const agentClaims = z.object({

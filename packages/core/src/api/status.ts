@@ -17,7 +17,25 @@ export const resourceStatus = z.strictObject({
   errors: z.array(z.string()).optional(),
   destinations: z.record(z.string(), perDestination).optional(),
   workloads: z.array(z.string()).optional(),
-  meshes: z.record(z.string(), z.strictObject({ state, errors: z.array(z.string()).optional() })).optional(),
+  meshes: z
+    .record(
+      z.string(),
+      z.strictObject({
+        state,
+        errors: z.array(z.string()).optional(),
+        /** Shared trust of this member mesh (API.md §4). */
+        trust: z
+          .strictObject({
+            state: z.enum(["PENDING", "ISSUED", "ROTATING", "FAILED"]),
+            phase: z.enum(["STABLE", "ADDING_ROOT", "SWITCHING", "DROPPING"]).optional(),
+            rootFingerprint: z.string().optional(),
+            notAfter: z.string().optional(),
+            errors: z.array(z.string()).optional(),
+          })
+          .optional(),
+      }),
+    )
+    .optional(),
   clusters: z
     .record(z.string(), z.strictObject({ generation: z.number().int(), applied: z.boolean(), errors: z.array(z.string()).optional() }))
     .optional(),

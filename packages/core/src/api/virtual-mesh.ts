@@ -5,12 +5,18 @@ import { destinationSelector } from "./selectors";
 const sharedTrust = z.strictObject({
   rootCertificateAuthority: z
     .strictObject({
-      generated: z.strictObject({
-        ttlDays: z.number().int().min(1, "must be at least 1").max(36500, "must be at most 36500").optional(),
-        keyAlgorithm: z.enum(["ECDSA_P256", "RSA_2048", "RSA_4096"]).optional(),
-        orgName: z.string().min(1).max(64).optional(),
-      }),
+      /** meshplane makes and holds the root (its key only ever stored encrypted). */
+      generated: z
+        .strictObject({
+          ttlDays: z.number().int().min(1, "must be at least 1").max(36500, "must be at most 36500").optional(),
+          keyAlgorithm: z.enum(["ECDSA_P256", "RSA_2048", "RSA_4096"]).optional(),
+          orgName: z.string().min(1).max(64).optional(),
+        })
+        .optional(),
+      /** Bring your own PKI: meshplane's signing CA is signed by the user's CA, whose key meshplane never sees. */
+      external: z.strictObject({ keyAlgorithm: z.enum(["ECDSA_P256", "RSA_2048", "RSA_4096"]).optional() }).optional(),
     })
+    .refine((r) => (r.generated === undefined) !== (r.external === undefined), { message: "set exactly one of generated or external" })
     .optional(),
   intermediateCertOptions: z
     .strictObject({

@@ -1,7 +1,8 @@
-import type { Destination, Mesh, StoredResource, Workload } from "../api/index";
+import type { CertificateResult, Destination, Mesh, StoredResource, Workload } from "../api/index";
 import { compareStrings, pushTo, sortBy } from "./compare";
 import { TranslateError } from "./errors";
 import { PlacementIndex } from "./placement-index";
+import type { VirtualMeshTrust } from "./trust";
 import type { TranslateInput } from "./types";
 import { type IstioApiVersions, istioApiVersions } from "./versions";
 
@@ -22,6 +23,10 @@ export interface Model {
   readonly virtualMeshes: readonly StoredResource<"VirtualMesh">[];
   readonly trafficPolicies: readonly StoredResource<"TrafficPolicy">[];
   readonly accessPolicies: readonly StoredResource<"AccessPolicy">[];
+  /** VirtualMesh name → its certificate authority (TranslateInput.trust). */
+  readonly trust: Readonly<Record<string, VirtualMeshTrust>>;
+  /** The agent's latest certificate report for `mesh` in `cluster`. */
+  certificateReport(cluster: string, mesh: string): CertificateResult | undefined;
   /** The destination a `{cluster, namespace, name}` ref names, if discovered. */
   destinationByRef(ref: ServiceKey): Destination | undefined;
   /** Meshes discovered in `cluster`, sorted by name. */
@@ -72,6 +77,7 @@ export function buildModel(input: TranslateInput): Model {
   const meshesByCluster = new Map<string, Mesh[]>();
   for (const mesh of meshes.values()) pushTo(meshesByCluster, mesh.spec.cluster, mesh);
   const versions = new Map(clusters.map((c) => [c, istioApiVersions((meshesByCluster.get(c) ?? []).filter((m) => m.spec.type === "istio"))]));
+  const reports = new Map(Object.entries(input.certificates ?? {}).flatMap(([cluster, list]) => list.map((r) => [`${cluster}/${r.mesh}`, r] as const)));
 
   return {
     tenant: input.tenant,
@@ -84,6 +90,8 @@ export function buildModel(input: TranslateInput): Model {
     virtualMeshes: [...uniqueByName(input.virtualMeshes, "VirtualMeshes").values()],
     trafficPolicies: [...uniqueByName(input.trafficPolicies, "TrafficPolicies").values()],
     accessPolicies: [...uniqueByName(input.accessPolicies, "AccessPolicies").values()],
+    trust: input.trust ?? {},
+    certificateReport: (cluster, mesh) => (registered.has(cluster) ? reports.get(`${cluster}/${mesh}`) : undefined),
     destinationByRef: (ref) => byRef.get(refKey(ref)),
     meshesIn: (cluster) => meshesByCluster.get(cluster) ?? [],
     meshOf: (item) => meshes.get(item.spec.mesh) as Mesh,

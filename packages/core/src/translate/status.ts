@@ -1,6 +1,8 @@
 import type { ResourceStatus, StoredResource } from "../api/index";
 import { compareStrings } from "./compare";
 import type { Membership, VirtualMesh } from "./membership";
+import type { Model } from "./model";
+import { meshTrustStatus, trustOf } from "./trust";
 import type { PolicyOutcome } from "./outcome";
 import { type Reporter, resourceKey } from "./reporter";
 
@@ -35,21 +37,36 @@ export function policyStatus(policy: Policy, outcome: PolicyOutcome, reporter: R
   return status;
 }
 
+const SEVERITY = { ACCEPTED: 0, PENDING: 1, FAILED: 2, INVALID: 3 } as const;
+type MeshState = keyof typeof SEVERITY;
+
+function worst(states: readonly MeshState[]): MeshState {
+  return states.reduce<MeshState>((a, b) => (SEVERITY[b] > SEVERITY[a] ? b : a), "ACCEPTED");
+}
+
 /**
- * Status of a VirtualMesh: each listed mesh ACCEPTED when it joined (errors, such as a missing
- * east-west gateway, can still be attached to it and then make it INVALID), INVALID when it could not
- * join; the VirtualMesh INVALID when any mesh is or it has errors of its own.
+ * Status of a VirtualMesh (API.md §4, §7). Each listed mesh is INVALID when it could not join or has
+ * errors (a missing east-west gateway, a refused trust domain); with shared trust, PENDING until its
+ * agent holds an intermediate from the VirtualMesh's CA and FAILED when the agent says it cannot —
+ * ACCEPTED only when trust and federation can work. The VirtualMesh takes its worst mesh's state
+ * (INVALID > FAILED > PENDING > ACCEPTED), INVALID with errors of its own.
  */
-export function virtualMeshStatus(vm: VirtualMesh, members: ReadonlyMap<string, Membership>, reporter: Reporter): ResourceStatus {
+export function virtualMeshStatus(vm: VirtualMesh, members: ReadonlyMap<string, Membership>, reporter: Reporter, model: Model): ResourceStatus {
   const key = resourceKey(vm);
   const errors = reporter.errorsOf(key);
   const meshes: NonNullable<ResourceStatus["meshes"]> = {};
-  let invalid = errors.length > 0;
+  const states: MeshState[] = errors.length > 0 ? ["INVALID"] : [];
+  const shared = vm.spec.mtlsConfig?.shared !== undefined;
+  const ca = trustOf(vm, model.trust);
   for (const name of [...new Set(vm.spec.meshes.map((m) => m.name))].sort(compareStrings)) {
     const meshErrors = reporter.meshErrors(key, name);
-    const ok = members.get(name)?.virtualMesh === vm && meshErrors.length === 0;
-    invalid ||= !ok;
-    meshes[name] = withErrors({ state: ok ? ("ACCEPTED" as const) : ("INVALID" as const) }, meshErrors);
+    const member = members.get(name);
+    const joined = member?.virtualMesh === vm;
+    const trust = joined && shared ? meshTrustStatus(member, ca, model.certificateReport(member.mesh.spec.cluster, name)) : undefined;
+    const trustState: MeshState = trust === undefined || trust.state === "ISSUED" || trust.state === "ROTATING" ? "ACCEPTED" : trust.state === "FAILED" ? "FAILED" : "PENDING";
+    const state = !joined || meshErrors.length > 0 ? "INVALID" : trustState;
+    states.push(state);
+    meshes[name] = { ...withErrors({ state }, meshErrors), ...(trust === undefined ? {} : { trust }) };
   }
-  return { ...withErrors({ observedGeneration: vm.metadata.generation, state: invalid ? ("INVALID" as const) : ("ACCEPTED" as const) }, errors), meshes };
+  return { ...withErrors({ observedGeneration: vm.metadata.generation, state: worst(states) }, errors), meshes };
 }

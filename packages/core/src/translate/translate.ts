@@ -31,7 +31,7 @@ export function translate(input: TranslateInput): TranslateOutput {
   const access = translateAccessPolicies(model, reporter, sink);
 
   const statuses: Record<ResourceKey, ResourceStatus> = {};
-  for (const vm of model.virtualMeshes) statuses[resourceKey(vm)] = virtualMeshStatus(vm, members, reporter);
+  for (const vm of model.virtualMeshes) statuses[resourceKey(vm)] = virtualMeshStatus(vm, members, reporter, model);
   for (const p of model.trafficPolicies) statuses[resourceKey(p)] = policyStatus(p, traffic.get(p.metadata.name) ?? emptyOutcome(), reporter);
   for (const p of model.accessPolicies) statuses[resourceKey(p)] = policyStatus(p, access.get(p.metadata.name) ?? emptyOutcome(), reporter);
   return { clusters: sink.finish(), statuses };

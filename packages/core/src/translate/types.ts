@@ -1,4 +1,5 @@
-import type { Destination, Mesh, ResourceStatus, StoredResource, Workload } from "../api/index";
+import type { CertificateResult, Destination, Mesh, ResourceStatus, StoredResource, Workload } from "../api/index";
+import type { VirtualMeshTrust } from "./trust";
 
 /**
  * Everything `translate` needs for one tenant. Resources carry the status they were last given, so
@@ -14,6 +15,10 @@ export interface TranslateInput {
   virtualMeshes: StoredResource<"VirtualMesh">[];
   trafficPolicies: StoredResource<"TrafficPolicy">[];
   accessPolicies: StoredResource<"AccessPolicy">[];
+  /** The certificate authority of each shared-trust VirtualMesh, by name (absent: not created yet). */
+  trust?: Record<string, VirtualMeshTrust>;
+  /** The agents' latest certificate reports, by cluster. */
+  certificates?: Record<string, CertificateResult[]>;
 }
 
 /** A generated Kubernetes object: apiVersion, kind and metadata come first in every one. */
@@ -29,7 +34,12 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-/** What the control plane asks an agent to issue for a shared-trust mesh (the issuing comes later). */
+/**
+ * What the control plane asks an agent to keep in a shared-trust mesh's `cacerts` (API.md §4, §10):
+ * an intermediate for `identity`, issued by the certificate with fingerprint `issuer`, next to a
+ * trust bundle of exactly the roots `trustBundle` names. The agent requests a new intermediate
+ * through `POST /v1/agent/csr` when what it holds differs or is within `rotateBeforeDays` of expiry.
+ */
 export interface CertificateDirective {
   mesh: string;
   virtualMesh: string;
@@ -41,6 +51,10 @@ export interface CertificateDirective {
   rotateBeforeDays: number;
   keyAlgorithm: "ECDSA_P256" | "RSA_2048" | "RSA_4096";
   autoRestartPods: boolean;
+  /** Fingerprint (`sha256:<hex>`) of the certificate that signs intermediates now. */
+  issuer: string;
+  /** Fingerprints of the roots every member must trust now, sorted. */
+  trustBundle: string[];
 }
 
 export interface ClusterOutput {

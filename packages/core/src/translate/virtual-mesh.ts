@@ -7,12 +7,16 @@ import { strictPeerAuthentication } from "./istio/peer-authentication";
 import type { Membership } from "./membership";
 import type { Model } from "./model";
 import type { OutputSink } from "./output";
+import { trustOf } from "./trust";
 
-/** Per member mesh: STRICT mTLS and a certificate directive with shared trust, deny-by-default with global access. */
+/**
+ * Per member mesh: with shared trust, once the VirtualMesh's CA can issue, a certificate directive
+ * and STRICT mTLS; deny-by-default with global access.
+ */
 function memberObjects(member: Membership, model: Model, sink: OutputSink, secrets: Set<string>): void {
   const { mesh, virtualMesh } = member;
   const cluster = mesh.spec.cluster;
-  const directive = certificateDirective(member);
+  const directive = certificateDirective(member, trustOf(virtualMesh, model.trust));
   if (directive !== undefined) {
     sink.add(cluster, strictPeerAuthentication(member, model));
     // Two istiod revisions in one namespace share the `cacerts` secret: one directive writes it.
