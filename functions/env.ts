@@ -15,6 +15,9 @@ export interface Env {
   signingKeyFile?: string;
   snapshotValiditySeconds: number;
   snapshotRefreshBeforeSeconds: number;
+  /** Exactly one of the two: the KMS key that seals CA private keys, or a local key-encryption key file. */
+  caKmsKeyId?: string;
+  caKekFile?: string;
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -36,6 +39,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const kmsKeyIds = env.MESHPLANE_KMS_KEY_IDS?.split(",").map((k) => k.trim()).filter(Boolean);
   if (kmsKeyIds?.length && env.MESHPLANE_SIGNING_KEY_FILE) throw new Error("set MESHPLANE_KMS_KEY_IDS or MESHPLANE_SIGNING_KEY_FILE, not both");
   if (!kmsKeyIds?.length && !env.MESHPLANE_SIGNING_KEY_FILE) throw new Error("MESHPLANE_KMS_KEY_IDS or MESHPLANE_SIGNING_KEY_FILE is required");
+  if (env.MESHPLANE_CA_KMS_KEY_ID && env.MESHPLANE_CA_KEK_FILE) throw new Error("set MESHPLANE_CA_KMS_KEY_ID or MESHPLANE_CA_KEK_FILE, not both");
+  if (!env.MESHPLANE_CA_KMS_KEY_ID && !env.MESHPLANE_CA_KEK_FILE) throw new Error("MESHPLANE_CA_KMS_KEY_ID or MESHPLANE_CA_KEK_FILE is required");
   return {
     region: env.AWS_REGION ?? "us-east-1",
     table: required(env, "MESHPLANE_TABLE"),
@@ -47,5 +52,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     ...(kmsKeyIds?.length ? { kmsKeyIds } : { signingKeyFile: env.MESHPLANE_SIGNING_KEY_FILE as string }),
     snapshotValiditySeconds: validityHours * 3600,
     snapshotRefreshBeforeSeconds: refreshHours * 3600,
+    ...(env.MESHPLANE_CA_KMS_KEY_ID ? { caKmsKeyId: env.MESHPLANE_CA_KMS_KEY_ID } : { caKekFile: env.MESHPLANE_CA_KEK_FILE as string }),
   };
 }

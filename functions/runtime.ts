@@ -1,6 +1,9 @@
 import { KMSClient } from "@aws-sdk/client-kms";
 import type { AppDeps } from "./api/app";
 import type { Env } from "./env";
+import type { AuthorityDeps } from "./pki/authority";
+import { LocalKeyVault } from "./pki/key-vault";
+import { KmsKeyVault } from "./pki/kms-vault";
 import { SqsTranslateQueue } from "./queue/translate-queue";
 import { createLogger } from "./shared/logger";
 import { KmsSigner } from "./signer/kms";
@@ -17,9 +20,14 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
   const signer: Signer = env.kmsKeyIds
     ? new KmsSigner({ kms: new KMSClient({ region: env.region }), keyIds: env.kmsKeyIds })
     : LocalKeySigner.open(env.signingKeyFile as string);
+  const authority: AuthorityDeps = {
+    vault: env.caKmsKeyId ? new KmsKeyVault({ kms: new KMSClient({ region: env.region }), keyId: env.caKmsKeyId }) : LocalKeyVault.open(env.caKekFile as string),
+    crypto: globalThis.crypto,
+  };
   const app: AppDeps = {
     store,
     signer,
+    authority,
     queue: new SqsTranslateQueue({ region: env.region, queueUrl: env.queueUrl, ...(env.sqsEndpoint ? { endpoint: env.sqsEndpoint } : {}) }),
     log: createLogger({ service: "api" }),
     ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
@@ -32,6 +40,7 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     refreshBeforeSeconds: env.snapshotRefreshBeforeSeconds,
     log: createLogger({ service: "worker" }),
     now: () => new Date(),
+    authority,
   };
   return { store, signer, app, worker };
 }

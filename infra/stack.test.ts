@@ -50,17 +50,25 @@ describe("the AWS stack", () => {
 
   it("signs with an ECC_NIST_P256 KMS key; only the worker may sign, the API may only read the public key", () => {
     dev.template.hasResourceProperties("AWS::KMS::Key", { KeySpec: "ECC_NIST_P256", KeyUsage: "SIGN_VERIFY" });
-    expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GetPublicKey", "kms:Sign"]);
-    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GetPublicKey"]);
+    expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"]);
+    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:Decrypt", "kms:GetPublicKey"]);
     for (const role of [/^MaintenanceFunction/, /^OperatorBootstrapFunction/]) expect(actionsOf(dev.template, role).filter((a) => a.startsWith("kms:"))).toEqual([]);
+  });
+
+  it("seals CA keys with a rotating symmetric KMS key: the worker may only seal, the API only open, both bound to the CA encryption context", () => {
+    dev.template.hasResourceProperties("AWS::KMS::Key", { EnableKeyRotation: true, Description: Match.stringLikeRegexp("CA keys") });
+    const caStatements = (role: RegExp) => statementsOf(dev.template, role).filter((s) => JSON.stringify(s.Action).match(/kms:(Decrypt|GenerateDataKey)/));
+    for (const role of [/^WorkerFunction/, /^ApiFunction/]) {
+      expect(caStatements(role).map((s) => s.Condition)).toEqual([{ StringEquals: { "kms:EncryptionContext:purpose": "meshplane-ca" } }]);
+    }
   });
 
   it("grants each function exactly the actions it uses, with DynamoDB access conditioned on leading keys", () => {
     expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(
-      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:GetPublicKey", "sqs:SendMessage"],
+      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:GetPublicKey", "sqs:SendMessage"],
     );
     expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => !a.startsWith("xray:") && !a.startsWith("sqs:"))).toEqual(
-      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:GetPublicKey", "kms:Sign"],
+      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"],
     );
     expect(actionsOf(dev.template, /^OperatorBootstrapFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:PutItem", "secretsmanager:GetSecretValue"]);
     const leading = (role: RegExp) => statementsOf(dev.template, role).filter((s) => JSON.stringify(s.Action).includes("dynamodb:")).map((s) => s.Condition);

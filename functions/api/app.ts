@@ -18,6 +18,8 @@ import { snapshotRoutes } from "./routes/snapshots";
 import type { Signer } from "../signer/signer";
 import { tenantRoutes } from "./routes/tenants";
 import { tokenRoutes } from "./routes/tokens";
+import { certificateRoutes } from "./routes/certificates";
+import type { AuthorityDeps } from "../pki/authority";
 
 export interface AppDeps {
   store: Store;
@@ -25,6 +27,8 @@ export interface AppDeps {
   signer: Signer;
   queue: TranslateQueue;
   log: Logger;
+  /** Signs mesh intermediates (opens sealed CA keys) and validates uploaded CA chains. */
+  authority: AuthorityDeps;
   now?: () => Date;
   /** URL agents use to reach this API (for the helm line); defaults to the request's origin. */
   publicUrl?: string;
@@ -45,7 +49,7 @@ function limitBody(maxSize: number) {
 }
 
 /** Every route of the API, in the order they are documented. */
-export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer">> & Pick<AppDeps, "publicUrl">): Route[] {
+export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority">> & Pick<AppDeps, "publicUrl">): Route[] {
   return [
     ...tenantRoutes(deps),
     ...tokenRoutes(deps),
@@ -55,6 +59,7 @@ export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now"
     ...discoveredRoutes(deps),
     ...agentRoutes(deps),
     ...snapshotRoutes(deps),
+    ...certificateRoutes(deps),
   ];
 }
 
@@ -62,7 +67,7 @@ export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now"
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const now = deps.now ?? (() => new Date());
   const apiUrl = (c: { req: { url: string } }) => deps.publicUrl ?? new URL(c.req.url).origin;
-  const routes = allRoutes({ store: deps.store, queue: deps.queue, signer: deps.signer, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
+  const routes = allRoutes({ store: deps.store, queue: deps.queue, signer: deps.signer, authority: deps.authority, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
   const health = route({
     method: "get", path: "/healthz", tag: "meta", access: "public", summary: "Liveness",
     responses: { 200: { description: "alive" } },

@@ -51,6 +51,8 @@ async function main(): Promise<void> {
     MESHPLANE_SQS_ENDPOINT: sqs.endpoint,
     MESHPLANE_PUBLIC_URL: process.env.MESHPLANE_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
     MESHPLANE_SIGNING_KEY_FILE: resolve(keyDir, "signing-keys.json"),
+    // Seals the VirtualMeshes' CA keys in the table; without this file they cannot be opened.
+    MESHPLANE_CA_KEK_FILE: resolve(keyDir, "ca-kek"),
   });
   const admin = new DynamoDBClient({ region: env.region, endpoint: dynamo.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   await ensureTable(admin, env.table);

@@ -1,5 +1,5 @@
 import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { DiscoveryResult, StatusReport } from "@meshplane/core";
+import type { CertificateResult, DiscoveryResult, StatusReport } from "@meshplane/core";
 import { UnauthorizedError } from "../shared/errors";
 import { hashSecret } from "../shared/secrets";
 import { DiscoveredStore } from "./discovered";
@@ -15,6 +15,8 @@ export interface StoredReport {
   failures: { apiVersion: string; kind: string; namespace?: string; name: string; error: string }[];
   /** All failures reported, of which `failures` holds the first ones. */
   failureCount?: number;
+  /** The state of each shared-trust mesh's `cacerts`, as the agent last saw it. */
+  certificates?: CertificateResult[];
   reportedAt: string;
 }
 
@@ -98,7 +100,7 @@ export class AgentStore {
 
   /**
    * Stores an apply report. The revision is bumped only when what it says changed (generation,
-   * failures, error), so heartbeats cost one write and no translation.
+   * failures, error, certificates), so heartbeats cost one write and no translation.
    */
   async recordReport(tenantId: string, cluster: string, report: StatusReport, contentHash: string, now: Date): Promise<number | undefined> {
     const { doc, table } = this.deps;
@@ -109,6 +111,7 @@ export class AgentStore {
       ...(report.error ? { error: report.error.slice(0, MAX_ERROR_CHARS) } : {}),
       failures: failed.slice(0, MAX_STORED_FAILURES).map((r) => ({ apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}), name: r.name, error: (r.error ?? "rejected").slice(0, MAX_ERROR_CHARS) })),
       failureCount: failed.length,
+      ...(report.certificates ? { certificates: report.certificates.map((r) => (r.error ? { ...r, error: r.error.slice(0, MAX_ERROR_CHARS) } : r)) } : {}),
       reportedAt: now.toISOString(),
     };
     const seen = {

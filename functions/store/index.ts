@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { AgentStore } from "./agents";
+import { CaStore } from "./certificate-authorities";
 import { ClusterStore } from "./clusters";
 import { DiscoveredStore } from "./discovered";
 import { ResourceStore } from "./resources";
@@ -15,6 +16,7 @@ export interface Store {
   discovered: DiscoveredStore;
   snapshots: SnapshotStore;
   agents: AgentStore;
+  cas: CaStore;
 }
 
 /** The whole store over one table. */
@@ -27,6 +29,7 @@ export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; 
     discovered: new DiscoveredStore(deps),
     snapshots: new SnapshotStore(deps),
     agents: new AgentStore(deps),
+    cas: new CaStore(deps),
   };
 }
 
@@ -37,3 +40,4 @@ export { ROLES } from "./tokens";
 export type { WriteResult, DocumentWrite } from "./resources";
 export type { ClusterHead, SnapshotHead } from "./snapshots";
 export type { StoredReport } from "./agents";
+export type { Authority, CaRecord } from "./certificate-authorities";

@@ -45,6 +45,11 @@ export const keys = {
   agentReport: (tenantId: string, cluster: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: "REPORT" }),
   /** A used agent JWT id, kept until the JWT would have expired anyway. */
   agentJti: (tenantId: string, cluster: string, jti: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: `J#${jti}` }),
+  /** A VirtualMesh's certificate authority (sealed keys, certificates, rotation phase). */
+  certificateAuthority: (tenantId: string, virtualMesh: string): Key => ({ PK: tenantPk(tenantId), SK: `CA#${virtualMesh}` }),
+  certificateAuthorityPrefix: "CA#",
+  /** What was issued to one mesh of a cluster: the hashes of the CSRs signed for it (replay refusal). */
+  issuedTo: (tenantId: string, cluster: string, mesh: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: `ISSUED#${mesh}` }),
   /** Registry of tenants for the operator's list; one item per tenant. */
   tenantIndex: (tenantId: string): Key => ({ PK: "TENANTS", SK: tenantId }),
   tenantIndexPk: "TENANTS",

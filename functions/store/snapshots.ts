@@ -1,3 +1,4 @@
+import type { CertificateDirective } from "@meshplane/core";
 import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError } from "../shared/errors";
 import { batchWrite, queryItems } from "./batch";
@@ -22,6 +23,8 @@ export interface SnapshotHead {
 /** The S#HEAD item: the snapshot head (if any) and the registered agent key (if any). */
 export interface ClusterHead {
   snapshot?: SnapshotHead;
+  /** The certificate directives of the published snapshot: what `POST /v1/agent/csr` may sign. */
+  directives?: CertificateDirective[];
   agentKey?: Record<string, unknown>;
   agentKid?: string;
   discoveryHash?: string;
@@ -38,6 +41,7 @@ function toHead(item: Item | undefined): ClusterHead | undefined {
       ? { snapshot: { generation: item.generation, hash: item.hash as string, chunks: item.chunks as number, signedAt: item.signedAt as string, exp: item.exp as number } }
       : {}),
     ...(item.agentKey ? { agentKey: item.agentKey as Record<string, unknown>, agentKid: item.agentKid as string } : {}),
+    ...(Array.isArray(item.directives) ? { directives: item.directives as CertificateDirective[] } : {}),
     ...(item.discoveryHash ? { discoveryHash: item.discoveryHash as string } : {}),
     ...(typeof item.appliedGeneration === "number" ? { appliedGeneration: item.appliedGeneration } : {}),
     ...(item.lastSeenAt ? { lastSeenAt: item.lastSeenAt as string } : {}),
@@ -86,7 +90,7 @@ export class SnapshotStore {
    * two leaves orphan chunks that the retry overwrites with the same bytes. The superseded
    * generation's chunks then expire by TTL. ConflictError when the head moved meanwhile.
    */
-  async write(tenantId: string, cluster: string, previous: SnapshotHead | undefined, next: Omit<SnapshotHead, "chunks">, body: Buffer): Promise<void> {
+  async write(tenantId: string, cluster: string, previous: SnapshotHead | undefined, next: Omit<SnapshotHead, "chunks">, body: Buffer, directives: readonly CertificateDirective[] = []): Promise<void> {
     const { doc, table } = this.deps;
     const chunks: Buffer[] = [];
     for (let i = 0; i < body.length || i === 0; i += CHUNK_BYTES) chunks.push(body.subarray(i, i + CHUNK_BYTES));
@@ -96,10 +100,10 @@ export class SnapshotStore {
         new UpdateCommand({
           TableName: table,
           Key: keys.snapshotHead(tenantId, cluster),
-          UpdateExpression: "SET generation = :g, #h = :h, chunks = :c, signedAt = :s, #exp = :e",
+          UpdateExpression: "SET generation = :g, #h = :h, chunks = :c, signedAt = :s, #exp = :e, directives = :d",
           ConditionExpression: previous ? "generation = :prev" : "attribute_not_exists(generation)",
           ExpressionAttributeNames: { "#h": "hash", "#exp": "exp" },
-          ExpressionAttributeValues: { ":g": next.generation, ":h": next.hash, ":c": chunks.length, ":s": next.signedAt, ":e": next.exp, ...(previous ? { ":prev": previous.generation } : {}) },
+          ExpressionAttributeValues: { ":g": next.generation, ":h": next.hash, ":c": chunks.length, ":s": next.signedAt, ":e": next.exp, ":d": directives, ...(previous ? { ":prev": previous.generation } : {}) },
         }),
       );
     } catch (error) {

@@ -39,6 +39,6 @@ export async function publishCluster(deps: PublishDeps, tenantId: string, cluste
     certificates: output.certificates as unknown as SnapshotPayload["certificates"],
   };
   const jws = await deps.signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
-  await deps.store.snapshots.write(tenantId, cluster, current, { generation, hash: output.hash, signedAt: now.toISOString(), exp: payload.exp }, gzipSync(jws));
+  await deps.store.snapshots.write(tenantId, cluster, current, { generation, hash: output.hash, signedAt: now.toISOString(), exp: payload.exp }, gzipSync(jws), output.certificates);
   return generation;
 }

@@ -5,10 +5,14 @@ import { NotFoundError } from "../shared/errors";
 import { loadTranslateInput } from "./load-input";
 import { type PublishDeps, publishCluster } from "./publish";
 import { withClusterStatus } from "./statuses";
+import { advanceRotations, reconcileAuthorities, trustInput } from "./trust";
+import type { AuthorityDeps } from "../pki/authority";
 
 export interface WorkerDeps extends PublishDeps {
   log: Logger;
   now: () => Date;
+  /** Makes and seals VirtualMesh CAs (needs only to seal keys, never to open them). */
+  authority: AuthorityDeps;
 }
 
 export type JobOutcome = "translated" | "skipped";
@@ -26,7 +30,8 @@ async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) =
  * One translate job. A job whose revision is already translated is a no-op; otherwise the tenant's
  * latest state is translated (jobs carry no data, so a late job never applies stale input), each
  * cluster whose content changed gets the next generation, then statuses are written and the revision
- * marked translated. Every step is idempotent: a crash anywhere re-runs cleanly on redelivery, and an
+ * marked translated. Before translating, the VirtualMeshes' CAs are made to match them, and root
+ * rotations whose phase every member has reached move on. Every step is idempotent: a crash anywhere re-runs cleanly on redelivery, and an
  * unchanged cluster never gets a new generation.
  */
 export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Promise<JobOutcome> {
@@ -40,10 +45,19 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
   }
   if (tenant.translatedRevision >= job.revision && !job.force) return "skipped";
   const input = await loadTranslateInput(store, job.tenantId);
-  const output = translate(input);
   const now = deps.now();
+  const reports = await store.agents.reports(job.tenantId, input.clusters);
+  input.certificates = Object.fromEntries([...reports].map(([cluster, r]) => [cluster, r.certificates ?? []]));
+  const cas = await reconcileAuthorities(deps, job.tenantId, input.virtualMeshes, now);
+  input.trust = trustInput(cas);
+  let output = translate(input);
+  // A rotation phase that ends changes the directives: translate once more with the next phase.
+  if (await advanceRotations(deps, job.tenantId, input, output, cas, now)) {
+    input.trust = trustInput(cas);
+    output = translate(input);
+  }
 
-  const [heads, reports] = await Promise.all([store.snapshots.heads(job.tenantId, input.clusters), store.agents.reports(job.tenantId, input.clusters)]);
+  const heads = await store.snapshots.heads(job.tenantId, input.clusters);
   const generations = new Map<string, number>();
   await inParallel(Object.keys(output.clusters), 8, async (cluster) => {
     generations.set(cluster, await publishCluster(deps, job.tenantId, cluster, output.clusters[cluster] as never, heads.get(cluster), now));

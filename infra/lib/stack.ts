@@ -55,6 +55,14 @@ export class MeshplaneStack extends Stack {
       keyUsage: KeyUsage.SIGN_VERIFY,
       removalPolicy,
     });
+    // Seals the VirtualMeshes' CA private keys (envelope encryption, a data key per CA key, the
+    // tenant and VirtualMesh bound in as encryption context). Only the worker seals, only the API opens.
+    const caKey = new Key(this, "CaKeyEncryptionKey", {
+      description: "meshplane VirtualMesh CA keys (envelope encryption)",
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    const caContext = { StringEquals: { "kms:EncryptionContext:purpose": "meshplane-ca" } };
     const operatorSecret = new Secret(this, "OperatorCredential", {
       description: "meshplane operator credential (Bearer token for /v1/tenants)",
       generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
@@ -66,6 +74,7 @@ export class MeshplaneStack extends Stack {
       MESHPLANE_TABLE: data.table.tableName,
       MESHPLANE_QUEUE_URL: data.queue.queueUrl,
       MESHPLANE_KMS_KEY_IDS: signingKey.keyArn,
+      MESHPLANE_CA_KMS_KEY_ID: caKey.keyArn,
     };
     const fn = (name: string, entry: string, description: string, extra: Record<string, string> = {}, timeout?: Duration) =>
       new MeshplaneFunction(this, name, { entry, description, environment: { ...common, ...extra }, logRetention: props.logRetention, removalPolicy, ...(timeout ? { timeout } : {}) });
@@ -96,12 +105,16 @@ export class MeshplaneStack extends Stack {
     apiFn.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [data.queue.queueArn] }));
     // The API publishes public keys only; it never signs.
     apiFn.addToRolePolicy(new PolicyStatement({ actions: ["kms:GetPublicKey"], resources: [signingKey.keyArn] }));
+    // The API signs mesh intermediates (POST /v1/agent/csr): it opens sealed CA keys, and cannot seal new ones.
+    apiFn.addToRolePolicy(new PolicyStatement({ actions: ["kms:Decrypt"], resources: [caKey.keyArn], conditions: caContext }));
 
     // --- the translate worker
     const worker = fn("WorkerFunction", "functions/worker/lambda.ts", "meshplane translate worker", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.seconds(120));
     worker.addEventSource(new SqsEventSource(data.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 20 }));
-    worker.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "BatchWriteItem"], LEADING_KEYS.worker));
+    worker.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"], LEADING_KEYS.worker));
     worker.addToRolePolicy(new PolicyStatement({ actions: ["kms:Sign", "kms:GetPublicKey"], resources: [signingKey.keyArn] }));
+    // The worker makes VirtualMesh CAs and seals their keys; it can never open one.
+    worker.addToRolePolicy(new PolicyStatement({ actions: ["kms:GenerateDataKey"], resources: [caKey.keyArn], conditions: caContext }));
 
     // --- scheduled upkeep: re-enqueue lost jobs; re-sign snapshots before they expire
     const maintenance = fn("MaintenanceFunction", "functions/ops/maintenance-lambda.ts", "meshplane reconcile and refresh", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.minutes(5));

@@ -10,6 +10,8 @@ import { startDynamoLocal } from "../../functions/local/dynamo-local";
 import { startSqsLocal } from "../../functions/local/sqs-local";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
 import { createLogger } from "../../functions/shared/logger";
+import type { AuthorityDeps } from "../../functions/pki/authority";
+import { LocalKeyVault } from "../../functions/pki/key-vault";
 import { LocalKeySigner } from "../../functions/signer/local-key";
 import { createDocumentClient } from "../../functions/store/client";
 import { createStore } from "../../functions/store/index";
@@ -51,13 +53,15 @@ export async function benchPlane(options: { worker?: boolean } = {}) {
     { step: "initialize", name: "opCounter" },
   );
   const store = createStore({ doc, table: "meshplane", bootstrapTtlMs: 86_400_000 });
-  const signer = LocalKeySigner.open(join(mkdtempSync(join(tmpdir(), "bench-keys-")), "keys.json"));
+  const keyDir = mkdtempSync(join(tmpdir(), "bench-keys-"));
+  const signer = LocalKeySigner.open(join(keyDir, "keys.json"));
+  const authority: AuthorityDeps = { vault: LocalKeyVault.open(join(keyDir, "ca-kek")), crypto: globalThis.crypto };
   const silent = createLogger({}, () => undefined);
-  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent });
+  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent, authority });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: silent, now: () => new Date() };
+  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: silent, now: () => new Date(), authority };
   const sqsClient = new SQSClient({ region: "us-east-1", endpoint: sqs.endpoint, credentials: CREDENTIALS });
   const poller = options.worker ? startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(worker), log: silent, waitSeconds: 1 }) : undefined;
   const operatorToken = (await store.tokens.ensureOperator(new Date().toISOString())) as string;

@@ -26,6 +26,7 @@ try {
     MESHPLANE_TABLE: "meshplane",
     MESHPLANE_QUEUE_URL: plane.queueUrl,
     MESHPLANE_SIGNING_KEY_FILE: join(out, "keys.json"),
+    MESHPLANE_CA_KEK_FILE: join(out, "ca-kek"),
   };
   const first = (bundleFile: string, event: unknown, extraEnv: Record<string, string>) => {
     const script = join(out, `run-${Math.random().toString(36).slice(2)}.mjs`);

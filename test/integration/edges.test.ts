@@ -86,6 +86,7 @@ describe("Lambda entry", () => {
     process.env.MESHPLANE_DYNAMODB_ENDPOINT = inject("dynamoEndpoint");
     process.env.MESHPLANE_SQS_ENDPOINT = inject("sqsEndpoint");
     process.env.MESHPLANE_SIGNING_KEY_FILE = join(mkdtempSync(join(tmpdir(), "lambda-keys-")), "keys.json");
+    process.env.MESHPLANE_CA_KEK_FILE = join(mkdtempSync(join(tmpdir(), "lambda-kek-")), "ca-kek");
     await cp.request("POST", "/v1/apply", { token, body: { documents: [trafficPolicy("from-http")] } });
     const { handler } = await import("../../functions/api/handler");
     const event = {

@@ -11,6 +11,8 @@ import { createDocumentClient } from "../../functions/store/client";
 import { type Store, createStore } from "../../functions/store/index";
 import { ensureTable } from "../../functions/store/table";
 import { LocalKeySigner } from "../../functions/signer/local-key";
+import type { AuthorityDeps } from "../../functions/pki/authority";
+import { LocalKeyVault } from "../../functions/pki/key-vault";
 import { createWorker } from "../../functions/worker/handler";
 import type { WorkerDeps } from "../../functions/worker/translate-tenant";
 import { mkdtempSync } from "node:fs";
@@ -80,19 +82,22 @@ export async function startControlPlane(options: { table?: string; log?: Logger 
     },
   };
   const logs: string[] = [];
-  const signer = LocalKeySigner.open(join(mkdtempSync(join(tmpdir(), "meshplane-keys-")), "keys.json"));
+  const keyDir = mkdtempSync(join(tmpdir(), "meshplane-keys-"));
+  const signer = LocalKeySigner.open(join(keyDir, "keys.json"));
+  const authority: AuthorityDeps = { vault: LocalKeyVault.open(join(keyDir, "ca-kek")), crypto: globalThis.crypto };
   const log = options.log ?? createLogger({ service: "api" }, (line) => logs.push(line));
   const app = createApp({
     store,
     signer,
     queue: new SqsTranslateQueue({ region: REGION, queueUrl, endpoint: sqsEndpoint }),
     log,
+    authority,
     now: () => clock.now,
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: log.child({ service: "worker" }), now: () => clock.now };
+  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: log.child({ service: "worker" }), now: () => clock.now, authority };
   const handler = createWorker(worker);
   const operatorToken = options.table ? "" : ((await store.tokens.ensureOperator(clock.now.toISOString())) as string);
 

@@ -90,7 +90,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },
       handler: async (c, { body }) => {
         const { tenantId, cluster } = c.get("agent");
-        const hash = sha256(canonicalJson({ generation: body.generation, error: body.error ?? null, failed: body.results.filter((r) => r.state === "failed") }));
+        const hash = sha256(canonicalJson({ generation: body.generation, error: body.error ?? null, failed: body.results.filter((r) => r.state === "failed"), certificates: body.certificates ?? [] }));
         const revision = await store.agents.recordReport(tenantId, cluster, body, hash, deps.now());
         await enqueueTranslate(deps.queue, c.get("log"), tenantId, revision);
         return c.json({ changed: revision !== undefined }, 202);

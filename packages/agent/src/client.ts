@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type DiscoveryReport, type StatusReport, snapshotEtag } from "@meshplane/core";
+import { type CsrRequest, type CsrResponse, type DiscoveryReport, type StatusReport, csrResponse, snapshotEtag } from "@meshplane/core";
 import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint } from "jose";
 
 /** An HTTP answer the agent could not use; `status` 0 = the network failed. */
@@ -78,6 +78,21 @@ export class ControlPlaneClient {
     return this.post("/v1/agent/status", report);
   }
 
+  /**
+   * Asks the control plane to sign a mesh's intermediate CA (API.md §10): only the CSR is sent, never
+   * a key. The answer is parsed here, at the boundary; one that does not match the protocol is a
+   * ControlPlaneError 502 (what a gateway says of an upstream answer it cannot use), as is a refusal
+   * with the control plane's own status.
+   */
+  async csr(request: CsrRequest): Promise<CsrResponse> {
+    const parsed = csrResponse.safeParse(await this.post("/v1/agent/csr", request));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ControlPlaneError(502, `POST /v1/agent/csr: the answer does not match the protocol (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`);
+    }
+    return parsed.data;
+  }
+
   private get fetcher(): typeof fetch {
     return this.options.fetch ?? fetch;
   }
@@ -105,3 +120,6 @@ async function call(doFetch: typeof fetch, url: string, init: RequestInit, ok: n
   }
   return res;
 }
+
+/** The calls the sync stages make; tests pass a fake. */
+export type AgentClient = Pick<ControlPlaneClient, "snapshot" | "status" | "csr">;
