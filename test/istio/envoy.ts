@@ -71,3 +71,41 @@ export function upstreamSans(cluster: Envoy): string[] {
     .flatMap((o) => o.matchSubjectAltNames as Envoy[])
     .map((m) => String(m.exact ?? m.prefix ?? JSON.stringify(m)));
 }
+
+/** The virtual host named `name` (Istio names them `<host>:<port>`) in route configuration `routeName`. */
+export function virtualHostNamed(config: ProxyConfig, routeName: string, name: string): Envoy | undefined {
+  const route = config.routes.find((r) => r.name === routeName);
+  return ((route?.virtualHosts as Envoy[] | undefined) ?? []).find((vh) => vh.name === name);
+}
+
+/** A FractionalPercent (`{numerator, denominator}`, denominator HUNDRED when absent) as a percentage. */
+export function fractionPercent(fraction: Envoy | undefined): number | undefined {
+  if (fraction === undefined) return undefined;
+  const scale = { HUNDRED: 1, TEN_THOUSAND: 100, MILLION: 10_000 }[(fraction.denominator as string | undefined) ?? "HUNDRED"];
+  if (scale === undefined) throw new Error(`unknown FractionalPercent denominator ${String(fraction.denominator)}`);
+  return ((fraction.numerator as number | undefined) ?? 0) / scale;
+}
+
+/** A sidecar's inbound filter chains (listener `virtualInbound`) for traffic to workload port `port`. */
+export function inboundChains(config: ProxyConfig, port: number): Envoy[] {
+  const inbound = config.listeners.find((l) => l.name === "virtualInbound");
+  return ((inbound?.filterChains as Envoy[] | undefined) ?? []).filter((fc) => (fc.filterChainMatch as Envoy | undefined)?.destinationPort === port);
+}
+
+/** The HTTP filters, in order, of the HTTP connection manager(s) inside `value` (a listener or filter chain). */
+export function httpFilters(value: unknown): Envoy[] {
+  return findAll(value, (o) => Array.isArray(o.httpFilters)).flatMap((hcm) => hcm.httpFilters as Envoy[]);
+}
+
+/** `address:port` → EDS priority (0, the highest, when unset) of each endpoint of `cluster`. */
+export function endpointPriorities(config: ProxyConfig, cluster: string): Record<string, number> {
+  const assignment = config.endpoints.find((e) => e.clusterName === cluster);
+  const out: Record<string, number> = {};
+  for (const group of (assignment?.endpoints as Envoy[] | undefined) ?? []) {
+    for (const o of findAll(group, (x) => typeof x.socketAddress === "object")) {
+      const a = o.socketAddress as { address: string; portValue: number };
+      out[`${a.address}:${a.portValue}`] = (group.priority as number | undefined) ?? 0;
+    }
+  }
+  return out;
+}
