@@ -12,6 +12,15 @@ import { FIXTURES } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
 import { type LabAgent, eventually, startLabAgent } from "./lab-agents";
 
+/** What a user does when the status asks for it: add a trust-domain alias to istiod's meshConfig. */
+async function addTrustDomainAlias(agent: LabAgent, configMap: string, alias: string): Promise<void> {
+  const path = `/api/v1/namespaces/istio-system/configmaps/${configMap}`;
+  const current = (await agent.cluster.request("GET", path)).body as { data: { mesh: string } };
+  const mesh = `${current.data.mesh.trimEnd()}\ntrustDomainAliases: [${alias}]\n`;
+  const res = await agent.cluster.request("PUT", path, { ...current, data: { ...current.data, mesh } });
+  if (!res.ok) throw new Error(`update ${configMap}: ${res.status}`);
+}
+
 /**
  * End to end on real parts: two kube-apiservers (each with etcd, RBAC and the Istio/SMI CRDs), the
  * control plane on DynamoDB Local and the SQS emulator with its worker, and two agent processes
@@ -113,6 +122,22 @@ describe("two clusters, two agents, one control plane", () => {
     ];
     expect((await cp.request("POST", "/v1/apply", { token: admin, body: { documents } })).status).toBe(200);
     expect(await eventually("the VirtualService in cluster-east", () => vsTimeout(east))).toBe("5s");
+    // The two meshes have different trust domains: the status names the exact setting, and the
+    // user sets it (as istioctl would) in each cluster; discovery reports it and the mesh is accepted.
+    const refused = await eventually("the trust-domain error", async () => {
+      const status = ((await (await cp.request("GET", "/v1/virtualmeshes/global", { token: admin })).json()) as { status: { meshes?: Record<string, { errors?: string[] }> } }).status;
+      return status.meshes?.["istiod-istio-system-cluster-east"]?.errors?.find((e) => e.includes("trustDomainAliases"));
+    });
+    expect(refused).toContain("add west.example.com to meshConfig.trustDomainAliases");
+    await addTrustDomainAlias(east, "istio", "west.example.com");
+    await addTrustDomainAlias(west, "istio-1-24", "cluster.local");
+    const cacerts = await eventually("cacerts written in both clusters", async () => {
+      const got = await Promise.all([east, west].map(async (a) => (await a.cluster.request("GET", "/api/v1/namespaces/istio-system/secrets/cacerts")).body as { data?: Record<string, string> }));
+      return got.every((s) => s.data?.["ca-cert.pem"]) ? got : undefined;
+    }, 60_000);
+    const roots = cacerts.map((s) => Buffer.from(s.data?.["root-cert.pem"] as string, "base64").toString());
+    expect(roots[0]).toBe(roots[1]);
+    expect(Object.keys(cacerts[0]?.data ?? {}).sort()).toEqual(["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"]);
     const statuses = await eventually("every policy applied in its clusters", async () => {
       const out: Record<string, { state: string; clusters?: Record<string, { applied: boolean; errors?: string[] }> }> = {};
       for (const [plural, name] of [["virtualmeshes", "global"], ["trafficpolicies", "reviews-timeout"], ["accesspolicies", "bookinfo-reads"]]) {

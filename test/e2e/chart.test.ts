@@ -1,19 +1,64 @@
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LabCluster, startCluster } from "../lab/cluster";
+import { KubeConfig } from "@kubernetes/client-node";
+import { certificateStage } from "../../packages/agent/src/certificates";
+import { newMemory } from "../../packages/agent/src/cycle";
+import { Kube } from "../../packages/agent/src/kube";
+import { restartStage } from "../../packages/agent/src/restarts";
+import { FakeControlPlane, cycleAt, fakeDeps } from "../../packages/agent/src/test-fakes";
+import { type LabCluster, serviceAccountIdentity, startCluster } from "../lab/cluster";
 import { pathOf } from "../support/seed-cluster";
-import { AGENT_NS, renderChart } from "./lab-agents";
+import { AGENT_NS, eventually, renderChart } from "./lab-agents";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const VALUES = { "controlPlane.url": "https://api.meshplane.example.com", "cluster.name": "cluster-1", "bootstrap.token": "mpb_example" };
 const JWKS = { "trust.jwks": JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", kid: "k1" }] }) };
 
+/** The kinds meshplane generates: writable whatever the values. */
+const GENERATED = [
+  "access.smi-spec.io:traffictargets",
+  "networking.istio.io:virtualservices,destinationrules,serviceentries,gateways",
+  "security.istio.io:authorizationpolicies,peerauthentications",
+  "specs.smi-spec.io:httproutegroups",
+  "split.smi-spec.io:trafficsplits",
+];
+
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; rules?: { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[]; spec?: Record<string, unknown> };
+
+/** The ClusterRole's rules that write, as `group:resources[names]`, sorted; secrets must always be named. */
+function writable(objects: Obj[]): string[] {
+  const rules = objects.find((o) => o.kind === "ClusterRole")?.rules ?? [];
+  for (const rule of rules.filter((r) => r.resources.includes("secrets"))) expect(rule.resourceNames).toEqual(["cacerts"]);
+  return rules
+    .filter((r) => r.verbs.some((v) => ["create", "update", "patch", "delete"].includes(v)))
+    .flatMap((r) => r.apiGroups.map((g) => `${g}:${r.resources.join(",")}${r.resourceNames ? `[${r.resourceNames.join(",")}]` : ""}`))
+    .sort();
+}
+
+const PATHS: Record<string, string> = {
+  ClusterRole: "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+  ClusterRoleBinding: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+  Role: `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/roles`,
+  RoleBinding: `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/rolebindings`,
+  Deployment: `/apis/apps/v1/namespaces/${AGENT_NS}/deployments`,
+  PodDisruptionBudget: `/apis/policy/v1/namespaces/${AGENT_NS}/poddisruptionbudgets`,
+  NetworkPolicy: `/apis/networking.k8s.io/v1/namespaces/${AGENT_NS}/networkpolicies`,
+  ServiceAccount: `/api/v1/namespaces/${AGENT_NS}/serviceaccounts`,
+};
+
+// The agent's identity in the lab apiserver: a static token mapped to the chart's ServiceAccount.
+const AGENT_TOKEN = `chart-agent-${Math.random().toString(36).slice(2)}`;
+const ISTIOD_ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
+
+const deploymentOf = (namespace: string, name: string) => ({
+  apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace },
+  spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: `example/${name}:1` }] } } },
+});
 
 let cluster: LabCluster;
 beforeAll(async () => {
-  cluster = await startCluster({ name: "chart" });
+  cluster = await startCluster({ name: "chart", tokens: [{ token: AGENT_TOKEN, ...serviceAccountIdentity(AGENT_NS, "meshplane-agent") }] });
 }, 600_000);
 afterAll(() => cluster?.stop());
 
@@ -29,23 +74,18 @@ describe("the agent's Helm chart", () => {
     expect(() => renderChart({ "controlPlane.url": "https://x" })).toThrow(/is required/);
   });
 
-  it("grants least privilege: no wildcards, writes only to generated kinds, secrets only in its namespace", () => {
+  it.each(["[]", '[""]'])("refuses istiodDeployments=%s, which would widen or void the istiod rule", (list) => {
+    expect(() => renderChart(VALUES, { ...JWKS, "certificates.istiodDeployments": list })).toThrow(/certificates\.istiodDeployments must/);
+  });
+
+  it("grants least privilege: no wildcards, writes only to generated kinds, cacerts and istiod, secrets by name only", () => {
     const objects = renderChart({ ...VALUES, "networkPolicy.enabled": "true" }, JWKS) as Obj[];
     expect(objects.map((o) => o.kind).sort()).toEqual(["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "NetworkPolicy", "PodDisruptionBudget", "Role", "RoleBinding", "Secret", "ServiceAccount"]);
     const roles = objects.filter((o) => o.kind === "ClusterRole" || o.kind === "Role");
     for (const rule of roles.flatMap((r) => r.rules ?? [])) {
       expect([...rule.apiGroups, ...rule.resources, ...rule.verbs]).not.toContain("*");
     }
-    const clusterRules = roles.find((r) => r.kind === "ClusterRole")?.rules ?? [];
-    const writable = clusterRules.filter((r) => r.verbs.some((v) => ["create", "update", "patch", "delete"].includes(v))).flatMap((r) => r.apiGroups.map((g) => `${g}:${r.resources.join(",")}`));
-    expect(writable.sort()).toEqual([
-      "access.smi-spec.io:traffictargets",
-      "networking.istio.io:virtualservices,destinationrules,serviceentries,gateways",
-      "security.istio.io:authorizationpolicies,peerauthentications",
-      "specs.smi-spec.io:httproutegroups",
-      "split.smi-spec.io:trafficsplits",
-    ]);
-    expect(clusterRules.flatMap((r) => r.resources)).not.toContain("secrets");
+    expect(writable(objects)).toEqual([...GENERATED, ":secrets[cacerts]", "apps:deployments[istiod]"].sort());
     const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { replicas: number; template: { spec: { securityContext: Record<string, unknown>; containers: { securityContext: Record<string, unknown>; readinessProbe: unknown; livenessProbe: unknown; resources: unknown }[] } } } };
     expect(deployment.spec.replicas).toBe(2);
     const pod = deployment.spec.template.spec;
@@ -55,22 +95,64 @@ describe("the agent's Helm chart", () => {
     expect(pod.containers[0]?.resources).toBeDefined();
   });
 
+  it.each([
+    ["certificates off", { "certificates.enabled": "false" }, GENERATED],
+    ["revisioned istiods", { "certificates.istiodDeployments": '["istiod","istiod-1-24"]' }, [...GENERATED, ":secrets[cacerts]", "apps:deployments[istiod,istiod-1-24]"]],
+    ["workload restarts on", { "certificates.autoRestartPods.enabled": "true" }, [...GENERATED, ":secrets[cacerts]", "apps:deployments,statefulsets,daemonsets", "apps:deployments[istiod]"]],
+    ["workload restarts without certificates", { "certificates.enabled": "false", "certificates.autoRestartPods.enabled": "true" }, GENERATED],
+  ])("with %s, grants exactly the writes it needs", (_what, values, expected) => {
+    const objects = renderChart(VALUES, { ...JWKS, ...values }) as Obj[];
+    expect(writable(objects)).toEqual([...expected].sort());
+    const args = (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]?.args ?? [];
+    expect(args).toContain(`--certificates=${(values as Record<string, string>)["certificates.enabled"] ?? "true"}`);
+  });
+
   it("renders objects a real apiserver accepts (server-side dry run)", async () => {
     const objects = renderChart({ ...VALUES, "networkPolicy.enabled": "true" }, JWKS) as Obj[];
     await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
-    const paths: Record<string, string> = {
-      ClusterRole: "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-      ClusterRoleBinding: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-      Role: `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/roles`,
-      RoleBinding: `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/rolebindings`,
-      Deployment: `/apis/apps/v1/namespaces/${AGENT_NS}/deployments`,
-      PodDisruptionBudget: `/apis/policy/v1/namespaces/${AGENT_NS}/poddisruptionbudgets`,
-      NetworkPolicy: `/apis/networking.k8s.io/v1/namespaces/${AGENT_NS}/networkpolicies`,
-      ServiceAccount: `/api/v1/namespaces/${AGENT_NS}/serviceaccounts`,
-    };
     for (const obj of objects) {
-      const res = await cluster.request("POST", `${paths[obj.kind] ?? pathOf(obj)}?dryRun=All&fieldValidation=Strict`, obj);
+      const res = await cluster.request("POST", `${PATHS[obj.kind] ?? pathOf(obj)}?dryRun=All&fieldValidation=Strict`, obj);
       expect(res.status, `${obj.kind} ${obj.metadata.name}: ${JSON.stringify(res.body)}`).toBe(201);
     }
+  });
+
+  it("lets the agent write cacerts and restart istiod under exactly the chart's RBAC, and nothing more", async () => {
+    await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
+    for (const obj of (renderChart(VALUES, JWKS) as Obj[]).filter((o) => o.kind.startsWith("ClusterRole") || o.kind.startsWith("Role"))) {
+      expect((await cluster.request("POST", PATHS[obj.kind] as string, obj)).status).toBe(201);
+    }
+    for (const ns of ["istio-system", "shop"]) await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+    for (const [ns, name] of [["istio-system", "istiod"], ["shop", "web"]] as const) expect((await cluster.request("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentOf(ns, name))).status).toBe(201);
+    const secrets = "/api/v1/namespaces/istio-system/secrets";
+    await cluster.request("POST", secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "other", namespace: "istio-system" }, stringData: { x: "y" } });
+    // RBAC reaches the authorizer through an informer: wait until the agent may read cacerts.
+    await eventually("the chart's roles in effect", async () => ((await cluster.request("GET", `${secrets}/cacerts`, undefined, AGENT_TOKEN)).status === 404 ? true : undefined));
+
+    const kc = new KubeConfig();
+    kc.loadFromString(cluster.kubeconfig(AGENT_TOKEN));
+    const kube = new Kube(kc);
+    const cp = await FakeControlPlane.create({ mesh: ISTIOD_ID });
+    const memory = newMemory();
+    memory.directives = [cp.directive("mesh", { secretNamespace: "istio-system" })];
+    const ctx = cycleAt(fakeDeps(kube, cp), memory);
+    await certificateStage(ctx);
+    await restartStage(ctx);
+    kube.close();
+    expect(memory.meshes.get("mesh")?.result).toMatchObject({ mesh: "mesh", state: "issued" });
+    const secret = (await cluster.request<{ type: string; data: Record<string, string>; metadata: { annotations: Record<string, string>; managedFields: { manager: string }[] } }>("GET", `${secrets}/cacerts`)).body;
+    expect(secret.type).toBe("Opaque");
+    expect(Object.keys(secret.data).sort()).toEqual(["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"]);
+    expect(secret.metadata.annotations["meshplane.dev/istiod-restarted-for"]).toBe(secret.metadata.annotations["meshplane.dev/roots-changed-at"]);
+    expect(new Set(secret.metadata.managedFields.map((f) => f.manager))).toEqual(new Set(["meshplane-agent"]));
+    const istiod = (await cluster.request<{ spec: { template: { metadata: { annotations?: Record<string, string> } } } }>("GET", "/apis/apps/v1/namespaces/istio-system/deployments/istiod")).body;
+    expect(istiod.spec.template.metadata.annotations?.["meshplane.dev/restarted-at"]).toBeDefined();
+
+    const asAgent = (method: string, path: string, body?: unknown, contentType?: string) => cluster.request(method, path, body, AGENT_TOKEN, contentType ? { contentType } : undefined);
+    const apply = "application/apply-patch+yaml";
+    const restart = { spec: { template: { metadata: { annotations: { "meshplane.dev/restarted-at": "now" } } } } };
+    expect((await asAgent("GET", `${secrets}/other`)).status).toBe(403);
+    expect((await asAgent("POST", secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "cacerts" } })).status).toBe(403);
+    expect((await asAgent("PATCH", `${secrets}/mine?fieldManager=meshplane-agent`, { apiVersion: "v1", kind: "Secret", metadata: { name: "mine" } }, apply)).status).toBe(403);
+    expect((await asAgent("PATCH", "/apis/apps/v1/namespaces/shop/deployments/web", restart)).status).toBe(403);
   });
 });

@@ -84,7 +84,8 @@ export async function startLabAgent(cp: ControlPlane, adminToken: string, name: 
   await seedCluster(cluster, fixture);
   const reg = (await (await cp.request("POST", "/v1/clusters", { token: adminToken, body: { name } })).json()) as { bootstrapToken: string };
   const jwks = JSON.stringify(await cp.signer.jwks());
-  const rendered = renderChart({ "controlPlane.url": cp.url, "cluster.name": name, "bootstrap.token": reg.bootstrapToken }, { "trust.jwks": jwks });
+  // The lab's fixtures run a default and a revisioned istiod: the agent may restart both.
+  const rendered = renderChart({ "controlPlane.url": cp.url, "cluster.name": name, "bootstrap.token": reg.bootstrapToken }, { "trust.jwks": jwks, "certificates.istiodDeployments": '["istiod","istiod-1-24"]' });
   await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
   for (const obj of rendered as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[]) {
     if (["Deployment", "PodDisruptionBudget", "NetworkPolicy"].includes(obj.kind)) continue; // no kubelet runs pods here

@@ -7,6 +7,7 @@ import { startHealthServer } from "./health";
 import { Kube } from "./kube";
 import { LeaderElector } from "./leader";
 import { type Logger, createLogger } from "./log";
+import { meshWorkloads } from "./mesh-workloads";
 import { Metrics } from "./metrics";
 import type { AgentOptions } from "./options";
 import { type AgentState, StateStore, loadAgentKey, newAgentKey } from "./state";
@@ -92,6 +93,9 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
     loop = new SyncLoop({
       client, kube, stateStore, state, scope: { tenant: state.tenant as string, cluster: options.cluster }, trustedKeys: options.trustedKeys, metrics, log,
       pollIntervalMs: options.pollIntervalMs, pollJitter: options.pollJitter, resyncIntervalMs: options.resyncIntervalMs, isLeader: () => elector.isLeader(),
+      certificates: options.certificates,
+      // Only the restart stage asks, only while it rolls a mesh's workloads: discovery runs on demand.
+      meshWorkloads: (mesh) => (discovery?.listed() ? meshWorkloads(discovery.snapshot(), mesh) : undefined),
     });
     discovery = new DiscoveryWatch({
       kubeconfig: kc, cluster: options.cluster, debounceMs: options.discoveryDebounceMs, active: () => elector.isLeader(),

@@ -1,6 +1,6 @@
 import type { KubeObject, ObjectResult } from "@meshplane/core";
 import { KIND_ORDER, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT } from "@meshplane/core";
-import type { Kube, ObjectRef } from "./kube";
+import type { KubeClient, ObjectRef } from "./kube";
 
 /** API versions meshplane may have generated each kind in (API.md §10); prune looks in all of them. */
 export const MANAGED_KINDS: readonly { kind: string; apiVersions: readonly string[] }[] = [
@@ -19,6 +19,13 @@ export interface Scope {
   tenant: string;
   cluster: string;
 }
+
+/** meshplane's owner labels for this scope: every object the agent writes carries all three. */
+export const ownerLabels = (scope: Scope): Record<string, string> => ({ [LABEL_MANAGED_BY]: "meshplane", [LABEL_TENANT]: scope.tenant, [LABEL_CLUSTER]: scope.cluster });
+
+/** Whether `labels` carry all three owner labels of this scope: the only objects the agent may change or delete. */
+export const ownedBy = (labels: Readonly<Record<string, string>> | undefined, scope: Scope): boolean =>
+  labels?.[LABEL_MANAGED_BY] === "meshplane" && labels[LABEL_TENANT] === scope.tenant && labels[LABEL_CLUSTER] === scope.cluster;
 
 /** The only objects the agent may ever prune: all three owner labels, for this tenant and cluster. */
 export const ownedSelector = (scope: Scope): string =>
@@ -39,14 +46,14 @@ export interface ApplyOutcome {
 }
 
 /**
- * Applies the desired set and prunes what we own that is no longer desired (STYLE.md 9): server-side
- * apply in kind order, then deletion in reverse kind order of objects that carry meshplane's owner
- * labels for this tenant and cluster and are not desired — nothing else is ever touched. Errors are
- * collected per object, never fail-fast. A desired object whose labels do not name this scope is
- * refused (the snapshot is signed, so this is a control-plane bug, but the cluster is ours to guard).
+ * Applies the desired set (STYLE.md 9): server-side apply in kind order with our field manager. An
+ * object in `unchanged` that was applied before (`previous` knows its version) is not sent again; the
+ * next resync re-checks it. Errors are collected per object, never fail-fast. A desired object whose
+ * labels do not name this scope is refused (the snapshot is signed, so this is a control-plane bug,
+ * but the cluster is ours to guard). Pruning is a separate stage: pruneUndesired.
  */
-export async function applyDesired(
-  kube: Kube,
+export async function applyObjects(
+  kube: KubeClient,
   scope: Scope,
   desired: readonly KubeObject[],
   previous: ReadonlyMap<string, string>,
@@ -58,35 +65,36 @@ export async function applyDesired(
   const ordered = [...desired].sort((a, b) => rank(a.kind) - rank(b.kind));
   for (const obj of ordered) {
     const ref = refOf(obj);
-    const known = previous.get(identity(obj));
-    if (unchanged.has(identity(obj)) && known !== undefined) {
-      // Applied before with the same content: the next resync re-checks it for drift.
-      versions.set(identity(obj), known);
+    const id = identity(obj);
+    const known = previous.get(id);
+    if (unchanged.has(id) && known !== undefined) {
+      versions.set(id, known);
       results.push({ ...ref, state: "applied" });
       continue;
     }
-    const labels = obj.metadata.labels;
-    if (labels[LABEL_MANAGED_BY] !== "meshplane" || labels[LABEL_TENANT] !== scope.tenant || labels[LABEL_CLUSTER] !== scope.cluster) {
+    if (!ownedBy(obj.metadata.labels, scope)) {
       results.push({ ...ref, state: "failed", error: "refused: the object's owner labels do not name this tenant and cluster" });
       continue;
     }
     try {
       const stored = await kube.apply(structuredClone(obj) as never);
-      const id = identity(obj);
       const version = (stored as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? "";
-      const before = previous.get(id);
-      if (before !== undefined && before !== version) drifted.push(id);
+      if (known !== undefined && known !== version) drifted.push(id);
       versions.set(id, version);
       results.push({ ...ref, state: "applied" });
     } catch (error) {
       results.push({ ...ref, state: "failed", error: (error as Error).message });
     }
   }
-  results.push(...(await prune(kube, scope, new Set(desired.map(identity)))));
   return { results, drifted, versions };
 }
 
-async function prune(kube: Kube, scope: Scope, wanted: ReadonlySet<string>): Promise<ObjectResult[]> {
+/**
+ * Deletes, in reverse kind order, the objects that carry meshplane's owner labels for this tenant and
+ * cluster and whose identity is not in `wanted` — nothing else is ever touched. Per-object results
+ * (`pruned` or `failed`), never fail-fast.
+ */
+export async function pruneUndesired(kube: KubeClient, scope: Scope, wanted: ReadonlySet<string>): Promise<ObjectResult[]> {
   const results: ObjectResult[] = [];
   for (const { kind, apiVersions } of MANAGED_KINDS.toReversed()) {
     const seen = new Set<string>();

@@ -93,6 +93,11 @@ export class DiscoveryWatch {
     this.schedule();
   }
 
+  /** Whether every informer has listed once: before that, snapshot() is a partial view. */
+  listed(): boolean {
+    return this.informers.size > 0 && this.synced.size === this.informers.size;
+  }
+
   /** The current view as discovery input (for tests and the first report). */
   snapshot(): ClusterObjects {
     const list = (name: ListName) => (this.informers.get(name)?.list() ?? []) as never[];

@@ -120,6 +120,20 @@ export class Kube {
     }
   }
 
+  /**
+   * A JSON merge patch (RFC 7386) of the object `ref` names, for the few fields the agent sets without
+   * declaring the whole object: a restart annotation on a workload, a progress note on cacerts. Server-
+   * side apply would drop every field we own but omit. Throws KubeError (404 when the object is gone).
+   */
+  async patch(ref: ObjectRef, body: { metadata?: Record<string, unknown>; [field: string]: unknown }): Promise<void> {
+    const metadata = { ...body.metadata, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
+    try {
+      await this.objects.patch({ ...body, apiVersion: ref.apiVersion, kind: ref.kind, metadata }, undefined, undefined, FIELD_MANAGER, undefined, PatchStrategy.MergePatch);
+    } catch (error) {
+      throw asKubeError(error);
+    }
+  }
+
   /** Deletes; an object already gone counts as deleted. */
   async delete(ref: ObjectRef): Promise<void> {
     try {
@@ -131,15 +145,16 @@ export class Kube {
   }
 
   /**
-   * Every object of a kind across all namespaces matching `labelSelector`. A kind the cluster does
-   * not serve (its CRD is not installed) has no objects, rather than being an error.
+   * Every object of a kind matching `labelSelector` (empty = all) in `namespace`, or across all
+   * namespaces when it is undefined. A kind the cluster does not serve (its CRD is not installed) has
+   * no objects, rather than being an error.
    */
-  async list(apiVersion: string, kind: string, labelSelector: string): Promise<KubernetesObject[]> {
+  async list(apiVersion: string, kind: string, labelSelector: string, namespace?: string): Promise<KubernetesObject[]> {
     const out: KubernetesObject[] = [];
     let token: string | undefined;
     try {
       do {
-        const page = await this.objects.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, labelSelector, 500, token);
+        const page = await this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector || undefined, 500, token);
         out.push(...page.items);
         // eslint-disable-next-line no-underscore-dangle -- the client's name for the list continue token
         token = page.metadata?._continue || undefined;
@@ -153,3 +168,6 @@ export class Kube {
     return out;
   }
 }
+
+/** The calls the sync stages make; tests pass a fake that records them. */
+export type KubeClient = Pick<Kube, "read" | "apply" | "patch" | "list" | "delete">;

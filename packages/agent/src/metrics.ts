@@ -6,6 +6,12 @@ export class Metrics {
   driftCorrections = 0;
   discoveryReports = 0;
   leader = 0;
+  /** Intermediates written into `cacerts`. */
+  certificatesIssued = 0;
+  /** Certificate or restart failures, by mesh (each is retried on a later cycle). */
+  certificateErrors = new Map<string, number>();
+  /** Restarts the agent made, by what it restarted (`istiod`, `workload`). */
+  restarts = new Map<string, number>();
   private pollCount = 0;
   private pollSeconds = 0;
   private readonly buckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -21,6 +27,14 @@ export class Metrics {
 
   syncError(reason: string): void {
     this.syncErrors.set(reason, (this.syncErrors.get(reason) ?? 0) + 1);
+  }
+
+  certificateError(mesh: string): void {
+    this.certificateErrors.set(mesh, (this.certificateErrors.get(mesh) ?? 0) + 1);
+  }
+
+  restarted(what: "istiod" | "workload"): void {
+    this.restarts.set(what, (this.restarts.get(what) ?? 0) + 1);
   }
 
   render(): string {
@@ -43,6 +57,15 @@ export class Metrics {
       "# HELP meshplane_agent_discovery_reports_total Discovery reports sent.",
       "# TYPE meshplane_agent_discovery_reports_total counter",
       `meshplane_agent_discovery_reports_total ${this.discoveryReports}`,
+      "# HELP meshplane_agent_certificates_issued_total Intermediate CAs written into cacerts.",
+      "# TYPE meshplane_agent_certificates_issued_total counter",
+      `meshplane_agent_certificates_issued_total ${this.certificatesIssued}`,
+      "# HELP meshplane_agent_certificate_errors_total Failed certificate or restart steps, by mesh.",
+      "# TYPE meshplane_agent_certificate_errors_total counter",
+      ...[...this.certificateErrors].map(([mesh, n]) => `meshplane_agent_certificate_errors_total{mesh="${mesh}"} ${n}`),
+      "# HELP meshplane_agent_restarts_total Rollouts the agent started after a CA change, by target.",
+      "# TYPE meshplane_agent_restarts_total counter",
+      ...[...this.restarts].map(([what, n]) => `meshplane_agent_restarts_total{target="${what}"} ${n}`),
       "# HELP meshplane_agent_poll_duration_seconds Snapshot poll latency.",
       "# TYPE meshplane_agent_poll_duration_seconds histogram",
       ...this.buckets.map((b, i) => `meshplane_agent_poll_duration_seconds_bucket{le="${b}"} ${this.bucketCounts[i]}`),

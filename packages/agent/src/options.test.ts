@@ -21,6 +21,12 @@ describe("readOptions", () => {
       leaseName: "meshplane-agent",
     });
     expect(o.trustedKeys.map((k) => k.kid)).toEqual(["k1"]);
+    expect(o.certificates).toEqual({ enabled: true, adoptExistingCacerts: false, autoRestartPods: false, restartPauseMs: 30_000 });
+  });
+
+  it("reads the certificate options the chart passes", () => {
+    const o = readOptions(["--cluster", "c1", "--certificates=false", "--adopt-existing-cacerts=true", "--restart-pause=5"], { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json", MESHPLANE_AUTO_RESTART_PODS: "true" }, read);
+    expect(o.certificates).toEqual({ enabled: false, adoptExistingCacerts: true, autoRestartPods: true, restartPauseMs: 5000 });
   });
 
   it.each([
@@ -28,6 +34,7 @@ describe("readOptions", () => {
     [["--cluster", "c1", "--poll-interval", "0"], "--poll-interval (MESHPLANE_POLL_INTERVAL_SECONDS)"],
     [["--cluster", "c1", "--control-plane-url", "ftp://x"], "--control-plane-url (MESHPLANE_CONTROL_PLANE_URL)"],
     [["--cluster", "c1", "--trusted-keys-file", "/missing.json"], "--trusted-keys-file"],
+    [["--cluster", "c1", "--auto-restart-pods", "yes"], "--auto-restart-pods (MESHPLANE_AUTO_RESTART_PODS)"],
   ])("names the bad option in %j", (argv, path) => {
     try {
       readOptions(argv, { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read);

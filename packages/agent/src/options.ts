@@ -26,6 +26,19 @@ export interface AgentOptions {
   identity: string;
   /** Unset = in-cluster configuration. */
   kubeconfig?: string;
+  certificates: CertificateOptions;
+}
+
+/** What the agent may do for shared trust (chart values `certificates.*`; docs/agent.md). */
+export interface CertificateOptions {
+  /** Whether the agent manages `cacerts` at all; false reports every directive as failed, saying so. */
+  enabled: boolean;
+  /** Whether a `cacerts` Secret meshplane did not write may be replaced. */
+  adoptExistingCacerts: boolean;
+  /** Whether the agent may restart a mesh's workloads after its roots changed (the directive must ask too). */
+  autoRestartPods: boolean;
+  /** Pause between two workload restarts. */
+  restartPauseMs: number;
 }
 
 const FLAGS = {
@@ -42,7 +55,13 @@ const FLAGS = {
   "lease-name": "MESHPLANE_LEASE_NAME",
   identity: "POD_NAME",
   kubeconfig: "KUBECONFIG",
+  certificates: "MESHPLANE_CERTIFICATES",
+  "adopt-existing-cacerts": "MESHPLANE_ADOPT_EXISTING_CACERTS",
+  "auto-restart-pods": "MESHPLANE_AUTO_RESTART_PODS",
+  "restart-pause": "MESHPLANE_RESTART_PAUSE_SECONDS",
 } as const;
+
+const yesNo = (fallback: boolean) => z.enum(["true", "false"], { error: "must be true or false" }).default(fallback ? "true" : "false").transform((v) => v === "true");
 
 const raw = z.strictObject({
   "control-plane-url": z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
@@ -58,6 +77,10 @@ const raw = z.strictObject({
   "lease-name": dnsLabel.default("meshplane-agent"),
   identity: z.string().min(1).default(hostname()),
   kubeconfig: z.string().min(1).optional(),
+  certificates: yesNo(true),
+  "adopt-existing-cacerts": yesNo(false),
+  "auto-restart-pods": yesNo(false),
+  "restart-pause": z.coerce.number().min(0).max(3600).default(30),
 });
 
 const jwks = z.object({ keys: z.array(z.looseObject({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), kid: z.string().min(1) })).min(1, "must hold at least one key") });
@@ -97,6 +120,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
     leaseName: o["lease-name"],
     identity: o.identity,
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
+    certificates: { enabled: o.certificates, adoptExistingCacerts: o["adopt-existing-cacerts"], autoRestartPods: o["auto-restart-pods"], restartPauseMs: o["restart-pause"] * 1000 },
   };
 }
 

@@ -1,0 +1,31 @@
+import { type ClusterObjects, type PodController, discover } from "@meshplane/core";
+import type { WorkloadRef } from "./cycle";
+import { RESTARTED_AT } from "./restarts";
+
+// What `kubectl rollout restart` writes: a restart by hand after the roots changed counts too.
+const KUBECTL_RESTARTED_AT = "kubectl.kubernetes.io/restartedAt";
+
+/**
+ * The Deployments, StatefulSets and DaemonSets of `mesh` in a cluster, by the same rules discovery
+ * reports Workloads with (pods carrying the mesh's sidecar, API.md §3), each with the later of its
+ * meshplane and kubectl restart annotations. Pure; an empty list when the mesh has no workloads.
+ */
+export function meshWorkloads(objects: ClusterObjects, mesh: string): WorkloadRef[] {
+  const controllers: Record<WorkloadRef["kind"], readonly PodController[]> = {
+    Deployment: objects.deployments,
+    StatefulSet: objects.statefulSets,
+    DaemonSet: objects.daemonSets,
+  };
+  return discover(objects)
+    .workloads.filter((w) => w.spec.mesh === mesh)
+    .map((w) => {
+      const controller = controllers[w.spec.kind].find((c) => c.metadata.name === w.spec.name && (c.metadata.namespace ?? "") === w.spec.namespace);
+      const restartedAt = latest(controller?.spec.template.metadata?.annotations ?? {});
+      return { kind: w.spec.kind, namespace: w.spec.namespace, name: w.spec.name, ...(restartedAt ? { restartedAt } : {}) };
+    });
+}
+
+function latest(annotations: Readonly<Record<string, string>>): string | undefined {
+  const times = [annotations[RESTARTED_AT], annotations[KUBECTL_RESTARTED_AT]].filter((t): t is string => t !== undefined && !Number.isNaN(Date.parse(t)));
+  return times.sort((a, b) => Date.parse(a) - Date.parse(b)).at(-1);
+}

@@ -1,0 +1,59 @@
+import { Canonicalizer, type CertificateDirective, type KubeObject, SNAPSHOT_TYPE, type StatusReport, snapshotAudience } from "@meshplane/core";
+import { CompactSign, type JWK, exportJWK, generateKeyPair } from "jose";
+import { describe, expect, it } from "vitest";
+import type { SnapshotAnswer } from "./client";
+import { STAGES, SyncLoop } from "./sync";
+import { DAY, FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps } from "./test-fakes";
+
+const ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
+const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": SCOPE.tenant, "meshplane.dev/cluster": SCOPE.cluster };
+const VS: KubeObject = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "reviews", namespace: "shop", labels, annotations: {} }, spec: { hosts: ["reviews"] } };
+
+async function signer() {
+  const { privateKey, publicKey } = await generateKeyPair("ES256");
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: "k1" };
+  const sign = (generation: number, objects: KubeObject[], certificates: CertificateDirective[]) => {
+    const payload = { iss: "https://cp", aud: snapshotAudience(SCOPE.tenant, SCOPE.cluster), tenant: SCOPE.tenant, cluster: SCOPE.cluster, generation, iat: Math.floor(NOW.getTime() / 1000), exp: Math.floor(NOW.getTime() / 1000) + 3600, hash: new Canonicalizer().contentHash(objects, certificates), objects, certificates };
+    return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: "ES256", kid: "k1", typ: SNAPSHOT_TYPE }).sign(privateKey);
+  };
+  return { jwk, sign };
+}
+
+describe("the sync loop", () => {
+  it("runs the stages in the documented order", () => {
+    expect(STAGES.map(([name]) => name)).toEqual(["verify", "apply", "prune", "certificates", "restarts", "report"]);
+  });
+
+  it("applies a snapshot, issues its certificates and reports both; later reports only what changed", async () => {
+    const cp = await FakeControlPlane.create({ mesh: ID });
+    const kube = new FakeKube();
+    kube.deployment("istio-system", "istiod");
+    const { jwk, sign } = await signer();
+    const answers: SnapshotAnswer[] = [];
+    const reports: StatusReport[] = [];
+    const client = { csr: cp.csr.bind(cp), snapshot: async () => answers.shift() ?? { changed: false as const }, status: async (r: StatusReport) => (reports.push(r), { changed: true }) };
+    let now = NOW;
+    const deps = fakeDeps(kube, client, { trustedKeys: [jwk], resyncIntervalMs: 0, now: () => now });
+    const loop = new SyncLoop(deps);
+    const directive = cp.directive("mesh", { secretNamespace: "istio-system" });
+    answers.push({ changed: true, jws: await sign(2, [VS], [directive]), etag: "x" });
+
+    await loop.cycle();
+    expect(kube.writes().map((c) => `${c.verb} ${c.kind} ${c.namespace}/${c.name}`)).toEqual([
+      "apply VirtualService shop/reviews", "apply Secret istio-system/cacerts", "patch Deployment istio-system/istiod", "patch Secret istio-system/cacerts",
+    ]);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ generation: 2, results: [{ kind: "VirtualService", name: "reviews", state: "applied" }], certificates: [{ mesh: "mesh", state: "issued", issuer: directive.issuer }] });
+    expect(deps.state.appliedGeneration).toBe(2);
+
+    await loop.cycle();
+    expect(reports).toHaveLength(1);
+
+    cp.refuse.add("mesh");
+    now = new Date(NOW.getTime() + 340 * DAY);
+    await loop.cycle();
+    expect(reports).toHaveLength(2);
+    expect(reports[1]).toMatchObject({ generation: 2, results: [{ name: "reviews", state: "applied" }], certificates: [{ mesh: "mesh", state: "failed", error: expect.stringContaining("403") }] });
+    expect(loop.synced).toBe(true);
+  });
+});

@@ -1,0 +1,161 @@
+// Fakes for the agent's unit tests only (index.ts does not export this file). The Kubernetes fake
+// records every call; the control-plane fake signs CSRs with a real CA from core's PKI module, so
+// what the certificate stage checks is real X.509, not a stub.
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { type CertificateDirective, type CsrRequest, type CsrResponse, type RootCa, certificateInfo, createRootCa, fingerprintSha256, signIntermediate } from "@meshplane/core";
+import type { AgentClient } from "./client";
+import { ControlPlaneError } from "./client";
+import { type CycleContext, type SyncDeps, type WorkloadRef, newCycle, newMemory } from "./cycle";
+import { KubeError, type KubeClient, type ObjectRef } from "./kube";
+import { Metrics } from "./metrics";
+
+export const crypto = globalThis.crypto;
+export const NOW = new Date("2031-03-15T12:00:00Z");
+export const DAY = 24 * 60 * 60 * 1000;
+export const SCOPE = { tenant: "acme", cluster: "cluster-1" };
+
+type Obj = KubernetesObject & Record<string, unknown>;
+export interface Call {
+  verb: "get" | "apply" | "patch" | "list" | "delete";
+  kind: string;
+  namespace?: string;
+  name?: string;
+}
+
+const keyOf = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ""}/${name}`;
+
+function merge(into: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  for (const [k, v] of Object.entries(patch)) {
+    const cur = into[k];
+    into[k] = v && typeof v === "object" && !Array.isArray(v) && cur && typeof cur === "object" ? merge({ ...(cur as Record<string, unknown>) }, v as Record<string, unknown>) : structuredClone(v);
+  }
+  return into;
+}
+
+/** An in-memory cluster that records verbs; `fail` makes chosen calls throw. Deployments bump their generation when patched. */
+export class FakeKube implements KubeClient {
+  readonly objects = new Map<string, Obj>();
+  calls: Call[] = [];
+  fail: (call: Call) => Error | undefined = () => undefined;
+
+  put(obj: Obj): void {
+    this.objects.set(keyOf(obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string), structuredClone(obj));
+  }
+  get(kind: string, namespace: string | undefined, name: string): Obj | undefined {
+    return this.objects.get(keyOf(kind, namespace, name));
+  }
+  writes(): Call[] {
+    return this.calls.filter((c) => c.verb === "apply" || c.verb === "patch" || c.verb === "delete");
+  }
+  private record(call: Call): void {
+    this.calls.push(call);
+    const error = this.fail(call);
+    if (error) throw error;
+  }
+
+  async read<T extends KubernetesObject>(ref: ObjectRef): Promise<T | undefined> {
+    this.record({ verb: "get", kind: ref.kind, namespace: ref.namespace, name: ref.name });
+    const found = this.get(ref.kind, ref.namespace, ref.name);
+    return found ? (structuredClone(found) as T) : undefined;
+  }
+  async apply<T extends KubernetesObject>(obj: T): Promise<T> {
+    this.record({ verb: "apply", kind: obj.kind as string, namespace: obj.metadata?.namespace, name: obj.metadata?.name });
+    const current = this.get(obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string);
+    const next = merge(structuredClone(current ?? {}), obj as unknown as Record<string, unknown>) as Obj;
+    this.put(next);
+    return structuredClone(next) as unknown as T;
+  }
+  async patch(ref: ObjectRef, body: Record<string, unknown>): Promise<void> {
+    this.record({ verb: "patch", kind: ref.kind, namespace: ref.namespace, name: ref.name });
+    const current = this.get(ref.kind, ref.namespace, ref.name);
+    if (!current) throw new KubeError(404, `${ref.kind} ${ref.name} not found`);
+    const next = merge(structuredClone(current), body) as Obj & { metadata: { generation?: number } };
+    if (ref.kind === "Deployment") next.metadata.generation = (next.metadata.generation ?? 1) + 1;
+    this.put(next);
+  }
+  async list(_apiVersion: string, kind: string, _selector: string, namespace?: string): Promise<KubernetesObject[]> {
+    this.record({ verb: "list", kind, namespace });
+    return [...this.objects.values()].filter((o) => o.kind === kind && (namespace === undefined || o.metadata?.namespace === namespace)).map((o) => structuredClone(o));
+  }
+  async delete(ref: ObjectRef): Promise<void> {
+    this.record({ verb: "delete", kind: ref.kind, namespace: ref.namespace, name: ref.name });
+    this.objects.delete(keyOf(ref.kind, ref.namespace, ref.name));
+  }
+
+  /** A Deployment as a controller leaves it after a finished rollout. */
+  deployment(namespace: string, name: string, annotations: Record<string, string> = {}): void {
+    this.put({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace, generation: 1 }, spec: { replicas: 1, template: { metadata: { annotations } } }, status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1 } });
+  }
+  /** What the Deployment controller does once new pods are up. */
+  settle(): void {
+    for (const o of this.objects.values()) {
+      const d = o as Obj & { metadata: { generation?: number }; status?: Record<string, number> };
+      if (o.kind === "Deployment" && d.status) d.status.observedGeneration = d.metadata.generation ?? 1;
+    }
+  }
+}
+
+/** A control plane holding a VirtualMesh's root CA(s); it signs with `signer` and trusts all `roots`. */
+export class FakeControlPlane implements AgentClient {
+  requests: CsrRequest[] = [];
+  /** Set to refuse every CSR of a mesh, as the control plane answers a CSR it will not sign. */
+  refuse = new Set<string>();
+  /** Alters the answer before it is returned (a broken or malicious control plane). */
+  tamper: (answer: CsrResponse, request: CsrRequest) => Promise<CsrResponse> | CsrResponse = (a) => a;
+  now = NOW;
+
+  constructor(
+    public signer: RootCa,
+    public roots: string[],
+    private readonly identities: Record<string, string>,
+  ) {}
+
+  static async create(identities: Record<string, string>, rootSince?: Date): Promise<FakeControlPlane> {
+    const root = await newRoot("Root A", rootSince);
+    return new FakeControlPlane(root, [root.certPem], identities);
+  }
+
+  async csr(request: CsrRequest): Promise<CsrResponse> {
+    this.requests.push(request);
+    if (this.refuse.has(request.mesh)) throw new ControlPlaneError(403, `POST /v1/agent/csr: 403 mesh ${request.mesh} has no certificate directive for this cluster`);
+    const spiffeId = this.identities[request.mesh] as string;
+    const { certPem } = await signIntermediate(crypto, { csrPem: request.csr, issuer: { certPem: this.signer.certPem, privateKey: this.signer.keyPair.privateKey }, spiffeId, ttlDays: 365, now: this.now });
+    const answer = { certChain: `${certPem}${this.signer.certPem}`, rootBundle: this.roots.join(""), issuer: fingerprintSha256(this.signer.certPem), notAfter: certificateInfo(certPem).notAfter.toISOString() };
+    return this.tamper(answer, request);
+  }
+  async snapshot(): Promise<never> {
+    throw new Error("not used by these tests");
+  }
+  async status(): Promise<{ changed: boolean }> {
+    return { changed: true };
+  }
+  /** The directive the control plane would put in a snapshot for `mesh` now. */
+  directive(mesh: string, overrides: Partial<CertificateDirective> = {}): CertificateDirective {
+    return {
+      mesh, virtualMesh: "global", identity: this.identities[mesh] as string, secretNamespace: `ns-${mesh}`, secretName: "cacerts", ttlDays: 365, rotateBeforeDays: 30,
+      keyAlgorithm: "ECDSA_P256", autoRestartPods: false, issuer: fingerprintSha256(this.signer.certPem), trustBundle: this.roots.map((r) => fingerprintSha256(r)).sort(), ...overrides,
+    };
+  }
+}
+
+/** A root CA valid from `since` for ten years. */
+export const newRoot = (name: string, since = new Date(NOW.getTime() - DAY)): Promise<RootCa> => createRootCa(crypto, { keyAlgorithm: "ECDSA_P256", ttlDays: 3650, orgName: "meshplane", commonName: name, now: since });
+
+/** Everything a stage needs, around the fakes; `lines` collects every log line as written. */
+export function fakeDeps(kube: KubeClient, client: AgentClient, overrides: Partial<SyncDeps> = {}): SyncDeps & { lines: string[] } {
+  const lines: string[] = [];
+  const log = { info: (msg: string, f?: object) => lines.push(JSON.stringify({ msg, ...f })), error: (msg: string, f?: object) => lines.push(JSON.stringify({ msg, ...f })) };
+  return {
+    client, kube, log, lines, stateStore: { save: async () => undefined }, state: { appliedGeneration: 1 }, scope: SCOPE, trustedKeys: [], metrics: new Metrics(),
+    pollIntervalMs: 1000, pollJitter: 0, resyncIntervalMs: 10_000, isLeader: () => true,
+    certificates: { enabled: true, adoptExistingCacerts: false, autoRestartPods: false, restartPauseMs: 30_000 },
+    meshWorkloads: (): WorkloadRef[] => [], crypto, now: () => NOW, ...overrides,
+  };
+}
+
+/** A cycle context over `deps` and `memory` at `now`, as a resync (apply mode "all") unless told otherwise. */
+export function cycleAt(deps: SyncDeps, memory = newMemory(), now = NOW, applyMode: CycleContext["applyMode"] = "all"): CycleContext {
+  const ctx = newCycle({ deps: { ...deps, now: () => now }, memory, send: async () => undefined });
+  ctx.applyMode = applyMode;
+  return ctx;
+}
