@@ -10,14 +10,15 @@ import { createWorker } from "../../functions/worker/handler";
 import { startPoller } from "../../functions/worker/poller";
 import { FIXTURES } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
+import { judgeCa } from "../istio/judge";
 import { type LabAgent, eventually, startLabAgent } from "./lab-agents";
 
 /** What a user does when the status asks for it: add a trust-domain alias to istiod's meshConfig. */
 async function addTrustDomainAlias(agent: LabAgent, configMap: string, alias: string): Promise<void> {
   const path = `/api/v1/namespaces/istio-system/configmaps/${configMap}`;
-  const current = (await agent.cluster.request("GET", path)).body as { data: { mesh: string } };
-  const mesh = `${current.data.mesh.trimEnd()}\ntrustDomainAliases: [${alias}]\n`;
-  const res = await agent.cluster.request("PUT", path, { ...current, data: { ...current.data, mesh } });
+  const existing = (await agent.cluster.request("GET", path)).body as { data: { mesh: string } };
+  const mesh = `${existing.data.mesh.trimEnd()}\ntrustDomainAliases: [${alias}]\n`;
+  const res = await agent.cluster.request("PUT", path, { ...existing, data: { ...existing.data, mesh } });
   if (!res.ok) throw new Error(`update ${configMap}: ${res.status}`);
 }
 
@@ -138,6 +139,26 @@ describe("two clusters, two agents, one control plane", () => {
     const roots = cacerts.map((s) => Buffer.from(s.data?.["root-cert.pem"] as string, "base64").toString());
     expect(roots[0]).toBe(roots[1]);
     expect(Object.keys(cacerts[0]?.data ?? {}).sort()).toEqual(["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"]);
+    // Istio's own CA loads what the agents wrote, issues a workload certificate in each mesh, and each
+    // verifies against the other mesh's trust bundle.
+    const file = (s: { data?: Record<string, string> }, key: string) => Buffer.from(s.data?.[key] as string, "base64").toString();
+    const judged = judgeCa(
+      cacerts.map((s, i) => ({
+        name: i === 0 ? "east" : "west",
+        caCert: file(s, "ca-cert.pem"),
+        caKey: file(s, "ca-key.pem"),
+        certChain: file(s, "cert-chain.pem"),
+        rootCert: file(s, "root-cert.pem"),
+        workloadIdentity: i === 0 ? "spiffe://cluster.local/ns/bookinfo/sa/bookinfo-productpage" : "spiffe://west.example.com/ns/payments/sa/payments",
+      })),
+    );
+    expect(Object.values(judged.meshes).map((m) => m.error)).toEqual([undefined, undefined]);
+    expect(judged.verify.map((v) => [v.workload, v.trustBundle, v.ok])).toEqual([
+      ["east", "east", true],
+      ["east", "west", true],
+      ["west", "east", true],
+      ["west", "west", true],
+    ]);
     const statuses = await eventually("every policy applied in its clusters", async () => {
       const out: Record<string, { state: string; clusters?: Record<string, { applied: boolean; errors?: string[] }> }> = {};
       for (const [plural, name] of [["virtualmeshes", "global"], ["trafficpolicies", "reviews-timeout"], ["accesspolicies", "bookinfo-reads"]]) {
