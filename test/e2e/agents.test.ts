@@ -11,16 +11,13 @@ import { startPoller } from "../../functions/worker/poller";
 import { FIXTURES } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
 import { judgeCa } from "../istio/judge";
-import { type LabAgent, eventually, startLabAgent } from "./lab-agents";
+import { type LabAgent, addTrustDomainAlias, eventually, startLabAgent } from "./lab-agents";
 
-/** What a user does when the status asks for it: add a trust-domain alias to istiod's meshConfig. */
-async function addTrustDomainAlias(agent: LabAgent, configMap: string, alias: string): Promise<void> {
-  const path = `/api/v1/namespaces/istio-system/configmaps/${configMap}`;
-  const existing = (await agent.cluster.request("GET", path)).body as { data: { mesh: string } };
-  const mesh = `${existing.data.mesh.trimEnd()}\ntrustDomainAliases: [${alias}]\n`;
-  const res = await agent.cluster.request("PUT", path, { ...existing, data: { ...existing.data, mesh } });
-  if (!res.ok) throw new Error(`update ${configMap}: ${res.status}`);
+/** One file of a Secret's data, decoded. */
+function file(secret: { data?: Record<string, string> }, key: string): string {
+  return Buffer.from(secret.data?.[key] as string, "base64").toString();
 }
+
 
 /**
  * End to end on real parts: two kube-apiservers (each with etcd, RBAC and the Istio/SMI CRDs), the
@@ -141,7 +138,6 @@ describe("two clusters, two agents, one control plane", () => {
     expect(Object.keys(cacerts[0]?.data ?? {}).sort()).toEqual(["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"]);
     // Istio's own CA loads what the agents wrote, issues a workload certificate in each mesh, and each
     // verifies against the other mesh's trust bundle.
-    const file = (s: { data?: Record<string, string> }, key: string) => Buffer.from(s.data?.[key] as string, "base64").toString();
     const judged = judgeCa(
       cacerts.map((s, i) => ({
         name: i === 0 ? "east" : "west",

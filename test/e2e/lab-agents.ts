@@ -122,6 +122,15 @@ export async function startLabAgent(cp: ControlPlane, adminToken: string, name: 
   };
 }
 
+/** What a user does when the status asks for it: add a trust-domain alias to istiod's meshConfig. */
+export async function addTrustDomainAlias(agent: LabAgent, configMap: string, alias: string): Promise<void> {
+  const path = `/api/v1/namespaces/istio-system/configmaps/${configMap}`;
+  const existing = (await agent.cluster.request("GET", path)).body as { data: { mesh: string } };
+  const mesh = `${existing.data.mesh.trimEnd()}\ntrustDomainAliases: [${alias}]\n`;
+  const res = await agent.cluster.request("PUT", path, { ...existing, data: { ...existing.data, mesh } });
+  if (!res.ok) throw new Error(`update ${configMap}: ${res.status}`);
+}
+
 /** Polls `check` until it returns a value (not undefined) or the time runs out. */
 export async function eventually<T>(what: string, check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;

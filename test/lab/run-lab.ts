@@ -5,12 +5,14 @@
  */
 import { join } from "node:path";
 import { benchPlane } from "../bench/_harness";
-import { type LabAgent, startLabAgent } from "../e2e/lab-agents";
+import { parseArgs } from "node:util";
+import { certificateInfo, fingerprintSha256, splitPemBundle, verifyChain } from "@meshplane/core";
+import { type LabAgent, addTrustDomainAlias, eventually, startLabAgent } from "../e2e/lab-agents";
 import { FIXTURES } from "../support/agents";
 import type { ControlPlane } from "../support/control-plane";
 
 const plane = await benchPlane({ worker: true });
-const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "lab" })).json()) as { adminToken: string }).adminToken;
+const admin: string = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "lab" })).json()) as { adminToken: string }).adminToken;
 // startLabAgent needs only these parts of the test harness's control plane.
 const cp = {
   url: plane.url,
@@ -41,3 +43,40 @@ Try:
   curl -s -X POST $MP/v1/trafficpolicies -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"apiVersion":"meshplane.dev/v1","kind":"TrafficPolicy","metadata":{"name":"reviews-timeout"},"spec":{"destinationSelector":[{"kubeServiceRefs":{"services":[{"cluster":"cluster-east","namespace":"bookinfo","name":"reviews"}]}}],"policy":{"requestTimeout":"5s"}}}'
   KUBECONFIG=<cluster-east kubeconfig above> kubectl get virtualservices -A     (or curl the apiserver with the kubeconfig's token)
 Ctrl-C stops everything.`);
+
+/**
+ * `npm run lab -- --shared-trust`: a two-cluster VirtualMesh with a generated root, federation and
+ * distinct trust domains. The status says which meshConfig setting each mesh needs; the lab then
+ * makes that change as a user would, and shows the cacerts both agents wrote under one root.
+ */
+async function sharedTrust(east: LabAgent, west: LabAgent): Promise<void> {
+  const vm = {
+    apiVersion: "meshplane.dev/v1", kind: "VirtualMesh", metadata: { name: "lab-trust" },
+    spec: {
+      meshes: [{ name: "istiod-istio-system-cluster-east" }, { name: "istiod-1-24-istio-system-cluster-west" }],
+      mtlsConfig: { shared: { rootCertificateAuthority: { generated: { keyAlgorithm: "ECDSA_P256" } }, intermediateCertOptions: { ttlDays: 30, rotateBeforeDays: 7 } } },
+      federation: { selectors: [{}] },
+    },
+  };
+  await cp.request("POST", "/v1/virtualmeshes", { token: admin, body: vm });
+  const status = async () => ((await (await cp.request("GET", "/v1/virtualmeshes/lab-trust", { token: admin })).json()) as { status: { state: string; meshes?: Record<string, { state: string; errors?: string[]; trust?: { state: string } }> } }).status;
+  const refused = await eventually("the VirtualMesh's status", async () => ((await status()).meshes?.["istiod-istio-system-cluster-east"]?.errors?.length ? status() : undefined));
+  console.log("\nVirtualMesh lab-trust, first status:");
+  for (const [mesh, m] of Object.entries(refused.meshes ?? {})) console.log(`  ${mesh}: ${m.state}, trust ${m.trust?.state}\n    ${(m.errors ?? []).join("\n    ")}`);
+  console.log("\nAdding the trust-domain aliases the status asks for (as istioctl would) …");
+  await addTrustDomainAlias(east, "istio", "west.example.com");
+  await addTrustDomainAlias(west, "istio-1-24", "cluster.local");
+  const accepted = await eventually("VirtualMesh lab-trust ACCEPTED", async () => ((await status()).state === "ACCEPTED" ? status() : undefined), 120_000);
+  console.log(`VirtualMesh lab-trust: ${accepted.state} (${Object.entries(accepted.meshes ?? {}).map(([m, s]) => `${m}: trust ${s.trust?.state}`).join(", ")})`);
+  for (const agent of [east, west]) {
+    const secret = (await agent.cluster.request("GET", "/api/v1/namespaces/istio-system/secrets/cacerts")).body as { data: Record<string, string> };
+    const file = (key: string) => Buffer.from(secret.data[key] as string, "base64").toString();
+    const chain = splitPemBundle(file("cert-chain.pem"));
+    const roots = splitPemBundle(file("root-cert.pem"));
+    const ok = await verifyChain(globalThis.crypto, { leafPem: file("ca-cert.pem"), intermediatePems: chain.slice(1, -1), rootPems: roots, now: new Date() });
+    const info = certificateInfo(file("ca-cert.pem"));
+    console.log(`  ${agent.name}: cacerts intermediate ${info.uriSans.join(",")} until ${info.notAfter.toISOString()}, root ${roots.map(fingerprintSha256).join(", ")}, chains to it: ${ok}`);
+  }
+}
+
+if (parseArgs({ options: { "shared-trust": { type: "boolean" } } }).values["shared-trust"]) await sharedTrust(agents[0] as LabAgent, agents[1] as LabAgent);
