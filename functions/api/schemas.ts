@@ -1,4 +1,4 @@
-import { DOCUMENT_SCHEMAS, type UserKind, dnsLabel, labelMap, resourceStatus, storedMetadata } from "@meshplane/core";
+import { DOCUMENT_SCHEMAS, type UserKind, certificateResult, dnsLabel, labelMap, resourceStatus, storedMetadata } from "@meshplane/core";
 import { z } from "zod";
 import { ROLES } from "../store/index";
 
@@ -33,6 +33,8 @@ export const clusterView = z.object({
   bootstrapExpiresAt: z.string().optional(),
   lastSeenAt: z.string().optional(),
   appliedGeneration: z.number().int().optional(),
+  /** Per shared-trust mesh, the `cacerts` its agent last reported: issuer, roots, expiry, or why it failed. */
+  certificates: z.array(certificateResult).optional(),
 });
 export const bootstrapView = z.object({
   cluster: clusterView,

@@ -126,6 +126,8 @@ describe("a generated root: issue, refuse, rotate", () => {
     const verify = crossVerify();
     expect(verify).toHaveLength(4);
     expect(verify.filter((v) => !v.ok)).toEqual([]);
+    const cluster = (await (await cp.request("GET", "/v1/clusters/cluster-1", { token: admin })).json()) as { certificates?: CertificateResult[] };
+    expect(cluster.certificates).toEqual([expect.objectContaining({ mesh: meshOf("cluster-1"), state: "issued", notAfter: expect.any(String) })]);
     const intermediate = certificateInfo(cacerts.get(meshOf("cluster-1"))?.caCert as string);
     expect(intermediate.isCa).toBe(true);
     expect(intermediate.uriSans).toEqual(["spiffe://cluster.local/ns/istio-system/sa/istiod"]);

@@ -58,9 +58,15 @@ export function clusterRoutes(deps: ClusterDeps) {
       handler: async (c) => c.json({ items: await store.clusters.list(c.get("tenantId")) }),
     }),
     route({
-      method: "get", path: "/v1/clusters/{name}", tag: "clusters", access: "viewer", summary: "Get a cluster",
+      method: "get", path: "/v1/clusters/{name}", tag: "clusters", access: "viewer", summary: "Get a cluster, with its shared-trust meshes' certificate state",
       responses: { 200: { description: "the cluster", schema: clusterView } },
-      handler: async (c) => c.json(await store.clusters.get(c.get("tenantId"), c.req.param("name") as string)),
+      handler: async (c) => {
+        const name = c.req.param("name") as string;
+        const cluster = await store.clusters.get(c.get("tenantId"), name);
+        // The trust side of the cluster view: each shared-trust mesh's cacerts as its agent reported it.
+        const certificates = (await store.agents.reports(c.get("tenantId"), [name])).get(name)?.certificates;
+        return c.json({ ...cluster, ...(certificates === undefined ? {} : { certificates }) });
+      },
     }),
     route({
       method: "post", path: "/v1/clusters/{name}/bootstrap-token", tag: "clusters", access: "admin",
