@@ -93,6 +93,10 @@ describe("a generated root: issue, refuse, rotate", () => {
     const ca = (await (await cp.request("GET", "/v1/virtualmeshes/bookinfo/ca", { token: admin })).json()) as { phase: string; trustBundle: string[]; issuer: string };
     expect(ca).toMatchObject({ phase: "STABLE", state: "READY", kind: "generated" });
     expect(ca.trustBundle).toEqual([ca.issuer]);
+    const raw = await (await cp.request("GET", "/v1/virtualmeshes/bookinfo/ca", { token: admin })).text();
+    expect(raw).toContain("BEGIN CERTIFICATE");
+    expect(raw).not.toContain("PRIVATE KEY");
+    expect(raw).not.toContain("wrappedKey");
     const status = await vmStatus("bookinfo");
     expect(status.state).toBe("PENDING");
     expect(status.meshes[meshOf("cluster-1")]?.trust?.state).toBe("PENDING");
