@@ -39,6 +39,7 @@ export interface Pods {
   workload: Workload;
   ips: string[];
   zone?: string | undefined;
+  injectorLabels: boolean;
 }
 
 export function workloadsOf(cluster: string, clusterIndex: number, c: ClusterDescription, meshes: Mesh[]): Pods[] {
@@ -58,6 +59,7 @@ export function workloadsOf(cluster: string, clusterIndex: number, c: ClusterDes
     },
     ips: w.ips ?? [`10.${clusterIndex}.${Math.floor(i / 250)}.${(i % 250) + 1}`],
     zone: w.zone,
+    injectorLabels: w.injectorLabels,
   }));
 }
 
@@ -75,9 +77,11 @@ export function injectedLabels(labels: Record<string, string>, workload: string)
   };
 }
 
-function podLabels(p: Pods, meshes: readonly Mesh[]): Record<string, string> {
+/** What discovery reports of a pod: its labels and, for Istio, the sidecar it saw. */
+function podEndpoint(p: Pods, meshes: readonly Mesh[]): { labels: Record<string, string>; sidecar?: "istio" } {
   const mesh = meshes.find((m) => m.metadata.name === p.workload.spec.mesh);
-  return mesh?.spec.type === "istio" ? injectedLabels(p.workload.spec.labels, p.workload.spec.name) : p.workload.spec.labels;
+  if (mesh?.spec.type !== "istio") return { labels: p.workload.spec.labels };
+  return { labels: p.injectorLabels ? injectedLabels(p.workload.spec.labels, p.workload.spec.name) : p.workload.spec.labels, sidecar: "istio" };
 }
 
 const NOT_SUBSET_KEYS = new Set(["pod-template-hash", "service.istio.io/canonical-revision"]);
@@ -121,7 +125,7 @@ export function destinationsOf(cluster: string, c: ClusterDescription, meshes: M
         selector,
         ports: s.ports,
         subsets: subsetsOf(backing.map((p) => p.workload)),
-        endpoints: backing.flatMap((p) => p.ips.map((ip) => ({ ip, labels: podLabels(p, meshes), ...(p.zone ? { zone: p.zone } : {}) }))),
+        endpoints: backing.flatMap((p) => p.ips.map((ip) => ({ ip, ...podEndpoint(p, meshes), ...(p.zone ? { zone: p.zone } : {}) }))),
         workloads: backing.map((p) => p.workload.metadata.name),
       },
     };

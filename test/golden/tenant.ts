@@ -48,6 +48,8 @@ const workloadDescription = z.strictObject({
   /** Pod IPs; default one generated address. */
   ips: z.array(z.string()).optional(),
   zone: z.string().optional(),
+  /** false: its pods run an Istio sidecar but lack the labels Istio's injector adds (injected by other means). */
+  injectorLabels: z.boolean().default(true),
 });
 
 const serviceDescription = z.strictObject({

@@ -64,6 +64,7 @@ const WORKING = [
   "virtual-mesh-global-access",
   "federated-traffic-policy",
   "federation-source-cluster-selector",
+  "federation-sidecar-without-injector-labels",
 ];
 
 describe("cross-cluster calls under Istio's own config generation", () => {
