@@ -1,24 +1,8 @@
-import { type CertificateDirective, type CertificateResult, KEY_ALGORITHMS, dnsLabel } from "@meshplane/core";
-import { z } from "zod";
+import { type CertificateDirective, type CertificateResult, certificateDirective } from "@meshplane/core";
 
-const fingerprint = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be sha256:<64 hex digits>");
-
-// The snapshot is signed, but a directive is still parsed once here (STYLE.md 5): the stages after it
-// write Secrets and restart workloads from these fields. Unknown fields are dropped, so a newer
-// control plane can add some without breaking older agents.
-const directive = z.object({
-  mesh: z.string().min(1).max(253),
-  virtualMesh: z.string().min(1),
-  identity: z.string().regex(/^spiffe:\/\/[^/]+\/ns\/[^/]+\/sa\/[^/]+$/, "must be spiffe://<trust domain>/ns/<namespace>/sa/<service account>"),
-  secretNamespace: dnsLabel,
-  secretName: z.literal("cacerts"),
-  ttlDays: z.number().positive(),
-  rotateBeforeDays: z.number().min(0),
-  keyAlgorithm: z.enum(KEY_ALGORITHMS),
-  autoRestartPods: z.boolean(),
-  issuer: fingerprint,
-  trustBundle: z.array(fingerprint).min(1),
-}) satisfies z.ZodType<CertificateDirective>;
+// The snapshot is signed, but each directive is still parsed at this boundary (STYLE.md 5) with the
+// protocol's schema from core.
+const directive = certificateDirective satisfies { parse: (v: unknown) => CertificateDirective };
 
 /**
  * The certificate directives of a verified snapshot, sorted by mesh. A directive that does not parse

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dnsLabel } from "./common";
 import { discoveryResult } from "./discovery";
 
 /** The agent protocol (API.md §10): bodies the control plane accepts from agents, validated at the boundary. */
@@ -66,6 +67,26 @@ export const statusReport = z.strictObject({
   certificates: z.array(certificateResult).max(1000).optional(),
 });
 export type StatusReport = z.infer<typeof statusReport>;
+
+/**
+ * A certificate directive as the agent reads it from a verified snapshot (the translator's
+ * CertificateDirective). Unknown fields are dropped, so a newer control plane can add some without
+ * breaking older agents; the agent still parses each one, because its stages write Secrets and
+ * restart workloads from these fields.
+ */
+export const certificateDirective = z.object({
+  mesh: z.string().min(1).max(253),
+  virtualMesh: z.string().min(1),
+  identity: z.string().regex(/^spiffe:\/\/[^/]+\/ns\/[^/]+\/sa\/[^/]+$/, "must be spiffe://<trust domain>/ns/<namespace>/sa/<service account>"),
+  secretNamespace: dnsLabel,
+  secretName: z.literal("cacerts"),
+  ttlDays: z.number().positive(),
+  rotateBeforeDays: z.number().min(0),
+  keyAlgorithm: z.enum(["ECDSA_P256", "RSA_2048", "RSA_4096"]),
+  autoRestartPods: z.boolean(),
+  issuer: fingerprint,
+  trustBundle: z.array(fingerprint).min(1),
+});
 
 /**
  * `POST /v1/agent/csr`: a PKCS#10 request for a mesh's intermediate CA, made with a key generated in
