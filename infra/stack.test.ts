@@ -5,12 +5,19 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MeshplaneStack } from "./lib/stack";
 
-/** In-process synthesis (no AWS credentials, no network): esbuild bundles every function locally. */
+/**
+ * In-process synthesis (no AWS credentials, no network): esbuild bundles every function locally. The
+ * template and the cdk-nag annotations are read once here, in beforeAll, so no single test pays for a
+ * synthesis under its own timeout.
+ */
 function synth(stage: string) {
   const app = new App();
   const stack = new MeshplaneStack(app, `meshplane-${stage}`, { stage, logRetention: RetentionDays.ONE_MONTH, alarmEmail: "ops@example.com" });
   Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
-  return { stack, template: Template.fromStack(stack) };
+  const template = Template.fromStack(stack);
+  const annotations = Annotations.fromStack(stack);
+  const nag = Match.stringLikeRegexp("AwsSolutions-.*");
+  return { stack, template, nagFindings: [...annotations.findError("*", nag), ...annotations.findWarning("*", nag)] };
 }
 
 let dev: ReturnType<typeof synth>;
@@ -106,9 +113,8 @@ describe("the AWS stack", () => {
   });
 
   it("has no unacknowledged cdk-nag AwsSolutions finding, and every acknowledgement gives a reason", () => {
-    for (const { stack } of [dev, prod]) {
-      const findings = [...Annotations.fromStack(stack).findError("*", Match.stringLikeRegexp("AwsSolutions-.*")), ...Annotations.fromStack(stack).findWarning("*", Match.stringLikeRegexp("AwsSolutions-.*"))];
-      expect(findings.map((f) => `${f.id}: ${String(f.entry.data).split("\n")[0]}`)).toEqual([]);
+    for (const { nagFindings } of [dev, prod]) {
+      expect(nagFindings.map((f) => `${f.id}: ${String(f.entry.data).split("\n")[0]}`)).toEqual([]);
     }
     const suppressions = (dev.stack.templateOptions.metadata?.cdk_nag as { rules_to_suppress: { reason: string }[] } | undefined)?.rules_to_suppress ?? [];
     expect(suppressions.length).toBeGreaterThan(0);
