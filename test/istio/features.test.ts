@@ -347,11 +347,9 @@ describe("TrafficPolicy locality failover in the client's endpoints", () => {
     expect(failoverPriorities("locality-failover-without-outlier-detection", MESH_LOCALITY_OFF)).toEqual({ v1: 0, v2: 0 });
   });
 
-  // Known gap: Istio's default mesh config enables locality load balancing, and Istio fails over
-  // whenever a cluster has outlier detection. A policy with outlierDetection and no localityFailover
-  // therefore gets locality failover anyway (the DestinationRule does not say `enabled: false`).
-  // Fails until the translator pins the setting; then drop `.fails`.
-  it.fails("outlierDetection without localityFailover, under Istio's default mesh config: nothing fails over", () => {
+  // Istio's default mesh config enables locality load balancing, and Istio fails over whenever a
+  // cluster has outlier detection; the DestinationRule pins it off unless a policy asks for failover.
+  it("outlierDetection without localityFailover, under Istio's default mesh config: nothing fails over", () => {
     expect(failoverPriorities("outlier-detection")).toEqual({ v1: 0, v2: 0 });
   });
 });

@@ -5,6 +5,7 @@ import type { VirtualMesh } from "../membership";
 import type { Model } from "../model";
 import { generatedName } from "../naming";
 import type { ObjectDraft, Parent } from "../output";
+import { OUTLIER_DEFAULTS } from "./decorators/outlier-detection";
 import type { IstioDestinationState } from "./destination-state";
 import type { View } from "./hosts";
 import type { DestinationTrafficPolicy, Subset } from "./types";
@@ -25,8 +26,25 @@ export interface DestinationRuleInput {
   subsetParents: ReadonlySet<string>;
 }
 
+/**
+ * The DestinationRule's trafficPolicy: ISTIO_MUTUAL unless a policy says otherwise, and the policies'
+ * fields. With outlier detection, no mesh default the user never chose: omitted outlier fields get
+ * OUTLIER_DEFAULTS (Istio's own would eject at most 10 % of hosts), and locality load balancing is
+ * pinned off unless a policy chose locality failover — Istio's default meshConfig enables it, and
+ * with outlier detection it would keep traffic in the caller's locality though no policy asked.
+ */
 function trafficPolicyOf(state: IstioDestinationState): DestinationTrafficPolicy {
-  return { tls: { mode: "ISTIO_MUTUAL" }, ...(state.trafficPolicy.value as DestinationTrafficPolicy) };
+  const value = { tls: { mode: "ISTIO_MUTUAL" as const }, ...(state.trafficPolicy.value as DestinationTrafficPolicy) };
+  const o = value.outlierDetection;
+  if (o === undefined) return value;
+  const outlierDetection = {
+    consecutive5xxErrors: o.consecutive5xxErrors ?? OUTLIER_DEFAULTS.consecutiveErrors,
+    interval: o.interval ?? OUTLIER_DEFAULTS.interval,
+    baseEjectionTime: o.baseEjectionTime ?? OUTLIER_DEFAULTS.baseEjectionTime,
+    maxEjectionPercent: o.maxEjectionPercent ?? OUTLIER_DEFAULTS.maxEjectionPercent,
+  };
+  const loadBalancer = value.loadBalancer?.localityLbSetting !== undefined ? value.loadBalancer : { ...value.loadBalancer, localityLbSetting: { enabled: false } };
+  return { ...value, outlierDetection, loadBalancer };
 }
 
 function policyParents(input: DestinationRuleInput): Parent[] {
