@@ -10,7 +10,7 @@ export const mirror: RouteDecorator = {
     if (m === undefined) return undefined;
     const target = ctx.model.destinationByRef(m.kubeService);
     if (target === undefined) return undefined; // reported at policy level
-    const port = targetPort(target, m.port, ctx.port, "mirror destination");
+    const port = targetPort(target, ctx.destination, m.port, ctx.port, "mirror destination");
     if (typeof port === "string") {
       ctx.report(port);
       return undefined;

@@ -3,14 +3,16 @@ import { refKey } from "../../model";
 
 /**
  * The port a route sends to on `target` (a trafficShift or mirror destination) when the route
- * matches `port` of the policy's destination: the explicit port if given (validated to exist),
- * else the same port number if the target has it, else the target's only port. Returns an error
- * message when none of these decides, because Istio needs a port for multi-port targets.
+ * matches `port` of `source`, the policy's destination: the explicit port if given (validated to
+ * exist), else `port` itself when the target is the same service, else the target's only port.
+ * Another service's port is never guessed from its number — on a different service the same number
+ * may mean something else — so a multi-port target without `port` is an error naming its ports.
  */
-export function targetPort(target: Destination, explicit: number | undefined, port: number, what: string): number | string {
+export function targetPort(target: Destination, source: Destination, explicit: number | undefined, port: number, what: string): number | string {
   if (explicit !== undefined) return explicit;
+  if (target.metadata.name === source.metadata.name) return port;
   const ports = target.spec.ports;
-  if (ports.some((p) => p.port === port)) return port;
   if (ports.length === 1) return (ports[0] as { port: number }).port;
-  return `${what} ${refKey(target.spec)} has no port ${port} and several others; set port`;
+  const choices = ports.map((p) => (p.name === undefined ? String(p.port) : `${p.port} (${p.name})`)).join(", ");
+  return `${what} ${refKey(target.spec)} has several ports (${choices}); set port to the one to send to`;
 }

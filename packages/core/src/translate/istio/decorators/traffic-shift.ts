@@ -41,7 +41,7 @@ export const trafficShift: RouteDecorator = {
     for (const [i, { kubeService }] of shift.destinations.entries()) {
       const target = ctx.model.destinationByRef(kubeService);
       if (target === undefined) return undefined; // reported at policy level
-      const port = targetPort(target, kubeService.port, ctx.port, "trafficShift destination");
+      const port = targetPort(target, ctx.destination, kubeService.port, ctx.port, "trafficShift destination");
       if (typeof port === "string") {
         ctx.report(port);
         return undefined;
