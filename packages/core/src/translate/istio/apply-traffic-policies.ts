@@ -41,7 +41,12 @@ function contribution(features: TrafficPolicyFeatures, ctx: DecoratorContext): C
   return { routes, trafficPolicy };
 }
 
-/** Errors that depend on where the routes are rendered: unreachable targets, TLS that breaks federation. */
+/**
+ * Errors that depend on where the routes are rendered: unreachable targets, and TLS the servers will
+ * refuse — a mode other than ISTIO_MUTUAL breaks federation, and in a mesh with shared trust (STRICT
+ * mTLS, API.md §4) the destination's sidecars refuse any client without an Istio certificate. Such a
+ * policy is rejected rather than a PeerAuthentication loosened behind the VirtualMesh's back.
+ */
 function viewErrors(features: TrafficPolicyFeatures, views: readonly View[], ctx: ApplyContext): string[] {
   const errors: string[] = [];
   const refs = [
@@ -62,6 +67,13 @@ function viewErrors(features: TrafficPolicyFeatures, views: readonly View[], ctx
   const mode = features.mtls?.istio.tlsMode;
   if (mode !== undefined && mode !== "ISTIO_MUTUAL" && views.some((v) => v.federated)) {
     errors.push(`mtls.istio.tlsMode ${mode} would break federation of this service: cross-cluster traffic needs ISTIO_MUTUAL`);
+  }
+  const local = views[0]?.mesh;
+  const member = local === undefined ? undefined : ctx.plan.members.get(local.metadata.name);
+  if (mode !== undefined && mode !== "ISTIO_MUTUAL" && member?.virtualMesh.spec.mtlsConfig?.shared !== undefined) {
+    errors.push(
+      `mtls.istio.tlsMode ${mode}: mesh ${local?.metadata.name} enforces STRICT mTLS (VirtualMesh ${member.virtualMesh.metadata.name} has shared trust), so the service's sidecars would refuse these clients; remove mtls from this policy`,
+    );
   }
   return errors;
 }
