@@ -27,7 +27,8 @@ export const workloadSelector = z.strictObject({
 });
 export type WorkloadSelector = z.infer<typeof workloadSelector>;
 
-export const serviceAccountRef = z.strictObject({ cluster: dnsLabel, namespace: dnsLabel, name: dnsSubdomain });
+/** A service account; without `cluster` it names the account in every cluster (as in Gloo Mesh), including clusters registered later. */
+export const serviceAccountRef = z.strictObject({ cluster: dnsLabel.optional(), namespace: dnsLabel, name: dnsSubdomain });
 
 export const identitySelector = z
   .strictObject({

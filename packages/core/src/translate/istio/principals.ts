@@ -16,7 +16,8 @@ export function trustDomains(model: Model, cluster: string): string[] {
 /**
  * AccessPolicy sources as Istio sees them (API.md §6). No selectors: any authenticated peer
  * (`principals: ["*"]`). Service account refs: `<trustDomain>/ns/<ns>/sa/<sa>` with the trust
- * domain of each mesh in the account's cluster. Identity matchers with clusters: principals with
+ * domain of each mesh in the account's cluster — of every registered cluster when the ref names
+ * none (translation re-runs when clusters come and go, so later ones are included). Identity matchers with clusters: principals with
  * those clusters' trust domains and a `*` for what is not pinned down, because only the trust domain
  * tells clusters apart in a SPIFFE identity (meshes sharing one trust domain cannot be told apart).
  * Namespace-only matchers: `source.namespaces`. An empty matcher: any authenticated peer.
@@ -27,7 +28,8 @@ export function istioSources(selectors: readonly IdentitySelector[] | undefined,
   const namespaces: string[] = [];
   for (const selector of selectors) {
     for (const sa of selector.kubeServiceAccountRefs?.serviceAccounts ?? []) {
-      for (const td of trustDomains(model, sa.cluster)) principals.push(`${td}/ns/${sa.namespace}/sa/${sa.name}`);
+      const clusters = sa.cluster === undefined ? model.clusters : [sa.cluster];
+      for (const td of clusters.flatMap((c) => trustDomains(model, c))) principals.push(`${td}/ns/${sa.namespace}/sa/${sa.name}`);
     }
     const m = selector.kubeIdentityMatcher;
     if (m === undefined) continue;
@@ -52,6 +54,7 @@ export function istioSources(selectors: readonly IdentitySelector[] | undefined,
 export function identityErrors(selectors: readonly IdentitySelector[] | undefined, model: Model): string[] {
   const errors: string[] = [];
   for (const sa of (selectors ?? []).flatMap((s) => s.kubeServiceAccountRefs?.serviceAccounts ?? [])) {
+    if (sa.cluster === undefined) continue;
     const ref = `${sa.cluster}/${sa.namespace}/${sa.name}`;
     if (!model.clusters.includes(sa.cluster)) errors.push(`sourceSelector: service account ${ref}: cluster ${sa.cluster} is not registered`);
     else if (model.meshesIn(sa.cluster).length === 0) errors.push(`sourceSelector: service account ${ref}: cluster ${sa.cluster} has no mesh`);

@@ -35,7 +35,7 @@ export function osmSources(selectors: readonly IdentitySelector[] | undefined, d
   const cluster = destination.spec.cluster;
   for (const s of selectors) {
     for (const sa of s.kubeServiceAccountRefs?.serviceAccounts ?? []) {
-      if (sa.cluster === cluster) accounts.push({ name: sa.name, namespace: sa.namespace });
+      if (sa.cluster === cluster || sa.cluster === undefined) accounts.push({ name: sa.name, namespace: sa.namespace });
       else errors.push(`OSM (SMI TrafficTarget) cannot authorise service account ${sa.cluster}/${sa.namespace}/${sa.name} of another cluster`);
     }
     const m = s.kubeIdentityMatcher;
