@@ -194,6 +194,8 @@ describe("two replicas", () => {
     const second = west.replica("cluster-west-agent-1");
     await eventually("a leader and a follower", async () => ((await leads(west)) && !(await leads(second)) ? true : undefined), 30_000);
     expect(await second.metrics()).toMatch(/^meshplane_agent_applied_generation 0$/m);
+    // Both replicas are ready: a not-ready follower would block a node drain under the chart's PDB.
+    for (const replica of [west, second]) expect((await fetch(`http://127.0.0.1:${await replica.healthPort()}/readyz`)).status).toBe(200);
     west.process.kill("SIGTERM");
     await new Promise((r) => west.process.once("exit", r));
     await eventually("the second replica to lead and apply", async () => ((await leads(second)) && /^meshplane_agent_applied_generation [1-9]/m.test(await second.metrics()) ? true : undefined), 60_000);

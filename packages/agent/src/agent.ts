@@ -80,7 +80,9 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
       if (leader) discovery?.reset();
     },
   });
-  const health: Server = await startHealthServer(options.healthPort, { metrics, ready: () => loop !== undefined && (loop.synced || !elector.isLeader()) });
+  // A follower is ready: it serves nothing and stands by to lead; a not-ready follower would block a
+  // node drain under the chart's PodDisruptionBudget. The leader is ready once a sync cycle finished.
+  const health: Server = await startHealthServer(options.healthPort, { metrics, ready: () => !elector.isLeader() || loop?.synced === true });
 
   const boot = async () => {
     // Registration spends a one-time token, so only the leader does it.

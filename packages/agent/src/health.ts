@@ -2,8 +2,8 @@ import { type Server, createServer } from "node:http";
 import type { Metrics } from "./metrics";
 
 /**
- * /healthz (the process runs), /readyz (registered and the first sync cycle finished — a follower
- * replica is ready once registered), /metrics (Prometheus text). Listens on all interfaces so the
+ * /healthz (the process runs), /readyz (the leader: registered and a sync cycle finished; a follower:
+ * always, since it stands by), /metrics (Prometheus text). Listens on all interfaces so the
  * kubelet's probes reach it; it serves nothing secret.
  */
 export function startHealthServer(port: number, deps: { metrics: Metrics; ready: () => boolean }): Promise<Server> {
