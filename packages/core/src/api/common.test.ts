@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { duration, parseDuration } from "./common";
+import { trafficPolicySpec } from "./traffic-policy";
 
 describe("durations", () => {
   it.each([
@@ -15,5 +16,32 @@ describe("durations", () => {
 
   it.each(["", "5", "5 s", "-1s", "1d", "s", "0s", "0.5ms"])("%j is refused", (text) => {
     expect(duration.safeParse(text).success).toBe(false);
+  });
+
+  // What istiod's validation refuses: sub-millisecond precision, and more than int64 nanoseconds.
+  it.each([
+    ["1.5ms", "must be whole milliseconds, at least 1ms"],
+    ["99999999999h", "must be at most 2562047h (what Istio can represent)"],
+  ])("%j is refused: %s", (text, message) => {
+    expect(duration.safeParse(text).error?.issues.map((i) => i.message)).toEqual([message]);
+  });
+
+  it.each(["2562047h", "0.001s", "1.25s"])("%j is accepted at the edges of what Istio takes", (text) => {
+    expect(duration.safeParse(text).success).toBe(true);
+  });
+});
+
+describe("integers Istio holds in int32", () => {
+  it.each([
+    [{ connectionPool: { tcp: { maxConnections: 2 ** 31 } } }, "policy.connectionPool.tcp.maxConnections"],
+    [{ connectionPool: { http: { http1MaxPendingRequests: 2 ** 31 } } }, "policy.connectionPool.http.http1MaxPendingRequests"],
+    [{ outlierDetection: { consecutiveErrors: 2 ** 31 } }, "policy.outlierDetection.consecutiveErrors"],
+  ])("%j is refused at %s", (policy, path) => {
+    const result = trafficPolicySpec.safeParse({ policy });
+    expect(result.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([[path, "must be at most 2147483647"]]);
+  });
+
+  it("2147483647 is accepted", () => {
+    expect(trafficPolicySpec.safeParse({ policy: { connectionPool: { tcp: { maxConnections: 2147483647 } } } }).success).toBe(true);
   });
 });

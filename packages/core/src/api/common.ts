@@ -46,11 +46,28 @@ export function parseDuration(text: string): number | undefined {
   return total;
 }
 
-/** A positive duration string; Envoy and Istio cannot express less than a millisecond. */
-export const duration = z.string().refine((text) => {
-  const ms = parseDuration(text);
-  return ms !== undefined && ms >= 1;
-}, "must be a duration such as 5s, 250ms or 1m30s, at least 1ms");
+/**
+ * The longest duration Istio accepts: it reads durations as Go's time.Duration (int64 nanoseconds),
+ * about 292 years; a longer one saturates and istiod's validation rejects it.
+ */
+export const MAX_DURATION_MS = 9_223_372_036_854;
+
+/**
+ * A positive duration string as Istio and Envoy accept it: whole milliseconds (istiod rejects finer
+ * precision), at least 1 ms and at most MAX_DURATION_MS.
+ */
+export const duration = z
+  .string()
+  .refine((text) => parseDuration(text) !== undefined, "must be a duration such as 5s, 250ms or 1m30s")
+  .refine((text) => {
+    const ms = parseDuration(text);
+    return ms === undefined || (ms >= 1 && Math.abs(ms - Math.round(ms)) < 1e-6);
+  }, "must be whole milliseconds, at least 1ms")
+  .refine((text) => (parseDuration(text) ?? 0) <= MAX_DURATION_MS, "must be at most 2562047h (what Istio can represent)");
+
+/** What Istio's int32 fields (connection limits, weights) can hold. */
+export const INT32_MAX = 2_147_483_647;
+export const int32Message = `must be at most ${INT32_MAX}`;
 
 export const percentage = z.number().min(0, "must be between 0 and 100").max(100, "must be between 0 and 100");
 export const port = z.number().int("must be an integer").min(1, "must be between 1 and 65535").max(65535, "must be between 1 and 65535");

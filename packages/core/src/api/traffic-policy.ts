@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dnsLabel, dnsSubdomain, duration, labelMap, percentage, port, regex, stringMatch } from "./common";
+import { INT32_MAX, dnsLabel, dnsSubdomain, duration, int32Message, labelMap, percentage, port, regex, stringMatch } from "./common";
 import { destinationSelector, workloadSelector } from "./selectors";
 
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"] as const;
@@ -58,7 +58,7 @@ const shiftDestination = z.strictObject({
     subset: labelMap.optional(),
     port: port.optional(),
   }),
-  weight: z.number().int("must be an integer").min(0, "must be at least 0"),
+  weight: z.number().int("must be an integer").min(0, "must be at least 0").max(INT32_MAX, int32Message),
 });
 
 const trafficShift = z
@@ -111,7 +111,7 @@ const headerManipulation = z.strictObject({
 });
 
 const outlierDetection = z.strictObject({
-  consecutiveErrors: z.number().int().min(1, "must be at least 1").optional(),
+  consecutiveErrors: z.number().int().min(1, "must be at least 1").max(INT32_MAX, int32Message).optional(),
   interval: duration.optional(),
   baseEjectionTime: duration.optional(),
   maxEjectionPercent: z.number().int().min(0).max(100, "must be between 0 and 100").optional(),
@@ -123,12 +123,12 @@ const mtls = z.strictObject({
 
 const connectionPool = z.strictObject({
   tcp: z
-    .strictObject({ maxConnections: z.number().int().min(1, "must be at least 1").optional(), connectTimeout: duration.optional() })
+    .strictObject({ maxConnections: z.number().int().min(1, "must be at least 1").max(INT32_MAX, int32Message).optional(), connectTimeout: duration.optional() })
     .optional(),
   http: z
     .strictObject({
-      http1MaxPendingRequests: z.number().int().min(1, "must be at least 1").optional(),
-      maxRequestsPerConnection: z.number().int().min(1, "must be at least 1").optional(),
+      http1MaxPendingRequests: z.number().int().min(1, "must be at least 1").max(INT32_MAX, int32Message).optional(),
+      maxRequestsPerConnection: z.number().int().min(1, "must be at least 1").max(INT32_MAX, int32Message).optional(),
     })
     .optional(),
 });
