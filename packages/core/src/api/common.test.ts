@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { duration, parseDuration } from "./common";
+import { duration, parseDuration, regex } from "./common";
 import { trafficPolicySpec } from "./traffic-policy";
 
 describe("durations", () => {
@@ -43,5 +43,21 @@ describe("integers Istio holds in int32", () => {
 
   it("2147483647 is accepted", () => {
     expect(trafficPolicySpec.safeParse({ policy: { connectionPool: { tcp: { maxConnections: 2147483647 } } } }).success).toBe(true);
+  });
+});
+
+describe("regular expressions, as Envoy's RE2 runs them", () => {
+  it.each(["^/api/v[0-9]+/.*", "(?i)reviews", "[a-z]{2,4}"])("%j is accepted", (text) => {
+    expect(regex.safeParse(text).success).toBe(true);
+  });
+
+  it.each([
+    ["(a)\\1", "back-reference"],
+    ["foo(?=bar)", "lookahead"],
+    ["(?<!x)y", "lookbehind"],
+    ["[unclosed", "syntax error"],
+  ])("%j is refused (%s), in RE2's words", (text) => {
+    const message = regex.safeParse(text).error?.issues[0]?.message ?? "";
+    expect(message).toMatch(/^must be an RE2 regular expression \(as Envoy runs it\): error parsing regexp: /);
   });
 });

@@ -1,3 +1,4 @@
+import { RE2JS } from "re2js";
 import { z } from "zod";
 
 /** DNS-1123 label: the rule for every user resource name and Kubernetes namespace/name we reference. */
@@ -73,14 +74,21 @@ export const percentage = z.number().min(0, "must be between 0 and 100").max(100
 export const port = z.number().int("must be an integer").min(1, "must be between 1 and 65535").max(65535, "must be between 1 and 65535");
 
 /** A regular expression as Envoy evaluates it (RE2). We can only check that it compiles. */
-export const regex = z.string().min(1).refine((text) => {
-  try {
-    void new RegExp(text, "u");
-    return true;
-  } catch {
-    return false;
-  }
-}, "must be a valid regular expression");
+/**
+ * A regular expression as Envoy runs it: RE2 syntax (checked with a JavaScript port of RE2), so
+ * back-references and lookarounds, which JavaScript accepts and Envoy refuses, are errors here —
+ * with RE2's own words — instead of a config the mesh rejects.
+ */
+export const regex = z
+  .string()
+  .min(1)
+  .superRefine((text, ctx) => {
+    try {
+      RE2JS.compile(text);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `must be an RE2 regular expression (as Envoy runs it): ${(error as Error).message}` });
+    }
+  });
 
 /** Exactly one of exact, prefix or regex. */
 export const stringMatch = z
