@@ -130,12 +130,13 @@ describe("agent credentials", () => {
 });
 
 describe("discovery reports", () => {
-  it.each<[string, () => unknown, number, string | undefined]>([
-    ["malformed", () => ({ meshes: "none", workloads: [], destinations: [], hash: "x" }), 400, "meshes"],
-    ["unknown field", () => ({ ...discoveryOf("istio-bookinfo", "cluster-a"), pods: [] }), 400, "pods"],
-    ["objects of another cluster", () => discoveryOf("istio-bookinfo", "cluster-b"), 400, "meshes[0].metadata.cluster"],
-    ["over 5 MiB", () => ({ ...discoveryOf("istio-bookinfo", "cluster-a"), hash: "x".repeat(6 * 1024 * 1024) }), 413, undefined],
-  ])("%s → %i, nothing stored", async (_what, body, status, path) => {
+  // The status comes second so the title prints it (a function in its place printed NaN).
+  it.each<[string, number, () => unknown, string | undefined]>([
+    ["malformed", 400, () => ({ meshes: "none", workloads: [], destinations: [], hash: "x" }), "meshes"],
+    ["unknown field", 400, () => ({ ...discoveryOf("istio-bookinfo", "cluster-a"), pods: [] }), "pods"],
+    ["objects of another cluster", 400, () => discoveryOf("istio-bookinfo", "cluster-b"), "meshes[0].metadata.cluster"],
+    ["over 5 MiB", 413, () => ({ ...discoveryOf("istio-bookinfo", "cluster-a"), hash: "x".repeat(6 * 1024 * 1024) }), undefined],
+  ])("%s → %i, nothing stored", async (_what, status, body, path) => {
     const before = await state();
     const res = await post(await jwt(), body());
     expect(res.status).toBe(status);
