@@ -11,7 +11,6 @@ import {
   fingerprintSha256,
   generateKeyPair,
   importPrivateKeyPem,
-  parseCsr,
   signIntermediate,
   splitPemBundle,
   validateCaChain,
@@ -28,6 +27,11 @@ export interface AuthorityDeps {
 }
 
 const DEFAULT_ROOT_TTL_DAYS = 3650;
+
+/** PEM blocks one after another, each ending in a newline (what openssl and istiod read as a bundle). */
+function pemBundle(pems: readonly string[]): string {
+  return pems.map((p) => (p.endsWith("\n") ? p : `${p}\n`)).join("");
+}
 const DEFAULT_ORG = "meshplane";
 
 /** What a sealed CA key is bound to: opening it for another tenant or VirtualMesh fails. */
@@ -89,7 +93,7 @@ export async function pendingSigningKey(deps: AuthorityDeps, tenantId: string, v
 export async function authorityFromUpload(deps: AuthorityDeps, pending: NonNullable<CaRecord["pending"]>, chainPem: string, now: Date): Promise<Authority> {
   const chain = await validateCaChain(deps.crypto, { chainPem, signingPublicKey: Buffer.from(pending.publicKeySpki, "base64"), now });
   const [issuerPem] = chain.chainPems as [string];
-  const chainText = chain.chainPems.map((p) => (p.endsWith("\n") ? p : `${p}\n`)).join("");
+  const chainText = pemBundle(chain.chainPems);
   return {
     issuerPem,
     issuerFingerprint: fingerprintSha256(issuerPem),
@@ -140,7 +144,6 @@ export function trustView(record: CaRecord): VirtualMeshTrust {
 export async function signMeshCsr(deps: AuthorityDeps, tenantId: string, record: CaRecord, directive: CertificateDirective, csrPem: string, now: Date) {
   const { signing, bundle } = currentAuthority(record);
   if (signing === undefined) throw new Error("no signing authority");
-  await parseCsr(deps.crypto, csrPem);
   const keyPem = Buffer.from(await deps.vault.open(signing.key, sealContext(tenantId, record.virtualMesh, record.uid))).toString("utf8");
   const privateKey = await importPrivateKeyPem(deps.crypto, keyPem);
   const { certPem } = await signIntermediate(deps.crypto, {
@@ -151,7 +154,7 @@ export async function signMeshCsr(deps: AuthorityDeps, tenantId: string, record:
     now,
     pathLen: 0,
   });
-  const certChain = [certPem, ...splitPemBundle(signing.chainPem)].map((p) => (p.endsWith("\n") ? p : `${p}\n`)).join("");
-  const rootBundle = bundle.map((a) => (a.rootPem.endsWith("\n") ? a.rootPem : `${a.rootPem}\n`)).join("");
+  const certChain = pemBundle([certPem, ...splitPemBundle(signing.chainPem)]);
+  const rootBundle = pemBundle(bundle.map((a) => a.rootPem));
   return { certChain, rootBundle, issuer: signing.issuerFingerprint, notAfter: certificateInfo(certPem).notAfter.toISOString(), fingerprint: fingerprintSha256(certPem) };
 }

@@ -102,7 +102,8 @@ function subsetsOf(workloads: readonly Workload[]): Record<string, string[]> {
   return out;
 }
 
-function selects(selector: Record<string, string>, labels: Record<string, string>): boolean {
+/** Whether a Service selector (non-empty) selects a pod with `labels`. */
+export function selects(selector: Record<string, string>, labels: Record<string, string>): boolean {
   const entries = Object.entries(selector);
   return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
 }

@@ -8,13 +8,8 @@
 import { stringify } from "yaml";
 import type { Destination, Mesh, Workload } from "@meshplane/core";
 import type { TranslateInput, TranslateOutput } from "../../packages/core/src/translate/index";
-import { injectedLabels } from "../golden/discovered";
+import { injectedLabels, selects } from "../golden/discovered";
 import type { JudgeProxy, XdsInput } from "./judge";
-
-function selects(selector: Record<string, string>, labels: Record<string, string>): boolean {
-  const entries = Object.entries(selector);
-  return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
-}
 
 interface Pod {
   name: string;

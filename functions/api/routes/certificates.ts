@@ -16,13 +16,17 @@ export interface CertificateDeps {
   now: () => Date;
 }
 
-/** A PKI refusal is the client's mistake: 400 naming the field, nothing issued or stored. */
-async function asClientError<T>(field: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * A PKI refusal is the client's mistake: 400 naming the field, nothing issued or stored; `onRefused`
+ * hears about it (to log it). Other errors pass through as they are.
+ */
+async function asClientError<T>(field: string, fn: () => Promise<T>, onRefused?: (reason: string) => void): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof PkiError) throw new ValidationError(`${field} refused`, [{ path: field, message: error.message }]);
-    throw error;
+    if (!(error instanceof PkiError)) throw error;
+    onRefused?.(error.message);
+    throw new ValidationError(`${field} refused`, [{ path: field, message: error.message }]);
   }
 }
 
@@ -125,14 +129,11 @@ export function certificateRoutes(deps: CertificateDeps): Route[] {
         const trust = record === undefined ? undefined : trustView(record);
         if (record === undefined || trust?.issuer !== directive.issuer) throw new ConflictError(`the CA of VirtualMesh ${directive.virtualMesh} has moved on; fetch the latest snapshot and retry`);
         const csrHash = createHash("sha256").update(body.csr).digest("hex");
-        const signed = await asClientError("csr", async () => {
-          try {
-            return await signMeshCsr(deps.authority, tenantId, record, directive, body.csr, deps.now());
-          } catch (error) {
-            log.info("CSR refused", { tenant: tenantId, cluster, mesh: body.mesh, reason: (error as Error).message });
-            throw error;
-          }
-        });
+        const signed = await asClientError(
+          "csr",
+          () => signMeshCsr(deps.authority, tenantId, record, directive, body.csr, deps.now()),
+          (reason) => log.info("CSR refused", { tenant: tenantId, cluster, mesh: body.mesh, reason }),
+        );
         await store.cas.recordIssued(tenantId, cluster, body.mesh, csrHash, deps.now());
         log.info("intermediate CA issued", { tenant: tenantId, cluster, mesh: body.mesh, fingerprint: signed.fingerprint, notAfter: signed.notAfter, issuer: signed.issuer });
         return c.json({ certChain: signed.certChain, rootBundle: signed.rootBundle, issuer: signed.issuer, notAfter: signed.notAfter });

@@ -1,5 +1,6 @@
 import type { Membership } from "./membership";
 import type { VirtualMeshTrust } from "./trust";
+import { trustDomainOf } from "./trust-domains";
 import type { CertificateDirective } from "./types";
 
 const DEFAULT_TTL_DAYS = 365;
@@ -18,7 +19,7 @@ export function certificateDirective(member: Membership, trust: VirtualMeshTrust
   if (shared === undefined || trust?.state !== "READY" || trust.issuer === undefined) return undefined;
   const { mesh } = member;
   const istio = mesh.spec.istio;
-  const trustDomain = istio?.trustDomain ?? "cluster.local";
+  const trustDomain = trustDomainOf(mesh);
   const serviceAccount = istio?.istiodServiceAccount ?? "istiod";
   return {
     mesh: mesh.metadata.name,

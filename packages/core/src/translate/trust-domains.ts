@@ -5,7 +5,8 @@ import { type Reporter, resourceKey } from "./reporter";
 
 const DEFAULT_TRUST_DOMAIN = "cluster.local";
 
-function trustDomainOf(mesh: Mesh): string {
+/** A mesh's SPIFFE trust domain (istiod's default when its meshConfig names none). */
+export function trustDomainOf(mesh: Mesh): string {
   return mesh.spec.istio?.trustDomain ?? DEFAULT_TRUST_DOMAIN;
 }
 

@@ -4,6 +4,7 @@ import { DEFAULT_HOSTNAME_SUFFIX, type FederatedExport } from "../federation-pla
 import type { Membership } from "../membership";
 import type { Model } from "../model";
 import { generatedName } from "../naming";
+import { trustDomainOf } from "../trust-domains";
 import type { ObjectDraft } from "../output";
 import { portName, serviceEntryProtocol, type ServicePort } from "./ports";
 
@@ -31,7 +32,7 @@ export function speaksIstioMtls(endpoint: Endpoint): boolean {
  */
 export function serverIdentities(exported: FederatedExport, model: Model): string[] {
   const { destination } = exported;
-  const trustDomain = model.meshOf(destination).spec.istio?.trustDomain ?? "cluster.local";
+  const trustDomain = trustDomainOf(model.meshOf(destination));
   const accounts = new Set(model.backingWorkloads(destination).map((w) => w.spec.serviceAccount));
   return [...accounts].sort(compareStrings).map((sa) => `spiffe://${trustDomain}/ns/${destination.spec.namespace}/sa/${sa}`);
 }

@@ -1,6 +1,7 @@
 import type { IdentitySelector } from "../../api/index";
 import { sortedUnique } from "../compare";
 import type { Model } from "../model";
+import { trustDomainOf } from "../trust-domains";
 
 /** Sources of an AuthorizationPolicy rule; both lists empty means the selectors matched nobody. */
 export interface IstioSources {
@@ -10,7 +11,7 @@ export interface IstioSources {
 
 /** Trust domains of the Istio meshes in `cluster` (several with revisions that differ), sorted. */
 export function trustDomains(model: Model, cluster: string): string[] {
-  return sortedUnique(model.meshesIn(cluster).flatMap((m) => (m.spec.type === "istio" ? [m.spec.istio?.trustDomain ?? "cluster.local"] : [])));
+  return sortedUnique(model.meshesIn(cluster).flatMap((m) => (m.spec.type === "istio" ? [trustDomainOf(m)] : [])));
 }
 
 /**
