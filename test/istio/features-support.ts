@@ -6,7 +6,7 @@
  * test instead of silently matching nothing.
  */
 import { parse, parseAllDocuments, stringify } from "yaml";
-import { translate, type TranslateInput } from "../../packages/core/src/translate/index";
+import { translate, type TranslateInput, type TranslateOutput } from "../../packages/core/src/translate/index";
 import { readCase } from "../golden/cases";
 import { buildInput, type TenantDescription } from "../golden/tenant";
 import { findAll, inboundChains } from "./envoy";
@@ -22,6 +22,7 @@ export interface WorldOptions {
 
 export interface Judged {
   input: TranslateInput;
+  output: TranslateOutput;
   /** Per cluster with an Istio mesh: the judge's input and its answer. */
   clusters: Map<string, { world: XdsInput; xds: XdsOutput }>;
 }
@@ -59,7 +60,7 @@ export function judgeTenant(description: TenantDescription, options: WorldOption
     if (rejected.length > 0) throw new Error(`${cluster}: istiod rejects ${JSON.stringify(rejected)}`);
     clusters.set(cluster, { world, xds });
   }
-  return { input, clusters };
+  return { input, output, clusters };
 }
 
 const judgedGolden = new Map<string, Judged>();
@@ -250,4 +251,22 @@ export function inboundAllows(config: ProxyConfig, call: InboundCall): boolean {
   const chain = inboundChains(config, call.port).find((fc) => (fc.transportSocket !== undefined) === (call.principal !== undefined));
   if (chain === undefined) throw new Error(`no inbound ${call.principal === undefined ? "plaintext" : "mTLS"} filter chain for port ${call.port}`);
   return rbacAllows(chain, call);
+}
+
+// ---- Outbound clusters ----
+
+/** Every outbound cluster of `host` (the service's and its subsets') in `config`. */
+export function clustersOf(config: ProxyConfig, host: string, port: number): Envoy[] {
+  return config.clusters.filter((c) => typeof c.name === "string" && c.name.startsWith(`outbound|${port}|`) && c.name.endsWith(`|${host}`));
+}
+
+/** A cluster's connection pool settings, as Istio writes them (circuit breakers, protocol options). */
+export function pool(c: Envoy): Envoy {
+  const thresholds = ((c.circuitBreakers as Envoy | undefined)?.thresholds as Envoy[] | undefined)?.[0];
+  return {
+    maxConnections: thresholds?.maxConnections,
+    maxPendingRequests: thresholds?.maxPendingRequests,
+    connectTimeout: c.connectTimeout,
+    maxRequestsPerConnection: findAll(c.typedExtensionProtocolOptions, (o) => o.maxRequestsPerConnection !== undefined)[0]?.maxRequestsPerConnection,
+  };
 }

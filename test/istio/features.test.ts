@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { clusterNamed, endpointAddresses, endpointPriorities, findAll, fractionPercent, httpFilters, routeTargets, upstreamSni, virtualHostNamed } from "./envoy";
 import {
+  clustersOf,
   goldenDescription,
   type HttpRequest,
   type InboundCall,
@@ -16,6 +17,7 @@ import {
   judgeGolden,
   judgeTenant,
   judgeVariant,
+  pool,
   proxyConfig,
   proxyIp,
   selectRoute,
@@ -237,21 +239,6 @@ describe("TrafficPolicy route features on every client's route to the destinatio
     expect(pick(action(other), ["timeout", "requestMirrorPolicies"])).toEqual({ timeout: "0s" });
   });
 });
-
-/** Every outbound cluster of `host` (the service's and its subsets') in `config`. */
-function clustersOf(config: ProxyConfig, host: string, port: number): Envoy[] {
-  return config.clusters.filter((c) => typeof c.name === "string" && c.name.startsWith(`outbound|${port}|`) && c.name.endsWith(`|${host}`));
-}
-
-function pool(c: Envoy): Envoy {
-  const thresholds = ((c.circuitBreakers as Envoy | undefined)?.thresholds as Envoy[] | undefined)?.[0];
-  return {
-    maxConnections: thresholds?.maxConnections,
-    maxPendingRequests: thresholds?.maxPendingRequests,
-    connectTimeout: c.connectTimeout,
-    maxRequestsPerConnection: findAll(c.typedExtensionProtocolOptions, (o) => o.maxRequestsPerConnection !== undefined)[0]?.maxRequestsPerConnection,
-  };
-}
 
 const OUTLIER_FIELDS = ["consecutive5xx", "consecutiveGatewayFailure", "interval", "baseEjectionTime", "maxEjectionPercent", "enforcingConsecutive5xx"];
 

@@ -3,6 +3,7 @@ import type { FederationPlan } from "../federation-plan";
 import type { Model } from "../model";
 import type { Conflict, Fields } from "../owned-fields";
 import { OwnedFields } from "../owned-fields";
+import { type CallerScope, callerScopes, describeScope, overlapErrors, scopeKey } from "./caller-scopes";
 import { ROUTE_DECORATORS, TRAFFIC_POLICY_DECORATORS } from "./decorators/index";
 import type { DecoratorContext } from "./decorators/types";
 import { type IstioDestinationState, type TrafficPolicy, emptyState, groupKey, routeFeaturesOf } from "./destination-state";
@@ -20,11 +21,15 @@ export interface ApplyContext {
 interface Contribution {
   routes: Map<number, HttpRouteFields>;
   trafficPolicy: DestinationTrafficPolicy;
+  /** Where `trafficPolicy` goes: undefined for every caller, else the callers the sourceSelector names. */
+  scopes: CallerScope[] | undefined;
 }
 
 const ROUTE_FEATURES = ROUTE_DECORATORS.map((d) => d.feature);
+const TRAFFIC_POLICY_FEATURES = TRAFFIC_POLICY_DECORATORS.map((d) => d.feature);
 
-function contribution(features: TrafficPolicyFeatures, ctx: DecoratorContext): Contribution {
+function contribution(spec: TrafficPolicy["spec"], views: readonly View[], ctx: DecoratorContext): Contribution {
+  const features = spec.policy;
   const routes = new Map<number, HttpRouteFields>();
   const used = routeFeaturesOf(features, ROUTE_FEATURES);
   const ports = httpPorts(ctx.destination);
@@ -38,7 +43,11 @@ function contribution(features: TrafficPolicyFeatures, ctx: DecoratorContext): C
   for (const decorator of TRAFFIC_POLICY_DECORATORS) {
     Object.assign(trafficPolicy, decorator.decorate(features, ctx));
   }
-  return { routes, trafficPolicy };
+  const sources = spec.sourceSelector ?? [];
+  if (sources.length === 0 || Object.keys(trafficPolicy).length === 0) return { routes, trafficPolicy, scopes: undefined };
+  const scoped = callerScopes(sources, views, ctx.model, routeFeaturesOf(features, TRAFFIC_POLICY_FEATURES));
+  for (const error of scoped.errors) ctx.report(error);
+  return { routes, trafficPolicy, scopes: scoped.scopes };
 }
 
 /**
@@ -82,6 +91,10 @@ function conflictErrors(conflicts: readonly Conflict[], field: (path: string) =>
   return conflicts.map((c) => `conflicts with TrafficPolicy ${c.owner}: both set ${field(c.path)} to different values`);
 }
 
+function drField(path: string): string {
+  return `DestinationRule field trafficPolicy.${path}`;
+}
+
 function conflictsWith(state: IstioDestinationState, key: string, c: Contribution): string[] {
   const group = state.groups.get(key);
   const errors: string[] = [];
@@ -89,7 +102,14 @@ function conflictsWith(state: IstioDestinationState, key: string, c: Contributio
     const existing = group?.byPort.get(port);
     if (existing) errors.push(...conflictErrors(existing.conflicts(fields as Fields), (p) => `VirtualService http route field ${p}`));
   }
-  errors.push(...conflictErrors(state.trafficPolicy.conflicts(c.trafficPolicy as Fields), (p) => `DestinationRule field trafficPolicy.${p}`));
+  if (c.scopes === undefined) errors.push(...conflictErrors(state.trafficPolicy.conflicts(c.trafficPolicy as Fields), drField));
+  else {
+    for (const scope of c.scopes) {
+      const cell = state.scoped.get(scopeKey(scope));
+      if (cell !== undefined) errors.push(...conflictErrors(cell.fields.conflicts(c.trafficPolicy as Fields), (p) => `${drField(p)} for ${describeScope(scope)}`));
+    }
+    errors.push(...overlapErrors(c.scopes, state.scoped));
+  }
   return errors;
 }
 
@@ -108,7 +128,19 @@ function commit(state: IstioDestinationState, policy: TrafficPolicy, key: string
       owned.commit(fields as Fields, name);
     }
   }
-  state.trafficPolicy.commit(c.trafficPolicy as Fields, name);
+  if (c.scopes === undefined) {
+    state.trafficPolicy.commit(c.trafficPolicy as Fields, name);
+    return;
+  }
+  for (const scope of c.scopes) {
+    const cellKey = scopeKey(scope);
+    let cell = state.scoped.get(cellKey);
+    if (cell === undefined) {
+      cell = { scope, fields: new OwnedFields() };
+      state.scoped.set(cellKey, cell);
+    }
+    cell.fields.commit(c.trafficPolicy as Fields, name);
+  }
 }
 
 /**
@@ -133,7 +165,7 @@ export function applyToIstioDestination(
   ordered.forEach((policy, rank) => {
     const errors: string[] = [];
     const features = policy.spec.policy;
-    const c = contribution(features, { model: ctx.model, destination, report: (e) => errors.push(e) });
+    const c = contribution(policy.spec, views, { model: ctx.model, destination, report: (e) => errors.push(e) });
     errors.push(...viewErrors(features, views, ctx));
     const key = groupKey(policy.spec);
     if (errors.length > 0) for (const error of errors) report(policy, error);

@@ -2,6 +2,7 @@ import type { Destination, HttpMatcher, StoredResource, TrafficPolicyFeatures, W
 import { Canonicalizer } from "../canonical";
 import { compareStrings } from "../compare";
 import { OwnedFields } from "../owned-fields";
+import type { ScopedFields } from "./caller-scopes";
 
 export type TrafficPolicy = StoredResource<"TrafficPolicy">;
 
@@ -22,13 +23,15 @@ export interface IstioDestinationState {
   readonly destination: Destination;
   /** By group key, in rank order. */
   readonly groups: Map<string, RouteGroup>;
-  /** DestinationRule `spec.trafficPolicy` fields. */
+  /** DestinationRule `spec.trafficPolicy` fields of policies for every caller. */
   readonly trafficPolicy: OwnedFields;
+  /** DestinationRule fields of policies with a sourceSelector, by `scopeKey` (caller-scopes.ts). */
+  readonly scoped: Map<string, ScopedFields>;
 }
 
 /** The state of a destination no policy has been applied to: no routes, no DestinationRule fields. */
 export function emptyState(destination: Destination): IstioDestinationState {
-  return { destination, groups: new Map(), trafficPolicy: new OwnedFields() };
+  return { destination, groups: new Map(), trafficPolicy: new OwnedFields(), scoped: new Map() };
 }
 
 /** Canonical JSON of each list member, sorted: selector and matcher lists are ORs, so order is not meaning. */
