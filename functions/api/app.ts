@@ -14,6 +14,7 @@ import { applyRoutes } from "./routes/apply";
 import { clusterRoutes } from "./routes/clusters";
 import { discoveredRoutes } from "./routes/discovered";
 import { resourceRoutes } from "./routes/resources";
+import { planRoutes } from "./routes/plan";
 import { snapshotRoutes } from "./routes/snapshots";
 import type { Signer } from "../signer/signer";
 import { tenantRoutes } from "./routes/tenants";
@@ -59,6 +60,7 @@ export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now"
     ...discoveredRoutes(deps),
     ...agentRoutes(deps),
     ...snapshotRoutes(deps),
+    ...planRoutes(deps),
     ...certificateRoutes(deps),
   ];
 }

@@ -10,7 +10,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { discover, groupClusterObjects, verifySnapshot } from "@meshplane/core";
+import { discover, groupClusterObjects, snapshotAudience, verifySnapshot } from "@meshplane/core";
 import { type CryptoKey, type JWK, exportJWK, generateKeyPair, importJWK } from "jose";
 import { parseAllDocuments } from "yaml";
 import { ControlPlaneClient } from "../../packages/agent/src/client";
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       const answer = await (await client(saved)).snapshot();
       if (!answer.changed || !answer.jws) return void console.log("no snapshot yet");
       const jwks = (await (await fetch(`${saved.url}/.well-known/jwks.json`)).json()) as { keys: JWK[] };
-      const payload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: `${saved.tenant}/${saved.cluster}`, lastGeneration: 0, now: new Date() });
+      const payload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: snapshotAudience(saved.tenant, saved.cluster), lastGeneration: 0, now: new Date() });
       console.log(JSON.stringify(payload, null, 2));
       return;
     }

@@ -1,9 +1,10 @@
-import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { CertificateResult, DiscoveryResult, StatusReport } from "@meshplane/core";
 import { UnauthorizedError } from "../shared/errors";
 import { hashSecret } from "../shared/secrets";
 import { DiscoveredStore } from "./discovered";
-import { keys } from "./keys";
+import { batchGet } from "./batch";
+import { clusterOfPk, keys } from "./keys";
 import type { StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
 import { type ClusterHead, SnapshotStore } from "./snapshots";
@@ -132,20 +133,8 @@ export class AgentStore {
 
   /** Last reports of the given clusters. */
   async reports(tenantId: string, clusters: readonly string[]): Promise<Map<string, StoredReport>> {
-    const out = new Map<string, StoredReport>();
-    for (let i = 0; i < clusters.length; i += 100) {
-      let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = {
-        [this.deps.table]: { Keys: clusters.slice(i, i + 100).map((c) => keys.agentReport(tenantId, c)) },
-      };
-      while (request && Object.keys(request).length > 0) {
-        const page = await this.deps.doc.send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of page.Responses?.[this.deps.table] ?? []) {
-          out.set((item.PK as string).split("#C#")[1] as string, item as unknown as StoredReport);
-        }
-        request = page.UnprocessedKeys as typeof request;
-      }
-    }
-    return out;
+    const items = await batchGet(this.deps.doc, this.deps.table, clusters.map((c) => keys.agentReport(tenantId, c)), false);
+    return new Map(items.map((item) => [clusterOfPk(tenantId, item.PK as string), item as unknown as StoredReport]));
   }
 
   /** Records that the agent was seen, at most once a minute. */

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Key } from "./keys";
 
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
@@ -13,6 +13,23 @@ export async function batchWrite(doc: DynamoDBDocumentClient, table: string, req
       pending = (out.UnprocessedItems?.[table] ?? []) as WriteRequest[];
     }
   }
+}
+
+/**
+ * The items under `wanted`, in chunks of 100 (the BatchGetItem limit), following unprocessed keys.
+ * Missing items are simply absent; the order is DynamoDB's, so callers index by key.
+ */
+export async function batchGet(doc: DynamoDBDocumentClient, table: string, wanted: readonly Key[], consistentRead: boolean): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < wanted.length; i += 100) {
+    let request: Record<string, { Keys: Key[]; ConsistentRead: boolean }> | undefined = { [table]: { Keys: wanted.slice(i, i + 100), ConsistentRead: consistentRead } };
+    while (request && Object.keys(request).length > 0) {
+      const page = await doc.send(new BatchGetCommand({ RequestItems: request }));
+      out.push(...(page.Responses?.[table] ?? []));
+      request = page.UnprocessedKeys as typeof request;
+    }
+  }
+  return out;
 }
 
 /** Every key of a partition (optionally under an SK prefix), following pagination. */

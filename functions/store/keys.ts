@@ -13,6 +13,8 @@ export type Key = {
 
 export const tenantPk = (tenantId: string): string => `T#${tenantId}`;
 export const clusterPk = (tenantId: string, cluster: string): string => `T#${tenantId}#C#${cluster}`;
+/** The cluster a `clusterPk` of this tenant names. */
+export const clusterOfPk = (tenantId: string, pk: string): string => pk.slice(clusterPk(tenantId, "").length);
 
 export const keys = {
   tenant: (tenantId: string): Key => ({ PK: tenantPk(tenantId), SK: "TENANT" }),

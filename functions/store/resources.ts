@@ -1,18 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import {
-  API_VERSION,
-  type Requirement,
-  type ResourceStatus,
-  type StoredResource,
-  type UserDocument,
-  type UserKind,
-  canonicalJson,
-  matchesLabels,
-  pendingStatus,
-} from "@meshplane/core";
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type Requirement, type ResourceStatus, type StoredResource, type UserDocument, type UserKind, matchesLabels, nextStoredVersion } from "@meshplane/core";
 import { ConflictError, NotFoundError, PreconditionFailedError } from "../shared/errors";
+import { batchGet } from "./batch";
 import { keys, tenantPk } from "./keys";
 import { writeWithRevision } from "./revision";
 
@@ -52,40 +43,6 @@ function decodeStatus(value: unknown): ResourceStatus {
 function toResource(item: Record<string, unknown>): StoredResource {
   const body = JSON.parse(item.body as string) as Omit<StoredResource, "status">;
   return { ...body, status: decodeStatus(item.status) };
-}
-
-
-/**
- * Merges an incoming document with what is stored. Returns undefined when nothing the user owns
- * changed (so an idempotent apply writes nothing). Generation moves only with the spec; labels and
- * annotations move resourceVersion alone, as in Kubernetes.
- */
-function nextVersion(existing: StoredResource | undefined, doc: UserDocument, revision: number, now: string): StoredResource | undefined {
-  const specChanged = !existing || canonicalJson(existing.spec) !== canonicalJson(doc.spec);
-  const metaChanged =
-    !existing ||
-    canonicalJson(existing.metadata.labels ?? {}) !== canonicalJson(doc.metadata.labels ?? {}) ||
-    canonicalJson(existing.metadata.annotations ?? {}) !== canonicalJson(doc.metadata.annotations ?? {});
-  if (!specChanged && !metaChanged) return undefined;
-  const generation = existing ? existing.metadata.generation + (specChanged ? 1 : 0) : 1;
-  return {
-    apiVersion: API_VERSION,
-    kind: doc.kind,
-    metadata: {
-      name: doc.metadata.name,
-      ...(doc.metadata.labels && Object.keys(doc.metadata.labels).length > 0 ? { labels: doc.metadata.labels } : {}),
-      ...(doc.metadata.annotations && Object.keys(doc.metadata.annotations).length > 0 ? { annotations: doc.metadata.annotations } : {}),
-      uid: existing?.metadata.uid ?? randomUUID(),
-      generation,
-      resourceVersion: String(revision),
-      createdAt: existing?.metadata.createdAt ?? now,
-      updatedAt: now,
-    },
-    spec: doc.spec,
-    // Status is kept across spec changes: the translator reads its acceptance order, and
-    // observedGeneration < generation tells a reader it is stale until the next translation.
-    status: existing?.status ?? pendingStatus(generation),
-  } as StoredResource;
 }
 
 export type WriteMode = "create" | "replace" | "apply";
@@ -149,7 +106,7 @@ export class ResourceStore {
       for (const [i, w] of writes.entries()) {
         const current = existing[i];
         checkPreconditions(w, current);
-        const next = nextVersion(current, w.doc, rev, now);
+        const next = nextStoredVersion(current, w.doc, { now, resourceVersion: String(rev), uid: randomUUID() });
         if (!next) {
           results.push({ resource: current as StoredResource, action: "unchanged" });
           continue;
@@ -223,18 +180,8 @@ export class ResourceStore {
   }
 
   private async getMany(tenantId: string, docs: UserDocument[]): Promise<(StoredResource | undefined)[]> {
-    const found = new Map<string, StoredResource>();
     const wanted = docs.map((d) => keys.resource(tenantId, d.kind, d.metadata.name));
-    for (let i = 0; i < wanted.length; i += 100) {
-      let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
-        [this.deps.table]: { Keys: wanted.slice(i, i + 100), ConsistentRead: true },
-      };
-      while (request && Object.keys(request).length > 0) {
-        const out = await this.deps.doc.send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of out.Responses?.[this.deps.table] ?? []) found.set(item.SK as string, toResource(item));
-        request = out.UnprocessedKeys as typeof request;
-      }
-    }
+    const found = new Map((await batchGet(this.deps.doc, this.deps.table, wanted, true)).map((item) => [item.SK as string, toResource(item)]));
     return wanted.map((k) => found.get(k.SK));
   }
 

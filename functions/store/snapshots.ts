@@ -1,8 +1,8 @@
 import type { CertificateDirective } from "@meshplane/core";
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError } from "../shared/errors";
-import { batchWrite, queryItems } from "./batch";
-import { clusterPk, keys } from "./keys";
+import { batchGet, batchWrite, queryItems } from "./batch";
+import { clusterOfPk, clusterPk, keys } from "./keys";
 import type { StoreDeps } from "./resources";
 import { TTL_ATTRIBUTE } from "./table";
 
@@ -60,21 +60,8 @@ export class SnapshotStore {
 
   /** Heads of many clusters (missing ones are absent from the map). */
   async heads(tenantId: string, clusters: readonly string[]): Promise<Map<string, ClusterHead>> {
-    const out = new Map<string, ClusterHead>();
-    for (let i = 0; i < clusters.length; i += 100) {
-      let request: Record<string, { Keys: Item[]; ConsistentRead: boolean }> | undefined = {
-        [this.deps.table]: { Keys: clusters.slice(i, i + 100).map((c) => keys.snapshotHead(tenantId, c)), ConsistentRead: true },
-      };
-      while (request && Object.keys(request).length > 0) {
-        const page = await this.deps.doc.send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of page.Responses?.[this.deps.table] ?? []) {
-          const cluster = (item.PK as string).slice(clusterPk(tenantId, "").length);
-          out.set(cluster, toHead(item) as ClusterHead);
-        }
-        request = page.UnprocessedKeys as typeof request;
-      }
-    }
-    return out;
+    const items = await batchGet(this.deps.doc, this.deps.table, clusters.map((c) => keys.snapshotHead(tenantId, c)), true);
+    return new Map(items.map((item) => [clusterOfPk(tenantId, item.PK as string), toHead(item) as ClusterHead]));
   }
 
   /** The gzipped JWS of the generation `head` names. */

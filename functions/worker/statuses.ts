@@ -1,9 +1,7 @@
-import { ANNOTATION_PARENTS, type ClusterOutput, type ResourceKey, type ResourceStatus } from "@meshplane/core";
+import { ANNOTATION_PARENTS, type ClusterOutput, type ResourceKey, type ResourceStatus, objectKey, resourceKey } from "@meshplane/core";
 import type { StoredReport } from "../store/index";
 
 type ClusterStatus = NonNullable<ResourceStatus["clusters"]>[string];
-
-const objectId = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ""}/${name}`;
 
 /** For each cluster: parent resource key → ids of the objects it produced there. */
 function objectsByParent(outputs: Record<string, ClusterOutput>): Map<string, Map<string, string[]>> {
@@ -13,9 +11,9 @@ function objectsByParent(outputs: Record<string, ClusterOutput>): Map<string, Ma
     for (const obj of output.objects) {
       const parents = JSON.parse(obj.metadata.annotations[ANNOTATION_PARENTS] ?? "[]") as { kind: string; name: string }[];
       for (const p of parents) {
-        const key = `${p.kind}/${p.name}`;
+        const key = resourceKey(p.kind, p.name);
         const ids = byParent.get(key);
-        const id = objectId(obj.kind, obj.metadata.namespace, obj.metadata.name);
+        const id = objectKey(obj.kind, obj.metadata.namespace, obj.metadata.name);
         if (ids) ids.push(id);
         else byParent.set(key, [id]);
       }
@@ -40,7 +38,7 @@ export function withClusterStatus(
   const byCluster = objectsByParent(outputs);
   const failuresByCluster = new Map<string, Map<string, string>>();
   for (const [cluster, report] of reports) {
-    failuresByCluster.set(cluster, new Map(report.failures.map((f) => [objectId(f.kind, f.namespace, f.name), `${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}: ${f.error}`])));
+    failuresByCluster.set(cluster, new Map(report.failures.map((f) => [objectKey(f.kind, f.namespace, f.name), `${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}: ${f.error}`])));
   }
   const clustersInOrder = [...byCluster].sort(([a], [b]) => (a < b ? -1 : 1));
   const out: Record<ResourceKey, ResourceStatus> = {};

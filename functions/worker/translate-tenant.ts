@@ -1,8 +1,8 @@
-import { type ResourceKey, type ResourceStatus, type UserKind, canonicalJson, translate } from "@meshplane/core";
+import { type ResourceStatus, type UserKind, canonicalJson, resourceKeyOf, translate } from "@meshplane/core";
 import type { TranslateJob } from "../queue/translate-queue";
 import type { Logger } from "../shared/logger";
 import { NotFoundError } from "../shared/errors";
-import { loadTranslateInput } from "./load-input";
+import { loadTranslateInput } from "../shared/translate-input";
 import { type PublishDeps, publishCluster } from "./publish";
 import { withClusterStatus } from "./statuses";
 import { advanceRotations, reconcileAuthorities, trustInput } from "./trust";
@@ -67,7 +67,7 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
   const resources = [...input.virtualMeshes, ...input.trafficPolicies, ...input.accessPolicies];
   let written = 0;
   await inParallel(resources, 16, async (resource) => {
-    const status = statuses[`${resource.kind}/${resource.metadata.name}` as ResourceKey] as ResourceStatus | undefined;
+    const status = statuses[resourceKeyOf(resource)] as ResourceStatus | undefined;
     if (!status || canonicalJson(status) === canonicalJson(resource.status)) return;
     if (await store.resources.writeStatus(job.tenantId, resource.kind as UserKind, resource.metadata.name, resource.metadata.generation, status)) written++;
   });

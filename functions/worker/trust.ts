@@ -1,5 +1,5 @@
-import type { CertificateResult, StoredResource, TranslateInput, TranslateOutput, VirtualMeshTrust } from "@meshplane/core";
-import { inStep } from "@meshplane/core";
+import type { StoredResource, TranslateInput, TranslateOutput, VirtualMeshTrust } from "@meshplane/core";
+import { certificateReports, inStep, resourceKey } from "@meshplane/core";
 import { type AuthorityDeps, newCaRecord, newRootAuthority, trustView } from "../pki/authority";
 import type { Logger } from "../shared/logger";
 import type { CaRecord, Store } from "../store/index";
@@ -83,13 +83,17 @@ const NEXT_PHASE = { ADDING_ROOT: "SWITCHING", SWITCHING: "DROPPING", DROPPING: 
  */
 export async function advanceRotations(deps: TrustDeps, tenantId: string, input: TranslateInput, output: TranslateOutput, records: Map<string, CaRecord>, now: Date): Promise<boolean> {
   let moved = false;
-  const reports = new Map(Object.entries(input.certificates ?? {}).flatMap(([cluster, list]) => list.map((r) => [`${cluster}/${r.mesh}`, r] as [string, CertificateResult])));
+  const reportOf = certificateReports(input.certificates);
   const clusterOf = new Map(input.meshes.map((m) => [m.metadata.name, m.spec.cluster]));
+  const reportOn = (mesh: string) => {
+    const cluster = clusterOf.get(mesh);
+    return cluster === undefined ? undefined : reportOf(cluster, mesh);
+  };
   for (const [name, record] of records) {
     if (record.phase === "STABLE") continue;
     const trust = trustView(record);
-    const members = Object.entries(output.statuses[`VirtualMesh/${name}`]?.meshes ?? {}).filter(([, m]) => m.trust !== undefined);
-    if (members.length === 0 || !members.every(([mesh]) => inStep(reports.get(`${clusterOf.get(mesh)}/${mesh}`), trust))) continue;
+    const members = Object.entries(output.statuses[resourceKey("VirtualMesh", name)]?.meshes ?? {}).filter(([, m]) => m.trust !== undefined);
+    if (members.length === 0 || !members.every(([mesh]) => inStep(reportOn(mesh), trust))) continue;
     const phase = NEXT_PHASE[record.phase];
     const { version, ...rest } = record;
     const authorities = phase === "STABLE" ? record.authorities.slice(-1) : record.authorities;

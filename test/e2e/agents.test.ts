@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SNAPSHOT_TYPE, type SnapshotPayload } from "@meshplane/core";
+import { GENERATED_KINDS, SNAPSHOT_TYPE, type SnapshotPayload } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalKeySigner } from "../../functions/signer/local-key";
 import { createLogger } from "../../functions/shared/logger";
@@ -31,20 +31,12 @@ let west: LabAgent;
 let poller: { stop: () => Promise<void> };
 
 const MANAGED = "app.kubernetes.io%2Fmanaged-by%3Dmeshplane";
-const KINDS = [
-  ["networking.istio.io/v1", "virtualservices"],
-  ["networking.istio.io/v1", "destinationrules"],
-  ["networking.istio.io/v1", "serviceentries"],
-  ["networking.istio.io/v1", "gateways"],
-  ["security.istio.io/v1", "authorizationpolicies"],
-  ["security.istio.io/v1", "peerauthentications"],
-] as const;
 
-/** Every meshplane-managed object in a cluster, as `kind ns/name` → resourceVersion. */
+/** Every meshplane-managed object in a cluster, of every kind meshplane generates, as `plural ns/name` → resourceVersion. */
 async function managed(agent: LabAgent): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const [gv, plural] of KINDS) {
-    const res = await agent.cluster.request<{ items: { kind?: string; metadata: { namespace: string; name: string; resourceVersion: string } }[] }>("GET", `/apis/${gv}/${plural}?labelSelector=${MANAGED}`);
+  for (const { group, versions, plural } of GENERATED_KINDS) {
+    const res = await agent.cluster.request<{ items: { kind?: string; metadata: { namespace: string; name: string; resourceVersion: string } }[] }>("GET", `/apis/${group}/${versions[0]}/${plural}?labelSelector=${MANAGED}`);
     for (const item of res.body.items ?? []) out.set(`${plural} ${item.metadata.namespace}/${item.metadata.name}`, item.metadata.resourceVersion);
   }
   return out;

@@ -2,6 +2,8 @@ import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeConfig } from "@kubernetes/client-node";
+import { GENERATED_KINDS } from "@meshplane/core";
+import { GENERATED_KIND_VERBS } from "../../packages/agent/src/apply";
 import { certificateStage } from "../../packages/agent/src/certificates";
 import { newMemory } from "../../packages/agent/src/cycle";
 import { Kube } from "../../packages/agent/src/kube";
@@ -15,24 +17,29 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const VALUES = { "controlPlane.url": "https://api.meshplane.example.com", "cluster.name": "cluster-1", "bootstrap.token": "mpb_example" };
 const JWKS = { "trust.jwks": JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", kid: "k1" }] }) };
 
-/** The kinds meshplane generates: writable whatever the values. */
-const GENERATED = [
-  "access.smi-spec.io:traffictargets",
-  "networking.istio.io:virtualservices,destinationrules,serviceentries,gateways",
-  "security.istio.io:authorizationpolicies,peerauthentications",
-  "specs.smi-spec.io:httproutegroups",
-  "split.smi-spec.io:trafficsplits",
-];
+/** The kinds meshplane generates, as `group:resource`: writable whatever the values. */
+const GENERATED = GENERATED_KINDS.map((row) => `${row.group}:${row.plural}`);
+const GENERATED_GROUPS = new Set<string>(GENERATED_KINDS.map((row) => row.group));
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; rules?: { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[]; spec?: Record<string, unknown> };
+type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; rules?: Rule[]; spec?: Record<string, unknown> };
 
-/** The ClusterRole's rules that write, as `group:resources[names]`, sorted; secrets must always be named. */
+/** Each group × resource a rule names, as `group:resource[names]`. */
+const grants = (rule: Rule): string[] => rule.apiGroups.flatMap((g) => rule.resources.map((r) => `${g}:${r}${rule.resourceNames ? `[${rule.resourceNames.join(",")}]` : ""}`));
+const clusterRules = (objects: Obj[]): Rule[] => objects.find((o) => o.kind === "ClusterRole")?.rules ?? [];
+
+/** The ClusterRole's grants that write, one per group and resource, sorted; secrets must always be named. */
 function writable(objects: Obj[]): string[] {
-  const rules = objects.find((o) => o.kind === "ClusterRole")?.rules ?? [];
+  const rules = clusterRules(objects);
   for (const rule of rules.filter((r) => r.resources.includes("secrets"))) expect(rule.resourceNames).toEqual(["cacerts"]);
-  return rules
-    .filter((r) => r.verbs.some((v) => ["create", "update", "patch", "delete"].includes(v)))
-    .flatMap((r) => r.apiGroups.map((g) => `${g}:${r.resources.join(",")}${r.resourceNames ? `[${r.resourceNames.join(",")}]` : ""}`))
+  return rules.filter((r) => r.verbs.some((v) => ["create", "update", "patch", "delete"].includes(v))).flatMap(grants).sort();
+}
+
+/** Everything the ClusterRole grants in the generated kinds' API groups, as `group:resource verbs`, sorted. */
+function inGeneratedGroups(objects: Obj[]): string[] {
+  return clusterRules(objects)
+    .filter((rule) => rule.apiGroups.some((g) => GENERATED_GROUPS.has(g)))
+    .flatMap((rule) => grants(rule).map((grant) => `${grant} ${rule.verbs.toSorted().join(",")}`))
     .sort();
 }
 
@@ -95,16 +102,40 @@ describe("the agent's Helm chart", () => {
     expect(pod.containers[0]?.resources).toBeDefined();
   });
 
+  // The rules are YAML, the kinds and verbs code: a kind added to GENERATED_KINDS without its rule,
+  // a rule left behind, or a verb more or less than the agent uses, fails here.
+  it.each([
+    ["the defaults", {}],
+    ["certificates off", { "certificates.enabled": "false" }],
+  ])("with %s, grants exactly the generated kinds and exactly the verbs the agent uses on them", (_what, values) => {
+    const objects = renderChart(VALUES, { ...JWKS, ...values }) as Obj[];
+    const verbs = GENERATED_KIND_VERBS.toSorted().join(",");
+    expect(inGeneratedGroups(objects)).toEqual(GENERATED.map((grant) => `${grant} ${verbs}`).sort());
+  });
+
   it.each([
     ["certificates off", { "certificates.enabled": "false" }, GENERATED],
     ["revisioned istiods", { "certificates.istiodDeployments": '["istiod","istiod-1-24"]' }, [...GENERATED, ":secrets[cacerts]", "apps:deployments[istiod,istiod-1-24]"]],
-    ["workload restarts on", { "certificates.autoRestartPods.enabled": "true" }, [...GENERATED, ":secrets[cacerts]", "apps:deployments,statefulsets,daemonsets", "apps:deployments[istiod]"]],
+    ["workload restarts on", { "certificates.autoRestartPods.enabled": "true" }, [...GENERATED, ":secrets[cacerts]", "apps:deployments", "apps:statefulsets", "apps:daemonsets", "apps:deployments[istiod]"]],
     ["workload restarts without certificates", { "certificates.enabled": "false", "certificates.autoRestartPods.enabled": "true" }, GENERATED],
   ])("with %s, grants exactly the writes it needs", (_what, values, expected) => {
     const objects = renderChart(VALUES, { ...JWKS, ...values }) as Obj[];
     expect(writable(objects)).toEqual([...expected].sort());
     const args = (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]?.args ?? [];
     expect(args).toContain(`--certificates=${(values as Record<string, string>)["certificates.enabled"] ?? "true"}`);
+  });
+
+  // RBAC names resources by plural: a wrong plural or version in the table would grant nothing and
+  // prune nothing, silently. The lab installs the CRDs Istio and OSM ship.
+  it("names, for every generated kind, a resource the real CRDs serve in every version it is written in", async () => {
+    const served: string[] = [];
+    for (const row of GENERATED_KINDS) {
+      for (const version of row.versions) {
+        const res = await cluster.request<{ resources: { name: string; kind: string }[] }>("GET", `/apis/${row.group}/${version}`);
+        if (res.body.resources?.some((r) => r.name === row.plural && r.kind === row.kind)) served.push(`${row.kind} ${row.group}/${version}`);
+      }
+    }
+    expect(served).toEqual(GENERATED_KINDS.flatMap((row) => row.versions.map((version) => `${row.kind} ${row.group}/${version}`)));
   });
 
   it("renders objects a real apiserver accepts (server-side dry run)", async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { objectKey } from "@meshplane/core";
 import { parseAllDocuments } from "yaml";
 import type { LabCluster } from "../lab/cluster";
 
@@ -32,7 +33,7 @@ export async function seedCluster(cluster: LabCluster, fixture: string, rename: 
   for (const obj of objects) {
     const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...metadata } = obj.metadata;
     const ns = metadata.namespace ?? "";
-    const owners = metadata.ownerReferences?.map((o) => ({ ...o, uid: uids.get(`${o.kind}/${ns}/${o.name}`) ?? o.uid }));
+    const owners = metadata.ownerReferences?.map((o) => ({ ...o, uid: uids.get(objectKey(o.kind, ns, o.name)) ?? o.uid }));
     const body: Obj = { ...obj, metadata: { ...metadata, ...(owners ? { ownerReferences: owners } : {}) } };
     if (obj.kind === "Service") {
       // The lab's service range is its own: let the apiserver allocate cluster IPs.
@@ -45,7 +46,7 @@ export async function seedCluster(cluster: LabCluster, fixture: string, rename: 
       created = await cluster.request("PATCH", pathOf(obj, true), { metadata: { labels: metadata.labels ?? {}, annotations: metadata.annotations ?? {} } });
     }
     if (!created.ok) throw new Error(`seed ${obj.kind} ${ns}/${obj.metadata.name}: ${created.status} ${created.body.message ?? ""}`);
-    uids.set(`${obj.kind}/${ns}/${obj.metadata.name}`, created.body.metadata?.uid as string);
+    uids.set(objectKey(obj.kind, ns, obj.metadata.name), created.body.metadata?.uid as string);
     if (obj.status && ["Pod", "Service", "Node", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"].includes(obj.kind)) {
       const status = await cluster.request("PUT", `${pathOf(obj, true)}/status`, { ...created.body, status: obj.status });
       if (!status.ok) throw new Error(`seed status of ${obj.kind} ${ns}/${obj.metadata.name}: ${status.status} ${status.body.message ?? ""}`);

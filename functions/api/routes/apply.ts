@@ -1,4 +1,4 @@
-import { DOCUMENT_SCHEMAS, type FieldError, USER_KINDS, type UserDocument, type UserKind, ValidationError, fieldErrors } from "@meshplane/core";
+import { DOCUMENT_SCHEMAS, type FieldError, USER_KINDS, type UserDocument, type UserKind, ValidationError, fieldErrors, resourceKeyOf } from "@meshplane/core";
 import type { DocumentWrite } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
 import { DOCUMENT_BODY_TYPES, route } from "../route";
@@ -26,7 +26,7 @@ export function validateDocuments(documents: unknown[]): DocumentWrite[] {
       return;
     }
     const doc = parsed.data as UserDocument;
-    const id = `${doc.kind}/${doc.metadata.name}`;
+    const id = resourceKeyOf(doc);
     const first = seen.get(id);
     if (first !== undefined) {
       errors.push({ path: `${prefix}.metadata.name`, message: `${id} also appears in documents[${first}]` });

@@ -1,19 +1,13 @@
 import type { KubeObject, ObjectResult } from "@meshplane/core";
-import { KIND_ORDER, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT } from "@meshplane/core";
+import { GENERATED_KINDS, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, apiVersionsOf, kindRank, objectKeyOf } from "@meshplane/core";
 import type { KubeClient, ObjectRef } from "./kube";
 
-/** API versions meshplane may have generated each kind in (API.md §10); prune looks in all of them. */
-export const MANAGED_KINDS: readonly { kind: string; apiVersions: readonly string[] }[] = [
-  { kind: "ServiceEntry", apiVersions: ["networking.istio.io/v1", "networking.istio.io/v1beta1"] },
-  { kind: "DestinationRule", apiVersions: ["networking.istio.io/v1", "networking.istio.io/v1beta1"] },
-  { kind: "Gateway", apiVersions: ["networking.istio.io/v1", "networking.istio.io/v1beta1"] },
-  { kind: "VirtualService", apiVersions: ["networking.istio.io/v1", "networking.istio.io/v1beta1"] },
-  { kind: "PeerAuthentication", apiVersions: ["security.istio.io/v1", "security.istio.io/v1beta1"] },
-  { kind: "AuthorizationPolicy", apiVersions: ["security.istio.io/v1", "security.istio.io/v1beta1"] },
-  { kind: "HTTPRouteGroup", apiVersions: ["specs.smi-spec.io/v1alpha4"] },
-  { kind: "TrafficTarget", apiVersions: ["access.smi-spec.io/v1alpha3"] },
-  { kind: "TrafficSplit", apiVersions: ["split.smi-spec.io/v1alpha2"] },
-];
+/**
+ * What the agent does to the kinds meshplane generates, and so all the chart's ClusterRole grants on
+ * them (its test holds the chart to exactly this): apply is a server-side-apply PATCH, which the
+ * apiserver also checks as `create` when the object is new; prune lists by owner labels and deletes.
+ */
+export const GENERATED_KIND_VERBS = ["create", "delete", "list", "patch"] as const;
 
 export interface Scope {
   tenant: string;
@@ -30,12 +24,6 @@ export const ownedBy = (labels: Readonly<Record<string, string>> | undefined, sc
 /** The only objects the agent may ever prune: all three owner labels, for this tenant and cluster. */
 export const ownedSelector = (scope: Scope): string =>
   `${LABEL_MANAGED_BY}=meshplane,${LABEL_TENANT}=${scope.tenant},${LABEL_CLUSTER}=${scope.cluster}`;
-
-export const identity = (o: { kind: string; metadata?: { namespace?: string; name?: string } }) => `${o.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
-const rank = (kind: string) => {
-  const i = (KIND_ORDER as readonly string[]).indexOf(kind);
-  return i < 0 ? KIND_ORDER.length : i;
-};
 
 export interface ApplyOutcome {
   results: ObjectResult[];
@@ -62,10 +50,10 @@ export async function applyObjects(
   const results: ObjectResult[] = [];
   const versions = new Map<string, string>();
   const drifted: string[] = [];
-  const ordered = [...desired].sort((a, b) => rank(a.kind) - rank(b.kind));
+  const ordered = [...desired].sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
   for (const obj of ordered) {
     const ref = refOf(obj);
-    const id = identity(obj);
+    const id = objectKeyOf(obj);
     const known = previous.get(id);
     if (unchanged.has(id) && known !== undefined) {
       versions.set(id, known);
@@ -91,14 +79,16 @@ export async function applyObjects(
 
 /**
  * Deletes, in reverse kind order, the objects that carry meshplane's owner labels for this tenant and
- * cluster and whose identity is not in `wanted` — nothing else is ever touched. Per-object results
+ * cluster and whose objectKey is not in `wanted` — nothing else is ever touched. Every generated kind
+ * is listed in every version meshplane may have written it in (GENERATED_KINDS). Per-object results
  * (`pruned` or `failed`), never fail-fast.
  */
 export async function pruneUndesired(kube: KubeClient, scope: Scope, wanted: ReadonlySet<string>): Promise<ObjectResult[]> {
   const results: ObjectResult[] = [];
-  for (const { kind, apiVersions } of MANAGED_KINDS.toReversed()) {
+  for (const row of GENERATED_KINDS.toReversed()) {
+    const { kind } = row;
     const seen = new Set<string>();
-    for (const apiVersion of apiVersions) {
+    for (const apiVersion of apiVersionsOf(row)) {
       let items;
       try {
         items = await kube.list(apiVersion, kind, ownedSelector(scope));
@@ -107,7 +97,7 @@ export async function pruneUndesired(kube: KubeClient, scope: Scope, wanted: Rea
         continue;
       }
       for (const item of items) {
-        const id = identity({ kind, metadata: item.metadata ?? {} });
+        const id = objectKeyOf({ kind, metadata: item.metadata });
         // The same object is served under every version of its CRD: handle it once.
         if (wanted.has(id) || seen.has(id)) continue;
         seen.add(id);

@@ -1,5 +1,5 @@
-import { type KubeObject, canonicalJson, snapshotAudience, verifySnapshot } from "@meshplane/core";
-import { applyObjects, identity, pruneUndesired } from "./apply";
+import { type KubeObject, canonicalJson, objectKey, objectKeyOf, snapshotAudience, verifySnapshot } from "@meshplane/core";
+import { applyObjects, pruneUndesired } from "./apply";
 import type { Stage } from "./cycle";
 import { parseDirectives } from "./directive";
 
@@ -37,10 +37,10 @@ export const applyStage: Stage = async (ctx) => {
   const { deps, memory } = ctx;
   if (ctx.applyMode === "none" || memory.desired === undefined) return;
   const started = performance.now();
-  const json = new Map(memory.desired.map((o) => [identity(o), canonicalJson(o)]));
+  const json = new Map<string, string>(memory.desired.map((o) => [objectKeyOf(o), canonicalJson(o)]));
   const unchanged = ctx.applyMode === "changed" ? new Set([...json].filter(([id, j]) => memory.appliedJson.get(id) === j).map(([id]) => id)) : new Set<string>();
   const outcome = await applyObjects(deps.kube, deps.scope, memory.desired, memory.versions, unchanged);
-  const failed = new Set(outcome.results.filter((r) => r.state === "failed").map((r) => identity({ kind: r.kind, metadata: { namespace: r.namespace, name: r.name } })));
+  const failed = new Set<string>(outcome.results.filter((r) => r.state === "failed").map((r) => objectKey(r.kind, r.namespace, r.name)));
   // A failed object is not remembered as applied, so the next snapshot tries it again.
   memory.appliedJson = new Map([...json].filter(([id]) => !failed.has(id)));
   memory.versions = outcome.versions;
@@ -55,6 +55,6 @@ export const pruneStage: Stage = async (ctx) => {
   const { deps, memory } = ctx;
   if (ctx.applyMode === "none" || memory.desired === undefined) return;
   const started = performance.now();
-  ctx.pruned = await pruneUndesired(deps.kube, deps.scope, new Set(memory.desired.map(identity)));
+  ctx.pruned = await pruneUndesired(deps.kube, deps.scope, new Set(memory.desired.map(objectKeyOf)));
   ctx.applyMs += performance.now() - started;
 };

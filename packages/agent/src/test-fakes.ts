@@ -2,7 +2,7 @@
 // records every call; the control-plane fake signs CSRs with a real CA from core's PKI module, so
 // what the certificate stage checks is real X.509, not a stub.
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { type CertificateDirective, type CsrRequest, type CsrResponse, type RootCa, certificateInfo, createRootCa, fingerprintSha256, signIntermediate } from "@meshplane/core";
+import { type CertificateDirective, type CsrRequest, type CsrResponse, type RootCa, certificateInfo, createRootCa, fingerprintSha256, objectKey, signIntermediate } from "@meshplane/core";
 import type { AgentClient } from "./client";
 import { ControlPlaneError } from "./client";
 import { type CycleContext, type SyncDeps, type WorkloadRef, newCycle, newMemory } from "./cycle";
@@ -22,8 +22,6 @@ export interface Call {
   name?: string;
 }
 
-const keyOf = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ""}/${name}`;
-
 function merge(into: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   for (const [k, v] of Object.entries(patch)) {
     const cur = into[k];
@@ -39,10 +37,10 @@ export class FakeKube implements KubeClient {
   fail: (call: Call) => Error | undefined = () => undefined;
 
   put(obj: Obj): void {
-    this.objects.set(keyOf(obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string), structuredClone(obj));
+    this.objects.set(objectKey(obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string), structuredClone(obj));
   }
   get(kind: string, namespace: string | undefined, name: string): Obj | undefined {
-    return this.objects.get(keyOf(kind, namespace, name));
+    return this.objects.get(objectKey(kind, namespace, name));
   }
   writes(): Call[] {
     return this.calls.filter((c) => c.verb === "apply" || c.verb === "patch" || c.verb === "delete");
@@ -79,7 +77,7 @@ export class FakeKube implements KubeClient {
   }
   async delete(ref: ObjectRef): Promise<void> {
     this.record({ verb: "delete", kind: ref.kind, namespace: ref.namespace, name: ref.name });
-    this.objects.delete(keyOf(ref.kind, ref.namespace, ref.name));
+    this.objects.delete(objectKey(ref.kind, ref.namespace, ref.name));
   }
 
   /** A Deployment as a controller leaves it after a finished rollout. */

@@ -6,7 +6,8 @@ import type { Model } from "./model";
 import { osmPortError, osmSources, trafficTargets } from "./osm/traffic-target";
 import type { PolicyOutcome } from "./outcome";
 import type { OutputSink } from "./output";
-import { type Reporter, resourceKey } from "./reporter";
+import { resourceKeyOf } from "../identity";
+import type { Reporter } from "./reporter";
 import { selectDestinations } from "./selectors";
 
 type Report = (policy: AccessPolicy, error: string) => void;
@@ -50,7 +51,7 @@ export function translateAccessPolicies(model: Model, reporter: Reporter, sink: 
   const byDestination = new Map<string, AccessPolicy[]>();
   const sources = new Map<string, IstioSources>();
   for (const policy of model.accessPolicies) {
-    const key = resourceKey(policy);
+    const key = resourceKeyOf(policy);
     const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
     for (const ref of missing) reporter.report(key, undefined, `destinationSelector: service ${ref} not found`);
     for (const error of identityErrors(policy.spec.sourceSelector, model)) reporter.report(key, undefined, error);
@@ -60,8 +61,8 @@ export function translateAccessPolicies(model: Model, reporter: Reporter, sink: 
   }
   for (const [name, policies] of byDestination) {
     const destination = model.destinations.get(name) as Destination;
-    const valid = policies.filter((p) => !reporter.hasErrors(resourceKey(p)));
-    const report: Report = (p, error) => reporter.report(resourceKey(p), name, error);
+    const valid = policies.filter((p) => !reporter.hasErrors(resourceKeyOf(p)));
+    const report: Report = (p, error) => reporter.report(resourceKeyOf(p), name, error);
     const accepted =
       model.meshOf(destination).spec.type === "istio" ? istioDestination(destination, valid, sources, model, report, sink) : osmDestination(destination, valid, model, report, sink);
     for (const p of policies) outcomes.get(p.metadata.name)?.destinations.set(name, { accepted: accepted.has(p) });

@@ -3,7 +3,8 @@ import { compareStrings, pushTo } from "./compare";
 import { eastWestGateways } from "./east-west-gateways";
 import type { Membership, VirtualMesh } from "./membership";
 import { type Model, refKey } from "./model";
-import { type Reporter, resourceKey } from "./reporter";
+import { resourceKeyOf } from "../identity";
+import type { Reporter } from "./reporter";
 import { selectDestinations } from "./selectors";
 import { generatedName } from "./naming";
 import type { Parent } from "./output";
@@ -47,14 +48,14 @@ function targetMeshes(vm: VirtualMesh, selector: FederationSelector, i: number, 
   return selector.meshes.flatMap(({ name }) => {
     const member = members.get(name);
     if (member?.virtualMesh === vm) return [member.mesh];
-    reporter.report(resourceKey(vm), undefined, `federation.selectors[${i}].meshes: mesh ${name} is not a member of this VirtualMesh`);
+    reporter.report(resourceKeyOf(vm), undefined, `federation.selectors[${i}].meshes: mesh ${name} is not a member of this VirtualMesh`);
     return [];
   });
 }
 
 /** Destinations selector `i` federates: those its destinationSelectors match in member meshes. */
 function sources(model: Model, vm: VirtualMesh, selector: FederationSelector, i: number, members: ReadonlyMap<string, Membership>, reporter: Reporter): Destination[] {
-  const key = resourceKey(vm);
+  const key = resourceKeyOf(vm);
   const inVm = (d: Destination) => members.get(d.spec.mesh)?.virtualMesh === vm;
   const { matched, missing } = selectDestinations(model, selector.destinationSelectors);
   for (const ref of missing) reporter.report(key, undefined, `federation.selectors[${i}]: service ${ref} not found`);
@@ -123,7 +124,7 @@ function exportingGateways(model: Model, names: Iterable<string>, members: Reado
     if (gateways.length > 0) gatewaysOf.set(meshName, gateways);
     else {
       const count = destinations.length;
-      reporter.reportMesh(resourceKey(member.virtualMesh), meshName, `mesh ${meshName} has no east-west gateway with a TLS port and an address; its ${count} selected destination(s) are not federated`);
+      reporter.reportMesh(resourceKeyOf(member.virtualMesh), meshName, `mesh ${meshName} has no east-west gateway with a TLS port and an address; its ${count} selected destination(s) are not federated`);
     }
   }
   return gatewaysOf;

@@ -1,7 +1,8 @@
 import type { Mesh, StoredResource } from "../api/index";
 import { compareStrings, pushTo } from "./compare";
 import type { Model } from "./model";
-import { type Reporter, resourceKey } from "./reporter";
+import { resourceKeyOf } from "../identity";
+import type { Reporter } from "./reporter";
 
 export type VirtualMesh = StoredResource<"VirtualMesh">;
 
@@ -32,9 +33,9 @@ function candidates(model: Model, reporter: Reporter): Map<string, VirtualMesh[]
   for (const vm of model.virtualMeshes) {
     for (const name of new Set(vm.spec.meshes.map((m) => m.name))) {
       const mesh = model.meshes.get(name);
-      if (mesh === undefined) reporter.reportMesh(resourceKey(vm), name, `mesh ${name} not found`);
+      if (mesh === undefined) reporter.reportMesh(resourceKeyOf(vm), name, `mesh ${name} not found`);
       else if (mesh.spec.type !== "istio") {
-        reporter.reportMesh(resourceKey(vm), name, `mesh ${name} is an ${mesh.spec.type} mesh; only Istio meshes can join a VirtualMesh`);
+        reporter.reportMesh(resourceKeyOf(vm), name, `mesh ${name} is an ${mesh.spec.type} mesh; only Istio meshes can join a VirtualMesh`);
       } else pushTo(claims, name, vm);
     }
   }
@@ -55,14 +56,14 @@ export function resolveMemberships(model: Model, reporter: Reporter): Map<string
     const [winner, ...losers] = (claims.get(name) ?? []).sort(claimOrder(name));
     const mesh = model.meshes.get(name) as Mesh;
     for (const loser of losers) {
-      reporter.reportMesh(resourceKey(loser), name, `mesh ${name} already belongs to VirtualMesh ${winner?.metadata.name}`);
+      reporter.reportMesh(resourceKeyOf(loser), name, `mesh ${name} already belongs to VirtualMesh ${winner?.metadata.name}`);
     }
     if (winner === undefined) continue;
     const namespace = `${mesh.spec.cluster}/${mesh.spec.namespace}`;
     const sharing = namespaceOwner.get(namespace);
     if (sharing !== undefined && sharing.virtualMesh !== winner) {
       reporter.reportMesh(
-        resourceKey(winner),
+        resourceKeyOf(winner),
         name,
         `mesh ${name} shares the Istio namespace ${namespace} with mesh ${sharing.mesh.metadata.name} of VirtualMesh ${sharing.virtualMesh.metadata.name}; both must belong to one VirtualMesh`,
       );

@@ -2,7 +2,7 @@ import type { CertificateResult, Destination, Mesh, StoredResource, Workload } f
 import { compareStrings, pushTo, sortBy } from "./compare";
 import { TranslateError } from "./errors";
 import { PlacementIndex } from "./placement-index";
-import type { VirtualMeshTrust } from "./trust";
+import { type VirtualMeshTrust, certificateReports } from "./trust";
 import type { TranslateInput } from "./types";
 import { type IstioApiVersions, istioApiVersions } from "./versions";
 
@@ -77,7 +77,7 @@ export function buildModel(input: TranslateInput): Model {
   const meshesByCluster = new Map<string, Mesh[]>();
   for (const mesh of meshes.values()) pushTo(meshesByCluster, mesh.spec.cluster, mesh);
   const versions = new Map(clusters.map((c) => [c, istioApiVersions((meshesByCluster.get(c) ?? []).filter((m) => m.spec.type === "istio"))]));
-  const reports = new Map(Object.entries(input.certificates ?? {}).flatMap(([cluster, list]) => list.map((r) => [`${cluster}/${r.mesh}`, r] as const)));
+  const reports = certificateReports(input.certificates);
 
   return {
     tenant: input.tenant,
@@ -91,7 +91,7 @@ export function buildModel(input: TranslateInput): Model {
     trafficPolicies: [...uniqueByName(input.trafficPolicies, "TrafficPolicies").values()],
     accessPolicies: [...uniqueByName(input.accessPolicies, "AccessPolicies").values()],
     trust: input.trust ?? {},
-    certificateReport: (cluster, mesh) => (registered.has(cluster) ? reports.get(`${cluster}/${mesh}`) : undefined),
+    certificateReport: (cluster, mesh) => (registered.has(cluster) ? reports(cluster, mesh) : undefined),
     destinationByRef: (ref) => byRef.get(refKey(ref)),
     meshesIn: (cluster) => meshesByCluster.get(cluster) ?? [],
     meshOf: (item) => meshes.get(item.spec.mesh) as Mesh,

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { TranslateError } from "./errors";
+import { GENERATED_KINDS, apiVersionOf } from "./generated-kinds";
 import { ANNOTATION_PARENTS, type ObjectDraft, OutputSink } from "./output";
 
 function draft(kind: ObjectDraft["kind"], name: string, spec: Record<string, unknown>, parent: string): ObjectDraft {
-  return { apiVersion: "v1", kind, name, namespace: "ns", spec, parents: [{ kind: "TrafficPolicy", name: parent }] };
+  return { apiVersion: apiVersionOf(kind), kind, name, namespace: "ns", spec, parents: [{ kind: "TrafficPolicy", name: parent }] };
 }
 
 describe("OutputSink", () => {
@@ -27,6 +28,20 @@ describe("OutputSink", () => {
     expect(out.c1?.objects[0]?.metadata.labels).toEqual({ "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/cluster": "c1", "meshplane.dev/tenant": "acme" });
     expect(out.c2?.objects).toEqual([]);
     expect(out.c2?.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it("orders every generated kind as GENERATED_KINDS lists them", () => {
+    const sink = new OutputSink("acme", ["c"]);
+    for (const { kind } of GENERATED_KINDS.toReversed()) sink.add("c", draft(kind, "x", {}, "p"));
+    expect(sink.finish().c?.objects.map((o) => o.kind)).toEqual(GENERATED_KINDS.map((row) => row.kind));
+  });
+
+  it.each([
+    ["a version the table does not list", apiVersionOf("VirtualService").replace(/\/.*/, "/v1alpha3")],
+    ["another kind's group", apiVersionOf("TrafficSplit")],
+  ])("throws for an object generated in %s, which the agent would never prune", (_what, apiVersion) => {
+    const sink = new OutputSink("acme", ["c"]);
+    expect(() => sink.add("c", { ...draft("VirtualService", "x", {}, "p"), apiVersion })).toThrow(/GENERATED_KINDS does not list/);
   });
 
   it("keeps one copy of an identical object generated twice and merges the parents, sorted", () => {

@@ -1,7 +1,9 @@
+import { resourceKey } from "../identity";
 import { canonicalize, canonicalJson } from "./canonical";
 import { compareStrings } from "./compare";
 import { TranslateError } from "./errors";
 import { HashWriter } from "./hash-writer";
+import { GENERATED_KINDS, type GeneratedKind, apiVersionsOf, kindRank } from "./generated-kinds";
 import { deepEqual } from "./owned-fields";
 import type { CertificateDirective, ClusterOutput, KubeObject } from "./types";
 
@@ -11,25 +13,10 @@ export const LABEL_TENANT = "meshplane.dev/tenant";
 export const LABEL_CLUSTER = "meshplane.dev/cluster";
 export const ANNOTATION_PARENTS = "meshplane.dev/parents";
 
-/**
- * Apply order (types.ts: objects are sorted by kind order). Make before break: hosts
- * (ServiceEntry) exist before anything names them, subsets (DestinationRule) before routes use
- * them, clients send mTLS before PeerAuthentication demands it, SMI route groups before the
- * TrafficTargets that name them.
- */
-export const KIND_ORDER = [
-  "ServiceEntry",
-  "DestinationRule",
-  "Gateway",
-  "VirtualService",
-  "PeerAuthentication",
-  "AuthorizationPolicy",
-  "HTTPRouteGroup",
-  "TrafficTarget",
-  "TrafficSplit",
-] as const;
-type GeneratedKind = (typeof KIND_ORDER)[number];
-const KIND_RANK = new Map<string, number>(KIND_ORDER.map((kind, i) => [kind, i]));
+/** Orders entries by kind (generated-kinds.ts) with a fixed-width prefix, so string order is rank order. */
+const KIND_PREFIX = new Map<string, string>(GENERATED_KINDS.map((row) => [row.kind, String(kindRank(row.kind)).padStart(2, "0")]));
+/** `kind` → the apiVersions it may be written in: anything else would escape the agent's prune. */
+const API_VERSIONS = new Map<string, ReadonlySet<string>>(GENERATED_KINDS.map((row) => [row.kind, new Set(apiVersionsOf(row))]));
 
 /** What produced an object: a user resource, or (for objects that exist for a service alone) its Destination. */
 export interface Parent {
@@ -54,7 +41,7 @@ export interface ObjectDraft {
 /** A draft as the sink tracks it: prepared once however many clusters it goes to. */
 interface Entry {
   draft: ObjectDraft;
-  /** Orders by kind, namespace, name (ranks are one digit; `\0` sorts before any name character). */
+  /** Orders by kind, namespace, name (`\0` sorts before any name character). */
   key: string;
   /** Position of the entry among all distinct entries in output order. */
   rank: number;
@@ -103,7 +90,10 @@ export class OutputSink {
     const list = this.byCluster.get(cluster);
     if (list === undefined) throw new TranslateError(`generated ${draft.kind} ${draft.name} for unregistered cluster ${cluster}`);
     let entry = this.entries.get(draft);
-    if (entry === undefined) this.entries.set(draft, (entry = { draft, key: `${KIND_RANK.get(draft.kind)}${draft.namespace}\u0000${draft.name}`, rank: -1 }));
+    if (entry === undefined) {
+      if (!API_VERSIONS.get(draft.kind)?.has(draft.apiVersion)) throw new TranslateError(`generated ${draft.kind} ${draft.name} as ${draft.apiVersion}, which GENERATED_KINDS does not list`);
+      this.entries.set(draft, (entry = { draft, key: `${KIND_PREFIX.get(draft.kind)}${draft.namespace}\u0000${draft.name}`, rank: -1 }));
+    }
     list.push(entry);
   }
 
@@ -203,7 +193,7 @@ class Preparer {
   private annotations(parents: readonly Parent[]): { value: Record<string, string>; json: string } {
     const known = this.notes.get(parents);
     if (known !== undefined) return known;
-    const unique = new Map(parents.map((p) => [`${p.kind}/${p.name}`, p]));
+    const unique = new Map(parents.map((p) => [resourceKey(p.kind, p.name), p]));
     const ordered = [...unique.values()].sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name));
     const text = JSON.stringify(ordered.map((p) => ({ kind: p.kind, name: p.name })));
     let note = this.noteByText.get(text);

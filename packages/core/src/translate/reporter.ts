@@ -1,5 +1,5 @@
 import { sortedUnique } from "./compare";
-import type { ResourceKey } from "./types";
+import type { ResourceKey } from "../identity";
 
 type Errors = Map<string, Set<string>>;
 
@@ -49,9 +49,4 @@ export class Reporter {
   hasErrors(resource: ResourceKey): boolean {
     return this.resource.has(resource);
   }
-}
-
-/** The status key of a user resource. */
-export function resourceKey(resource: { kind: "VirtualMesh" | "TrafficPolicy" | "AccessPolicy"; metadata: { name: string } }): ResourceKey {
-  return `${resource.kind}/${resource.metadata.name}`;
 }

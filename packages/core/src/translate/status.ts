@@ -4,7 +4,8 @@ import type { Membership, VirtualMesh } from "./membership";
 import type { Model } from "./model";
 import { meshTrustStatus, trustOf } from "./trust";
 import type { PolicyOutcome } from "./outcome";
-import { type Reporter, resourceKey } from "./reporter";
+import { resourceKeyOf } from "../identity";
+import type { Reporter } from "./reporter";
 
 type Policy = StoredResource<"TrafficPolicy"> | StoredResource<"AccessPolicy">;
 type Destinations = NonNullable<ResourceStatus["destinations"]>;
@@ -21,7 +22,7 @@ function withErrors<T extends object>(base: T, errors: string[]): T & { errors?:
  * `clusters` come from agent reports, not from here.
  */
 export function policyStatus(policy: Policy, outcome: PolicyOutcome, reporter: Reporter): ResourceStatus {
-  const key = resourceKey(policy);
+  const key = resourceKeyOf(policy);
   const errors = reporter.errorsOf(key);
   const destinations: Destinations = {};
   let invalid = errors.length > 0;
@@ -52,7 +53,7 @@ function worst(states: readonly MeshState[]): MeshState {
  * (INVALID > FAILED > PENDING > ACCEPTED), INVALID with errors of its own.
  */
 export function virtualMeshStatus(vm: VirtualMesh, members: ReadonlyMap<string, Membership>, reporter: Reporter, model: Model): ResourceStatus {
-  const key = resourceKey(vm);
+  const key = resourceKeyOf(vm);
   const errors = reporter.errorsOf(key);
   const meshes: NonNullable<ResourceStatus["meshes"]> = {};
   const states: MeshState[] = errors.length > 0 ? ["INVALID"] : [];

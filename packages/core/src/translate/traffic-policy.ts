@@ -11,7 +11,8 @@ import type { Model } from "./model";
 import { applyToOsmDestination, trafficSplit } from "./osm/traffic-split";
 import type { PolicyOutcome } from "./outcome";
 import type { OutputSink } from "./output";
-import { type Reporter, resourceKey } from "./reporter";
+import { resourceKeyOf } from "../identity";
+import type { Reporter } from "./reporter";
 import { selectDestinations, selectWorkloads } from "./selectors";
 import { trafficPolicyErrors } from "./traffic-validation";
 
@@ -49,7 +50,7 @@ function select(model: Model, plan: FederationPlan, reporter: Reporter, outcomes
   const byDestination = new Map<string, TrafficPolicy[]>();
   for (const policy of model.trafficPolicies) {
     const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
-    for (const error of trafficPolicyErrors(policy, model, missing)) reporter.report(resourceKey(policy), undefined, error);
+    for (const error of trafficPolicyErrors(policy, model, missing)) reporter.report(resourceKeyOf(policy), undefined, error);
     outcomes.set(policy.metadata.name, { destinations: new Map(), workloads: sourceWorkloads(policy, matched, model, plan) });
     for (const d of matched) pushTo(byDestination, d.metadata.name, policy);
   }
@@ -71,8 +72,8 @@ export function translateTrafficPolicies(model: Model, plan: FederationPlan, rep
   for (const destination of model.destinations.values()) {
     const name = destination.metadata.name;
     const ordered = acceptanceOrder(byDestination.get(name) ?? [], name);
-    const valid = ordered.filter((p) => !reporter.hasErrors(resourceKey(p)));
-    const report = (p: TrafficPolicy, error: string) => reporter.report(resourceKey(p), name, error);
+    const valid = ordered.filter((p) => !reporter.hasErrors(resourceKeyOf(p)));
+    const report = (p: TrafficPolicy, error: string) => reporter.report(resourceKeyOf(p), name, error);
     let accepted: TrafficPolicy[];
     if (model.meshOf(destination).spec.type === "istio") {
       const applied = applyToIstioDestination(destination, valid, { model, plan }, report);

@@ -4,10 +4,11 @@ import { resolveMemberships } from "./membership";
 import { buildModel } from "./model";
 import { emptyOutcome } from "./outcome";
 import { OutputSink } from "./output";
-import { Reporter, resourceKey } from "./reporter";
+import { type ResourceKey, resourceKeyOf } from "../identity";
+import { Reporter } from "./reporter";
 import { policyStatus, virtualMeshStatus } from "./status";
 import { translateTrafficPolicies } from "./traffic-policy";
-import type { ResourceKey, TranslateInput, TranslateOutput } from "./types";
+import type { TranslateInput, TranslateOutput } from "./types";
 import { checkTrustDomains } from "./trust-domains";
 import { translateVirtualMeshes } from "./virtual-mesh";
 import type { ResourceStatus } from "../api/index";
@@ -31,8 +32,8 @@ export function translate(input: TranslateInput): TranslateOutput {
   const access = translateAccessPolicies(model, reporter, sink);
 
   const statuses: Record<ResourceKey, ResourceStatus> = {};
-  for (const vm of model.virtualMeshes) statuses[resourceKey(vm)] = virtualMeshStatus(vm, members, reporter, model);
-  for (const p of model.trafficPolicies) statuses[resourceKey(p)] = policyStatus(p, traffic.get(p.metadata.name) ?? emptyOutcome(), reporter);
-  for (const p of model.accessPolicies) statuses[resourceKey(p)] = policyStatus(p, access.get(p.metadata.name) ?? emptyOutcome(), reporter);
+  for (const vm of model.virtualMeshes) statuses[resourceKeyOf(vm)] = virtualMeshStatus(vm, members, reporter, model);
+  for (const p of model.trafficPolicies) statuses[resourceKeyOf(p)] = policyStatus(p, traffic.get(p.metadata.name) ?? emptyOutcome(), reporter);
+  for (const p of model.accessPolicies) statuses[resourceKeyOf(p)] = policyStatus(p, access.get(p.metadata.name) ?? emptyOutcome(), reporter);
   return { clusters: sink.finish(), statuses };
 }

@@ -1,7 +1,8 @@
 import type { Mesh } from "../api/index";
 import { compareStrings } from "./compare";
 import type { Membership, VirtualMesh } from "./membership";
-import { type Reporter, resourceKey } from "./reporter";
+import { resourceKeyOf } from "../identity";
+import type { Reporter } from "./reporter";
 
 const DEFAULT_TRUST_DOMAIN = "cluster.local";
 
@@ -44,7 +45,7 @@ export function checkTrustDomains(members: ReadonlyMap<string, Membership>, repo
       const aliases = [...(mesh.spec.istio?.trustDomainAliases ?? []), ...refused];
       const setFlags = aliases.map((td, i) => `--set meshConfig.trustDomainAliases[${i}]=${td}`).join(" ");
       reporter.reportMesh(
-        resourceKey(vm),
+        resourceKeyOf(vm),
         mesh.metadata.name,
         `mesh ${mesh.metadata.name} accepts only trust domain(s) ${own.join(", ")}, so its sidecars refuse callers from ${refused.join(", ")} at the TLS handshake; ` +
           `add ${refused.join(", ")} to meshConfig.trustDomainAliases of that istiod (ConfigMap ${meshConfigMap(mesh)} in cluster ${mesh.spec.cluster}, key "mesh"; with istioctl: ${setFlags})`,

@@ -41,6 +41,15 @@ function sameList(a: readonly string[] | undefined, b: readonly string[]): boole
   return a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/**
+ * The agents' certificate reports (TranslateInput.certificates: per cluster, per mesh) looked up by
+ * cluster and mesh; undefined when that cluster's agent reported nothing for the mesh.
+ */
+export function certificateReports(certificates: Readonly<Record<string, readonly CertificateResult[]>> | undefined): (cluster: string, mesh: string) => CertificateResult | undefined {
+  const byCluster = new Map(Object.entries(certificates ?? {}).map(([cluster, list]) => [cluster, new Map(list.map((r) => [r.mesh, r]))]));
+  return (cluster, mesh) => byCluster.get(cluster)?.get(mesh);
+}
+
 /** Whether the agent's report says the mesh holds what the CA asks for now. */
 export function inStep(report: CertificateResult | undefined, trust: VirtualMeshTrust): boolean {
   return report?.state === "issued" && report.issuer === trust.issuer && sameList(report.trustBundle, trust.trustBundle);

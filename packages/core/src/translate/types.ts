@@ -1,4 +1,5 @@
 import type { CertificateResult, Destination, Mesh, ResourceStatus, StoredResource, Workload } from "../api/index";
+import type { ResourceKey } from "../identity";
 import type { VirtualMeshTrust } from "./trust";
 
 /**
@@ -58,15 +59,12 @@ export interface CertificateDirective {
 }
 
 export interface ClusterOutput {
-  /** Sorted by kind order, namespace, name; serialised with stable key order. */
+  /** Sorted by kind order (GENERATED_KINDS), namespace, name; serialised with stable key order. */
   objects: KubeObject[];
   certificates: CertificateDirective[];
   /** "sha256:<hex>" of the canonical JSON of { objects, certificates }. */
   hash: string;
 }
-
-/** Key of a status in the output: `<Kind>/<name>`. */
-export type ResourceKey = `${"VirtualMesh" | "TrafficPolicy" | "AccessPolicy"}/${string}`;
 
 export interface TranslateOutput {
   /** One entry per registered cluster, even when it gets no objects. */

@@ -1,12 +1,15 @@
 import type { Mesh } from "../api/index";
+import { apiVersionOf } from "./generated-kinds";
 
 export interface IstioApiVersions {
   networking: string;
   security: string;
 }
 
-const V1: IstioApiVersions = { networking: "networking.istio.io/v1", security: "security.istio.io/v1" };
-const V1BETA1: IstioApiVersions = { networking: "networking.istio.io/v1beta1", security: "security.istio.io/v1beta1" };
+/** Istio's two API groups at one version (every kind of a group is generated in the same versions: tested). */
+const istioAt = (version: string): IstioApiVersions => ({ networking: apiVersionOf("VirtualService", version), security: apiVersionOf("AuthorizationPolicy", version) });
+const V1 = istioAt("v1");
+const V1BETA1 = istioAt("v1beta1");
 
 /** [major, minor] of an Istio version ("1.24.1", "1.22.0-beta.1", "v1.23"); undefined when unreadable. */
 export function istioMinor(version: string): [number, number] | undefined {
@@ -33,8 +36,9 @@ export function istioApiVersions(meshes: readonly Mesh[]): IstioApiVersions {
   return meshes.every((mesh) => atLeast122(mesh.spec.version)) ? V1 : V1BETA1;
 }
 
+/** The one version of each SMI group meshplane writes (API.md §10 pins them). */
 export const SMI_API_VERSIONS = {
-  split: "split.smi-spec.io/v1alpha2",
-  access: "access.smi-spec.io/v1alpha3",
-  specs: "specs.smi-spec.io/v1alpha4",
+  split: apiVersionOf("TrafficSplit"),
+  access: apiVersionOf("TrafficTarget"),
+  specs: apiVersionOf("HTTPRouteGroup"),
 } as const;

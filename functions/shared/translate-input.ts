@@ -4,6 +4,7 @@ import type { Store } from "../store/index";
 /**
  * Reads everything one tenant's translation needs: registered clusters, what their agents
  * discovered, and the user resources with their current statuses (which carry acceptance order).
+ * The translate worker and `POST /v1/plan` both start here, so a plan translates what a job would.
  */
 export async function loadTranslateInput(store: Store, tenantId: string): Promise<TranslateInput> {
   const clusters = (await store.clusters.list(tenantId)).map((c) => c.name).sort();

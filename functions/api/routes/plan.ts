@@ -1,0 +1,80 @@
+import { type KubeObject, type ResourceStatus, type StoredResource, type TranslateInput, type UserKind, canonicalJson, nextStoredVersion, objectKeyOf, translate } from "@meshplane/core";
+import { z } from "zod";
+import { loadTranslateInput } from "../../shared/translate-input";
+import type { DocumentWrite, Store } from "../../store/index";
+import { DOCUMENT_BODY_TYPES, type Route, route } from "../route";
+import { applyBody } from "../schemas";
+import { validateDocuments } from "./apply";
+import { storedPayload } from "./snapshots";
+
+export interface PlanDeps {
+  store: Store;
+  now: () => Date;
+}
+
+/** Where each user kind sits in a TranslateInput. */
+const LISTS = { VirtualMesh: "virtualMeshes", TrafficPolicy: "trafficPolicies", AccessPolicy: "accessPolicies" } as const satisfies Record<UserKind, keyof TranslateInput>;
+
+/** What only a real write knows (the tenant's next revision, a new resource's uid); translation reads neither. */
+const PLANNED = { resourceVersion: "planned", uid: "planned" };
+
+/**
+ * The tenant's input with `writes` laid over it exactly as storing them would leave it: each
+ * resource becomes nextStoredVersion of what is stored — the function the write path uses — and a
+ * document identical to what is stored leaves it untouched. Pure; `input` is not changed.
+ */
+export function withPlannedWrites(input: TranslateInput, writes: readonly DocumentWrite[], now: string): TranslateInput {
+  const out: TranslateInput = { ...input, virtualMeshes: [...input.virtualMeshes], trafficPolicies: [...input.trafficPolicies], accessPolicies: [...input.accessPolicies] };
+  for (const { doc } of writes) {
+    const list = out[LISTS[doc.kind]] as StoredResource[];
+    const i = list.findIndex((r) => r.metadata.name === doc.metadata.name);
+    const next = nextStoredVersion(i >= 0 ? list[i] : undefined, doc, { now, ...PLANNED });
+    if (next === undefined) continue;
+    if (i >= 0) list[i] = next;
+    else list.push(next);
+  }
+  return out;
+}
+
+/** The tenant's input as it would be after storing `writes`; nothing is stored. */
+export async function plannedInput(store: Store, tenantId: string, writes: readonly DocumentWrite[], now: string): Promise<TranslateInput> {
+  return withPlannedWrites(await loadTranslateInput(store, tenantId), writes, now);
+}
+
+const planResult = z.object({
+  clusters: z.record(z.string(), z.object({ added: z.array(z.unknown()), changed: z.array(z.unknown()), removed: z.array(z.object({ apiVersion: z.string(), kind: z.string(), namespace: z.string().optional(), name: z.string() })) })),
+  statuses: z.record(z.string(), z.unknown()),
+});
+
+/** `POST /v1/plan`: a dry run of `POST /v1/apply` — what each cluster and each status would become. */
+export function planRoutes(deps: PlanDeps): Route[] {
+  const { store } = deps;
+  return [
+    route({
+      method: "post", path: "/v1/plan", tag: "apply", access: "viewer",
+      summary: "What each cluster's snapshot and each policy's status would become with these documents; nothing is stored",
+      body: applyBody,
+      bodyTypes: DOCUMENT_BODY_TYPES,
+      responses: { 200: { description: "per-cluster changes and statuses", schema: planResult } },
+      handler: async (c, { body }) => {
+        const tenantId = c.get("tenantId");
+        const input = await plannedInput(store, tenantId, validateDocuments(body.documents), deps.now().toISOString());
+        const output = translate(input);
+        const heads = await store.snapshots.heads(tenantId, input.clusters);
+        const clusters: z.infer<typeof planResult>["clusters"] = {};
+        for (const [cluster, out] of Object.entries(output.clusters)) {
+          const head = heads.get(cluster)?.snapshot;
+          const before = new Map((head ? (await storedPayload(store, tenantId, cluster, head)).objects : []).map((o) => [objectKeyOf(o as KubeObject), o as KubeObject]));
+          const after = new Map(out.objects.map((o) => [objectKeyOf(o), o]));
+          clusters[cluster] = {
+            added: [...after].filter(([k]) => !before.has(k)).map(([, o]) => o),
+            changed: [...after].filter(([k, o]) => before.has(k) && canonicalJson(before.get(k)) !== canonicalJson(o)).map(([, o]) => o),
+            removed: [...before].filter(([k]) => !after.has(k)).map(([, o]) => ({ apiVersion: o.apiVersion, kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name })),
+          };
+        }
+        const statuses: Record<string, ResourceStatus> = output.statuses;
+        return c.json({ clusters, statuses });
+      },
+    }),
+  ];
+}
