@@ -1,6 +1,6 @@
 import type { Destination, TrafficPolicyFeatures } from "../../api/index";
 import type { FederationPlan } from "../federation-plan";
-import type { Model } from "../model";
+import { type Model, refKey } from "../model";
 import type { Conflict, Fields } from "../owned-fields";
 import { OwnedFields } from "../owned-fields";
 import { type CallerScope, callerScopes, describeScope, overlapErrors, scopeKey } from "./caller-scopes";
@@ -65,7 +65,7 @@ function viewErrors(features: TrafficPolicyFeatures, views: readonly View[], ctx
   for (const { what, ref } of refs) {
     const target = ctx.model.destinationByRef(ref);
     if (target === undefined) continue;
-    const name = `${ref.cluster}/${ref.namespace}/${ref.name}`;
+    const name = refKey(ref);
     if (ctx.model.meshOf(target).spec.type !== "istio") errors.push(`${what} ${name} is not in an Istio mesh`);
     for (const view of views) {
       if (hostFrom(target, view.mesh, ctx.plan) === undefined) {

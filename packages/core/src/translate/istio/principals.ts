@@ -1,6 +1,6 @@
 import type { IdentitySelector } from "../../api/index";
 import { sortedUnique } from "../compare";
-import type { Model } from "../model";
+import { type Model, refKey } from "../model";
 import { trustDomainOf } from "../trust-domains";
 
 /** Sources of an AuthorizationPolicy rule; both lists empty means the selectors matched nobody. */
@@ -56,7 +56,7 @@ export function identityErrors(selectors: readonly IdentitySelector[] | undefine
   const errors: string[] = [];
   for (const sa of (selectors ?? []).flatMap((s) => s.kubeServiceAccountRefs?.serviceAccounts ?? [])) {
     if (sa.cluster === undefined) continue;
-    const ref = `${sa.cluster}/${sa.namespace}/${sa.name}`;
+    const ref = refKey({ cluster: sa.cluster, namespace: sa.namespace, name: sa.name });
     if (!model.clusters.includes(sa.cluster)) errors.push(`sourceSelector: service account ${ref}: cluster ${sa.cluster} is not registered`);
     else if (model.meshesIn(sa.cluster).length === 0) errors.push(`sourceSelector: service account ${ref}: cluster ${sa.cluster} has no mesh`);
   }

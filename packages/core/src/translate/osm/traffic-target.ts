@@ -1,7 +1,7 @@
 import type { Destination, IdentitySelector } from "../../api/index";
 import { compareStrings, sortBy } from "../compare";
 import type { AccessPolicy } from "../istio/authorization-policy";
-import type { Model } from "../model";
+import { type Model, refKey } from "../model";
 import { generatedName } from "../naming";
 import type { ObjectDraft } from "../output";
 import { SMI_API_VERSIONS } from "../versions";
@@ -36,7 +36,7 @@ export function osmSources(selectors: readonly IdentitySelector[] | undefined, d
   for (const s of selectors) {
     for (const sa of s.kubeServiceAccountRefs?.serviceAccounts ?? []) {
       if (sa.cluster === cluster || sa.cluster === undefined) accounts.push({ name: sa.name, namespace: sa.namespace });
-      else errors.push(`OSM (SMI TrafficTarget) cannot authorise service account ${sa.cluster}/${sa.namespace}/${sa.name} of another cluster`);
+      else errors.push(`OSM (SMI TrafficTarget) cannot authorise service account ${refKey({ cluster: sa.cluster, namespace: sa.namespace, name: sa.name })} of another cluster`);
     }
     const m = s.kubeIdentityMatcher;
     if (m !== undefined && (m.clusters === undefined || m.clusters.includes(cluster))) accounts.push(...accountsOf(model, destination, m.namespaces));
