@@ -2,19 +2,27 @@ import type { Destination, TrafficPolicyFeatures } from "../../api/index";
 import type { TrafficPolicy } from "../istio/destination-state";
 import type { Model } from "../model";
 
-/** Features SMI has no field for, with how the error names them. */
-const UNSUPPORTED: readonly [keyof TrafficPolicyFeatures, string][] = [
-  ["faultInjection", "fault injection"],
-  ["requestTimeout", "request timeout"],
-  ["retries", "retries"],
-  ["corsPolicy", "CORS"],
-  ["mirror", "mirror"],
-  ["headerManipulation", "header manipulation"],
-  ["outlierDetection", "outlier detection"],
-  ["connectionPool", "connection pool"],
-  ["loadBalancer", "load balancer"],
-  ["mtls", "mtls"],
-];
+/** How OSM takes a feature: honoured (by the TrafficSplit), or refused with an error naming it in these words. */
+export type OsmSupport = "supported" | { readonly unsupported: string };
+
+/**
+ * Every TrafficPolicy feature, decided for OSM. Typed over all of them, so a feature added to the
+ * schema does not compile until it is either honoured here or given the words of its error (API.md
+ * §5: never silently ignored). trafficShift is honoured within limits shiftErrors reports.
+ */
+export const OSM_FEATURES: { readonly [F in keyof TrafficPolicyFeatures]-?: OsmSupport } = {
+  trafficShift: "supported",
+  faultInjection: { unsupported: "fault injection" },
+  requestTimeout: { unsupported: "request timeout" },
+  retries: { unsupported: "retries" },
+  corsPolicy: { unsupported: "CORS" },
+  mirror: { unsupported: "mirror" },
+  headerManipulation: { unsupported: "header manipulation" },
+  outlierDetection: { unsupported: "outlier detection" },
+  connectionPool: { unsupported: "connection pool" },
+  loadBalancer: { unsupported: "load balancer" },
+  mtls: { unsupported: "mtls" },
+};
 
 function shiftErrors(features: TrafficPolicyFeatures, destination: Destination, model: Model): string[] {
   const errors: string[] = [];
@@ -39,8 +47,10 @@ function shiftErrors(features: TrafficPolicyFeatures, destination: Destination, 
  */
 export function osmTrafficErrors(spec: TrafficPolicy["spec"], destination: Destination, model: Model): string[] {
   const errors: string[] = [];
-  for (const [feature, label] of UNSUPPORTED) {
-    if (spec.policy[feature] !== undefined) errors.push(`OSM (SMI) cannot express ${label} (${feature})`);
+  for (const [feature, support] of Object.entries(OSM_FEATURES)) {
+    if (support !== "supported" && spec.policy[feature as keyof TrafficPolicyFeatures] !== undefined) {
+      errors.push(`OSM (SMI) cannot express ${support.unsupported} (${feature})`);
+    }
   }
   if ((spec.httpRequestMatchers ?? []).length > 0) errors.push("OSM (SMI TrafficSplit) cannot express request matchers (httpRequestMatchers)");
   if ((spec.sourceSelector ?? []).length > 0) errors.push("OSM (SMI TrafficSplit) cannot express source selectors (sourceSelector)");

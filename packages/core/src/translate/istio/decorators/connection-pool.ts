@@ -2,7 +2,7 @@ import { istioDuration } from "../durations";
 import type { TrafficPolicyDecorator } from "./types";
 
 /** connectionPool → `trafficPolicy.connectionPool.{tcp,http}`. */
-export const connectionPool: TrafficPolicyDecorator = {
+export const connectionPool: TrafficPolicyDecorator<"connectionPool"> = {
   feature: "connectionPool",
   decorate(features) {
     const c = features.connectionPool;

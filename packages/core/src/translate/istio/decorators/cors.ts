@@ -8,7 +8,7 @@ function sorted(list: readonly string[] | undefined): string[] | undefined {
 import type { RouteDecorator } from "./types";
 
 /** corsPolicy → `corsPolicy` (`allowOrigins` as string matches; `maxAge` as a duration; lists sorted). */
-export const cors: RouteDecorator = {
+export const cors: RouteDecorator<"corsPolicy"> = {
   feature: "corsPolicy",
   decorate(features) {
     const c = features.corsPolicy;

@@ -2,7 +2,7 @@ import { istioDuration } from "../durations";
 import type { RouteDecorator } from "./types";
 
 /** faultInjection → `fault.delay` or `fault.abort`, each with `percentage.value`. */
-export const fault: RouteDecorator = {
+export const fault: RouteDecorator<"faultInjection"> = {
   feature: "faultInjection",
   decorate(features) {
     const f = features.faultInjection;

@@ -15,7 +15,7 @@ function side(add: Record<string, string> | undefined, remove: string[] | undefi
  * headerManipulation → `headers.request` / `headers.response`. "append" maps to Istio `add` (which
  * appends), not `set` (which overwrites). Removed names are sorted: their order has no meaning.
  */
-export const headers: RouteDecorator = {
+export const headers: RouteDecorator<"headerManipulation"> = {
   feature: "headerManipulation",
   decorate(features) {
     const h = features.headerManipulation;

@@ -7,7 +7,7 @@ import type { TrafficPolicyDecorator } from "./types";
  * The outlierDetection must be in the same policy (repeating another policy's values is not a
  * conflict): relying on another policy would make this one break when that one is removed.
  */
-export const loadBalancer: TrafficPolicyDecorator = {
+export const loadBalancer: TrafficPolicyDecorator<"loadBalancer"> = {
   feature: "loadBalancer",
   decorate(features, ctx) {
     const lb = features.loadBalancer;

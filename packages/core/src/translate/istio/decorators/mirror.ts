@@ -3,7 +3,7 @@ import { targetPort } from "./target-port";
 import type { RouteDecorator } from "./types";
 
 /** mirror → `mirror {host, port}` and, when a percentage is given, `mirrorPercentage` (Istio's default is 100%). */
-export const mirror: RouteDecorator = {
+export const mirror: RouteDecorator<"mirror"> = {
   feature: "mirror",
   decorate(features, ctx) {
     const m = features.mirror;

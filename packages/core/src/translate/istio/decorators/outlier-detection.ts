@@ -13,7 +13,7 @@ export const OUTLIER_DEFAULTS = { consecutiveErrors: 5, interval: "10s", baseEje
  * policies setting different fields do not conflict; the DestinationRule fills the rest with
  * OUTLIER_DEFAULTS once the policies are merged.
  */
-export const outlierDetection: TrafficPolicyDecorator = {
+export const outlierDetection: TrafficPolicyDecorator<"outlierDetection"> = {
   feature: "outlierDetection",
   decorate(features) {
     const o = features.outlierDetection;

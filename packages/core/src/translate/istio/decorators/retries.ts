@@ -2,7 +2,7 @@ import { istioDuration } from "../durations";
 import type { RouteDecorator } from "./types";
 
 /** retries → `retries {attempts, perTryTimeout, retryOn}`. */
-export const retries: RouteDecorator = {
+export const retries: RouteDecorator<"retries"> = {
   feature: "retries",
   decorate(features) {
     const r = features.retries;

@@ -31,7 +31,7 @@ export function shiftSubsets(features: TrafficPolicyFeatures): { cluster: string
 }
 
 /** trafficShift → `route[]` with weights; subsets by their generated names (the targets' DestinationRules define them). */
-export const trafficShift: RouteDecorator = {
+export const trafficShift: RouteDecorator<"trafficShift"> = {
   feature: "trafficShift",
   decorate(features, ctx) {
     const shift = features.trafficShift;

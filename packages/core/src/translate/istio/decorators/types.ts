@@ -23,14 +23,15 @@ export type TrafficPolicyContext = DecoratorContext;
 /**
  * Turns one feature into VirtualService http route fields. Returns undefined when the policy does not
  * use the feature. Pure: the caller merges the result with other policies' and detects conflicts.
+ * `F` is the feature it handles, so the handler table (index.ts) can check it sits under its own key.
  */
-export interface RouteDecorator {
-  readonly feature: Feature;
+export interface RouteDecorator<F extends Feature = Feature> {
+  readonly feature: F;
   decorate(features: TrafficPolicyFeatures, ctx: RouteContext): HttpRouteFields | undefined;
 }
 
 /** Turns one feature into DestinationRule `trafficPolicy` fields; undefined when unused. */
-export interface TrafficPolicyDecorator {
-  readonly feature: Feature;
+export interface TrafficPolicyDecorator<F extends Feature = Feature> {
+  readonly feature: F;
   decorate(features: TrafficPolicyFeatures, ctx: TrafficPolicyContext): DestinationTrafficPolicy | undefined;
 }
