@@ -30,15 +30,43 @@ function bodyFor(r: Route): unknown {
   return undefined;
 }
 
-/** The concrete path of a route, its parameters pointing at tenant A's objects. */
+/**
+ * For each path parameter, by the route path up to it: the object of tenant A it names and the list
+ * A sees that object in. A 404 for tenant B proves isolation only if the path names something A has,
+ * so the isolation test checks that A has it, and pathFor refuses a parameter missing here instead
+ * of sending it unfilled (a 404 whatever the route does).
+ */
+function parameters(): Record<string, { value: string; listedAt: string }> {
+  return {
+    "/v1/tenants/{id}": { value: "tenant-a", listedAt: "/v1/tenants" },
+    "/v1/tokens/{id}": { value: tokenIdA, listedAt: "/v1/tokens" },
+    "/v1/clusters/{name}": { value: "cluster-a", listedAt: "/v1/clusters" },
+    "/v1/trafficpolicies/{name}": { value: "tp-a", listedAt: "/v1/trafficpolicies" },
+    "/v1/accesspolicies/{name}": { value: "ap-a", listedAt: "/v1/accesspolicies" },
+    "/v1/virtualmeshes/{name}": { value: "vm-a", listedAt: "/v1/virtualmeshes" },
+  };
+}
+
+/** The concrete path of a route, its parameters pointing at tenant A's objects; throws for a parameter it cannot fill. */
 function pathFor(r: Route): string {
-  return r.path
-    .replace("/v1/tenants/{id}", "/v1/tenants/tenant-a")
-    .replace("/v1/tokens/{id}", `/v1/tokens/${tokenIdA}`)
-    .replace("/v1/clusters/{name}", "/v1/clusters/cluster-a")
-    .replace("/v1/trafficpolicies/{name}", "/v1/trafficpolicies/tp-a")
-    .replace("/v1/accesspolicies/{name}", "/v1/accesspolicies/ap-a")
-    .replace("/v1/virtualmeshes/{name}", "/v1/virtualmeshes/vm-a");
+  let path = r.path;
+  for (const [prefix, { value }] of Object.entries(parameters())) {
+    if (path.startsWith(prefix)) path = prefix.replace(/\{\w+\}$/, value) + path.slice(prefix.length);
+  }
+  const unfilled = /\{\w+\}/.exec(path);
+  if (unfilled) throw new Error(`${r.method.toUpperCase()} ${r.path}: no object of tenant A for ${unfilled[0]}; add one to parameters()`);
+  return path;
+}
+
+/** Checks that the objects `r`'s path parameters name exist in tenant A, as A lists them. */
+async function expectTenantAHas(r: Route): Promise<void> {
+  for (const [prefix, { value, listedAt }] of Object.entries(parameters())) {
+    if (!r.path.startsWith(prefix)) continue;
+    const res = await cp.request("GET", listedAt, { token: adminA });
+    expect(res.status, listedAt).toBe(200);
+    const items = ((await res.json()) as { items: { id?: string; name?: string; metadata?: { name: string } }[] }).items;
+    expect(items.map((i) => i.id ?? i.metadata?.name ?? i.name), listedAt).toContain(value);
+  }
 }
 
 const call = (r: Route, token?: string) => cp.request(r.method.toUpperCase(), pathFor(r), { ...(token ? { token } : {}), ...(bodyFor(r) !== undefined ? { body: bodyFor(r) } : {}) });
@@ -117,7 +145,10 @@ describe("tenant isolation on every route", () => {
       const before = await snapshotA();
       const res = await call(r, adminB);
       const text = await res.text();
-      if (r.path.includes("{")) expect(res.status, text).toBe(404);
+      if (r.path.includes("{")) {
+        expect(res.status, text).toBe(404);
+        await expectTenantAHas(r);
+      }
       for (const secretish of ["tp-a", "ap-a", "vm-a", "cluster-a", tokenIdA]) {
         if (r.method === "get" && !r.path.includes("{")) expect(text).not.toContain(secretish);
       }

@@ -45,6 +45,12 @@ export interface ControlPlane {
    * records stay on the queue); returns how many records were handled and how many failed.
    */
   work(): Promise<{ handled: number; failed: number }>;
+  /**
+   * `work`, repeated until it receives something — a record that failed becomes visible again only
+   * once its 1 s visibility timeout has run out, however long the emulator then takes — and throws
+   * after `ms` without one.
+   */
+  workRedelivered(ms?: number): Promise<{ handled: number; failed: number }>;
   signer: LocalKeySigner;
   worker: WorkerDeps;
   queueUrl: string;
@@ -112,7 +118,7 @@ export async function startControlPlane(options: { table?: string; log?: Logger 
       ...(o.raw !== undefined ? { body: o.raw } : o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
     });
 
-  return {
+  const plane: ControlPlane = {
     url,
     store,
     signer,
@@ -145,6 +151,15 @@ export async function startControlPlane(options: { table?: string; log?: Logger 
           else await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: r.receiptHandle }));
         }
         if (bad.size > 0) return { handled, failed };
+      }
+    },
+    async workRedelivered(ms = 10_000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const result = await plane.work();
+        if (result.handled > 0) return result;
+        if (Date.now() > deadline) throw new Error(`no record was delivered again within ${ms} ms`);
+        await new Promise((r) => setTimeout(r, 100));
       }
     },
     table,
@@ -180,6 +195,7 @@ export async function startControlPlane(options: { table?: string; log?: Logger 
       sqs.destroy();
     },
   };
+  return plane;
 }
 
 /** A valid document of each kind, for tests to vary. */
