@@ -26,7 +26,7 @@ const reject = (why: string): never => {
  */
 export async function authenticateAgent(c: Context<AppEnv>, deps: { store: Store; now: () => Date; apiUrl: string }): Promise<AgentIdentity> {
   const header = c.req.header("authorization") ?? "";
-  const token = /^Bearer ([A-Za-z0-9_.-]{20,4096})$/.exec(header)?.[1] ?? reject("a bearer JWT is required");
+  const token = /^bearer ([A-Za-z0-9_.-]{20,4096})$/i.exec(header)?.[1] ?? reject("a bearer JWT is required");
   let unverified: AgentClaims;
   let kid: unknown;
   try {
@@ -38,6 +38,7 @@ export async function authenticateAgent(c: Context<AppEnv>, deps: { store: Store
   if (!dnsLabel.safeParse(unverified.tenant).success || !dnsLabel.safeParse(unverified.sub).success) reject("bad tenant or cluster claim");
   const head = await deps.store.snapshots.head(unverified.tenant, unverified.sub);
   if (!head?.agentKey || head.agentKid !== kid) return reject("no agent with this key is registered for the cluster");
+  if (head.deregistering === true) return reject("the cluster is being deregistered");
   const now = deps.now();
   let claims: AgentClaims;
   try {

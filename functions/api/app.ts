@@ -49,6 +49,18 @@ function limitBody(maxSize: number) {
   });
 }
 
+/**
+ * The methods routes answer on the path a request names, for 405 (with `Allow`) instead of 404 when
+ * the path exists but the method does not. Path parameters match one segment, as in the router.
+ */
+function methodsByPath(routes: readonly { method: string; path: string }[]): (path: string) => string[] {
+  const patterns = routes.map((r) => ({
+    method: r.method.toUpperCase(),
+    regex: new RegExp(`^${r.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`),
+  }));
+  return (path) => [...new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method))].sort();
+}
+
 /** Every route of the API, in the order they are documented. */
 export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority">> & Pick<AppDeps, "publicUrl">): Route[] {
   return [
@@ -83,12 +95,22 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set("log", deps.log.child({ requestId }));
     c.header("x-request-id", requestId);
     await next();
+    // Every answer: never sniffed into another type, never kept by a cache or proxy (tokens, bootstrap
+    // tokens and tenant configuration travel in bodies; no answer is meant to be stored).
+    c.res.headers.set("x-content-type-options", "nosniff");
+    if (!c.res.headers.has("cache-control")) c.res.headers.set("cache-control", "no-store");
   });
   app.get("/openapi.json", (c) => c.json(spec));
   for (const r of [...routes, health]) {
     app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), authorize(deps.store, r.access, now, apiUrl), (c) => r.handle(c));
   }
-  app.notFound((c) => problem(c, 404, `no route for ${c.req.method} ${c.req.path}`));
+  const allowed = methodsByPath([...routes, health, { method: "get", path: "/openapi.json" }]);
+  app.notFound((c) => {
+    const methods = allowed(c.req.path);
+    if (methods.length === 0) return problem(c, 404, `no route for ${c.req.method} ${c.req.path}`);
+    c.header("allow", methods.join(", "));
+    return problem(c, 405, `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(", ")}`);
+  });
   app.onError(onError);
   return app;
 }

@@ -24,7 +24,8 @@ export function authorize(store: Store, access: Access, now: () => Date, apiUrl:
       return next();
     }
     const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(header);
+    // The scheme is case-insensitive (RFC 9110 §11.1): `bearer` is as good as `Bearer`.
+    const match = /^bearer ([A-Za-z0-9_-]{10,200})$/i.exec(header);
     if (!match) throw new UnauthorizedError("a bearer token is required (Authorization: Bearer <token>)");
     const principal = await store.tokens.authenticate(match[1] as string, now());
     if (!principal) throw new UnauthorizedError("the token is unknown, revoked or expired");

@@ -29,6 +29,7 @@ const TITLES: Record<number, string> = {
   404: "Not Found",
   409: "Conflict",
   412: "Precondition Failed",
+  405: "Method Not Allowed",
   413: "Payload Too Large",
   429: "Too Many Requests",
   500: "Internal Server Error",

@@ -1,6 +1,6 @@
 import { ValidationError, parseOrThrow } from "@meshplane/core";
 import type { Context } from "hono";
-import { parseAllDocuments } from "yaml";
+import { type Document, parseAllDocuments } from "yaml";
 import type { z } from "zod";
 import type { Access } from "./auth";
 import type { AppEnv } from "./context";
@@ -75,7 +75,7 @@ async function readBody(c: Context<AppEnv>, schema: z.ZodType, types: readonly s
     const docs = parseAllDocuments(text);
     const bad = docs.flatMap((d) => d.errors);
     if (bad.length > 0) throw new ValidationError("malformed YAML", [{ path: "(body)", message: `malformed YAML: ${bad[0]?.message.split("\n")[0]}` }]);
-    value = { documents: docs.map((d) => d.toJS()).filter((d) => d !== null) };
+    value = { documents: docs.map((d, i) => yamlValue(d, i)).filter((d) => d !== null) };
   } else {
     try {
       value = JSON.parse(text);
@@ -84,6 +84,23 @@ async function readBody(c: Context<AppEnv>, schema: z.ZodType, types: readonly s
     }
   }
   return parseOrThrow(schema, value, "request body");
+}
+
+/** Aliases a YAML document may expand: enough for any real policy, too few for a billion-laughs body. */
+export const YAML_MAX_ALIASES = 100;
+
+/**
+ * One YAML document as plain data. Resolving aliases is where a document can still be bad after it
+ * parsed — an alias to an anchor that does not exist, or more aliases than `YAML_MAX_ALIASES` — and
+ * that is the client's mistake: a 400 naming the document, not a 500.
+ */
+function yamlValue(doc: Document, index: number): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: YAML_MAX_ALIASES });
+  } catch (error) {
+    const message = (error as Error).message.split("\n")[0] ?? "";
+    throw new ValidationError("malformed YAML", [{ path: `documents[${index}]`, message: `YAML document ${index + 1}: ${message}` }]);
+  }
 }
 
 /** `/v1/x/{name}` → `/v1/x/:name` for the router. */

@@ -28,6 +28,11 @@ export interface StoredReport {
 const MAX_STORED_FAILURES = 200;
 const MAX_ERROR_CHARS = 1000;
 
+/** The condition every agent write puts on the cluster's head: registered, and not being deregistered. */
+const AGENT_ACTIVE = "attribute_exists(agentKey) AND attribute_not_exists(deregistering)";
+
+const agentGone = () => new UnauthorizedError("the cluster has no registered agent");
+
 /** lastSeenAt is written at most this often: a poll every few seconds must not cost a write each. */
 const SEEN_INTERVAL_MS = 60_000;
 
@@ -82,21 +87,28 @@ export class AgentStore {
    */
   async recordDiscovery(tenantId: string, cluster: string, result: DiscoveryResult, hash: string, head: ClusterHead | undefined): Promise<number | undefined> {
     if (head?.discoveryHash === hash) return undefined;
-    await this.discovered.replace(tenantId, cluster, result);
-    return writeWithRevision(this.deps.doc, this.deps.table, tenantId, () => ({
-      items: [
-        {
-          Update: {
-            TableName: this.deps.table,
-            Key: keys.snapshotHead(tenantId, cluster),
-            UpdateExpression: "SET discoveryHash = :h",
-            ConditionExpression: "attribute_exists(agentKey)",
-            ExpressionAttributeValues: { ":h": hash },
+    const written = await this.discovered.replace(tenantId, cluster, result);
+    try {
+      return await writeWithRevision(this.deps.doc, this.deps.table, tenantId, () => ({
+        items: [
+          {
+            Update: {
+              TableName: this.deps.table,
+              Key: keys.snapshotHead(tenantId, cluster),
+              UpdateExpression: "SET discoveryHash = :h",
+              ConditionExpression: AGENT_ACTIVE,
+              ExpressionAttributeValues: { ":h": hash },
+            },
           },
-        },
-      ],
-      onConditionFailed: () => new UnauthorizedError("the cluster has no registered agent"),
-    }));
+        ],
+        onConditionFailed: () => new UnauthorizedError("the cluster has no registered agent"),
+      }));
+    } catch (error) {
+      // Deregistered meanwhile: what this report wrote after the purge listed the partition would
+      // outlive the cluster.
+      if (error instanceof UnauthorizedError) await this.discovered.remove(written);
+      throw error;
+    }
   }
 
   /**
@@ -120,15 +132,21 @@ export class AgentStore {
         TableName: table,
         Key: keys.snapshotHead(tenantId, cluster),
         UpdateExpression: "SET appliedGeneration = :g, lastSeenAt = :now",
+        ConditionExpression: AGENT_ACTIVE,
         ExpressionAttributeValues: { ":g": report.generation, ":now": now.toISOString() },
       },
     };
     const put = { Put: { TableName: table, Item: { ...keys.agentReport(tenantId, cluster), ...stored, contentHash } } };
     if (previous?.contentHash === contentHash) {
-      await doc.send(new TransactWriteCommand({ TransactItems: [put, seen] }));
+      try {
+        await doc.send(new TransactWriteCommand({ TransactItems: [put, seen] }));
+      } catch (error) {
+        if ((error as { name?: string }).name === "TransactionCanceledException") throw agentGone();
+        throw error;
+      }
       return undefined;
     }
-    return writeWithRevision(doc, table, tenantId, () => ({ items: [put, seen], onConditionFailed: () => undefined }));
+    return writeWithRevision(doc, table, tenantId, () => ({ items: [put, seen], onConditionFailed: (i) => (i === 1 ? agentGone() : undefined) }));
   }
 
   /** Last reports of the given clusters. */

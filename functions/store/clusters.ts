@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newSecret } from "../shared/secrets";
 import { batchWrite, queryItems, queryKeys } from "./batch";
@@ -107,6 +107,14 @@ export class ClusterStore {
   async deregister(tenantId: string, name: string): Promise<number> {
     const { doc, table } = this.deps;
     const current = await this.getItem(tenantId, name);
+    // First shut the agent out: a discovery or status report already under way then fails its
+    // final condition (and removes what it wrote) instead of leaving items behind the purge that
+    // would resurface if the name is registered again.
+    await doc
+      .send(new UpdateCommand({ TableName: table, Key: keys.snapshotHead(tenantId, name), UpdateExpression: "SET deregistering = :t", ConditionExpression: "attribute_exists(PK)", ExpressionAttributeValues: { ":t": true } }))
+      .catch((error: unknown) => {
+        if ((error as { name?: string }).name !== "ConditionalCheckFailedException") throw error;
+      });
     await purgePartition(doc, table, clusterPk(tenantId, name));
     return writeWithRevision(doc, table, tenantId, () => ({
       items: [

@@ -5,6 +5,7 @@ import type { StoreDeps } from "./resources";
 
 export type DiscoveredKind = "Mesh" | "Workload" | "Destination";
 type Discovered = Mesh | Workload | Destination;
+type Key = { PK: string; SK: string };
 
 export interface DiscoveredFilter {
   cluster?: string;
@@ -21,7 +22,7 @@ export class DiscoveredStore {
    * and deletes the ones that went away. A busy cluster changes a few endpoints at a time, so a report
    * costs one read of the partition and a handful of writes, not a rewrite of every object.
    */
-  async replace(tenantId: string, cluster: string, result: DiscoveryResult): Promise<void> {
+  async replace(tenantId: string, cluster: string, result: DiscoveryResult): Promise<Key[]> {
     const { doc, table } = this.deps;
     const stored = new Map((await queryItems(doc, table, clusterPk(tenantId, cluster), "D#")).map((i) => [i.SK as string, i.body as string]));
     const puts = [];
@@ -34,6 +35,12 @@ export class DiscoveredStore {
     }
     const stale = [...stored.keys()].filter((sk) => !keep.has(sk)).map((SK) => ({ DeleteRequest: { Key: { PK: clusterPk(tenantId, cluster), SK } } }));
     await batchWrite(doc, table, [...puts, ...stale]);
+    return puts.map((p) => ({ PK: p.PutRequest.Item.PK, SK: p.PutRequest.Item.SK }));
+  }
+
+  /** Deletes items `replace` wrote, when the report they belong to was refused after all. */
+  async remove(written: readonly Key[]): Promise<void> {
+    await batchWrite(this.deps.doc, this.deps.table, written.map((Key) => ({ DeleteRequest: { Key } })));
   }
 
   /** Discovered objects of a kind across the given clusters, filtered, sorted by name. */

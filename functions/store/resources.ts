@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type Requirement, type ResourceStatus, type StoredResource, type UserDocument, type UserKind, matchesLabels, nextStoredVersion } from "@meshplane/core";
-import { ConflictError, NotFoundError, PreconditionFailedError } from "../shared/errors";
+import { ConflictError, NotFoundError, PayloadTooLargeError, PreconditionFailedError } from "../shared/errors";
 import { batchGet } from "./batch";
 import { keys, tenantPk } from "./keys";
 import { writeWithRevision } from "./revision";
@@ -186,13 +186,20 @@ export class ResourceStore {
   }
 
   private putItem(tenantId: string, next: StoredResource, currentVersion: string | undefined) {
+    const body = JSON.stringify({ apiVersion: next.apiVersion, kind: next.kind, metadata: next.metadata, spec: next.spec });
+    if (Buffer.byteLength(body) > MAX_STORED_BODY_BYTES) {
+      const { path, bytes } = largestField({ metadata: next.metadata, spec: next.spec });
+      throw new PayloadTooLargeError(
+        `${next.kind} ${next.metadata.name} is ${kb(Buffer.byteLength(body))} as stored, more than the ${kb(MAX_STORED_BODY_BYTES)} one resource may take; ${path} alone is ${kb(bytes)}: split it into several resources`,
+      );
+    }
     const item: ResourceItem & Record<string, unknown> = {
       ...keys.resource(tenantId, next.kind, next.metadata.name),
       kind: next.kind,
       name: next.metadata.name,
       generation: next.metadata.generation,
       resourceVersion: next.metadata.resourceVersion,
-      body: JSON.stringify({ apiVersion: next.apiVersion, kind: next.kind, metadata: next.metadata, spec: next.spec }),
+      body,
       status: encodeStatus(next.status),
     };
     return {
@@ -205,6 +212,29 @@ export class ResourceStore {
       },
     };
   }
+}
+
+/**
+ * The most a resource's stored JSON may take: a DynamoDB item holds 400 KB, and the item also carries
+ * the status (gzipped) and keys. Bigger bodies fit the API's 1 MiB limit but not the store, so they
+ * are refused as the client's mistake (413) rather than failing in DynamoDB (500).
+ */
+export const MAX_STORED_BODY_BYTES = 300 * 1024;
+
+const kb = (bytes: number): string => `${Math.ceil(bytes / 1024)} KiB`;
+
+/** The field to blame for a big value: descend while one member holds most of its parent's size. */
+function largestField(value: Record<string, unknown>, path = ""): { path: string; bytes: number } {
+  const sizes = Object.entries(value).map(([key, v]) => ({ key, v, bytes: Buffer.byteLength(JSON.stringify(v) ?? "") }));
+  const total = sizes.reduce((sum, x) => sum + x.bytes, 0);
+  const top = sizes.sort((a, b) => b.bytes - a.bytes)[0];
+  if (top === undefined) return { path: path || "(document)", bytes: total };
+  const here = Array.isArray(value) ? `${path}[${top.key}]` : path === "" ? top.key : `${path}.${top.key}`;
+  if (top.v !== null && typeof top.v === "object" && top.bytes > total / 2) {
+    const inner = largestField(top.v as Record<string, unknown>, here);
+    if (inner.bytes > top.bytes / 2) return inner;
+  }
+  return { path: here, bytes: top.bytes };
 }
 
 /** Thrown inside a revision write when every document is unchanged: nothing to commit. */

@@ -12,14 +12,25 @@ export interface RevisionWrite {
   onConditionFailed: (index: number) => Error | undefined;
 }
 
-const MAX_ATTEMPTS = 8;
+/**
+ * How long a writer keeps retrying a lost race for the tenant's revision before answering 409: long
+ * enough that 50 concurrent writes to one tenant all land, well inside API Gateway's 30 s.
+ */
+export const REVISION_RETRY_BUDGET_MS = 10_000;
+const BACKOFF_BASE_MS = 5;
+const BACKOFF_CAP_MS = 250;
 
 /**
  * Writes `build(revision)` and bumps the tenant's input revision in ONE transaction, so a stored
- * change and the revision the translate job carries can never disagree. The tenant's revision is read
- * first and the bump is conditioned on it, which serialises writers of one tenant; a lost race is
- * retried with a fresh revision. Throws NotFoundError when the tenant does not exist or is being
- * deleted; other failed conditions go through `onConditionFailed`. Returns the new revision.
+ * change and the revision that counts it can never disagree: a worker that reads revision R (strongly)
+ * and then the store sees every change R counts. The bump is an atomic increment, not a
+ * compare-and-set on the value read before: concurrent writers of one tenant do not invalidate each
+ * other, and only transactions that overlap in DynamoDB itself are retried (exponential backoff with
+ * full jitter, for up to REVISION_RETRY_BUDGET_MS). `build` receives the revision read just before
+ * plus one — the earliest the change can carry, used as the written resources' `resourceVersion`
+ * (monotonic per resource; two resources changed at once may share one). Throws NotFoundError when
+ * the tenant does not exist or is being deleted; other failed conditions go through
+ * `onConditionFailed`. Returns the tenant's revision after the commit, which counts this change.
  */
 export async function writeWithRevision(
   doc: DynamoDBDocumentClient,
@@ -27,12 +38,10 @@ export async function writeWithRevision(
   tenantId: string,
   build: (revision: number) => RevisionWrite | Promise<RevisionWrite>,
 ): Promise<number> {
+  const deadline = Date.now() + REVISION_RETRY_BUDGET_MS;
   for (let attempt = 1; ; attempt++) {
-    const tenant = await doc.send(new GetCommand({ TableName: table, Key: keys.tenant(tenantId), ConsistentRead: true }));
-    if (!tenant.Item || tenant.Item.state !== "active") throw new NotFoundError(`tenant ${tenantId} not found`);
-    const current = tenant.Item.revision as number;
-    const next = current + 1;
-    const write = await build(next);
+    const current = await revisionOf(doc, table, tenantId);
+    const write = await build(current + 1);
     try {
       await doc.send(
         new TransactWriteCommand({
@@ -41,27 +50,36 @@ export async function writeWithRevision(
               Update: {
                 TableName: table,
                 Key: keys.tenant(tenantId),
-                UpdateExpression: "SET revision = :next",
-                ConditionExpression: "revision = :current AND #state = :active",
+                UpdateExpression: "SET revision = revision + :one",
+                ConditionExpression: "#state = :active",
                 ExpressionAttributeNames: { "#state": "state" },
-                ExpressionAttributeValues: { ":next": next, ":current": current, ":active": "active" },
+                ExpressionAttributeValues: { ":one": 1, ":active": "active" },
               },
             },
             ...write.items,
           ],
         }),
       );
-      return next;
+      return await revisionOf(doc, table, tenantId);
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
+      if (reasons[0]?.Code === "ConditionalCheckFailed") throw new NotFoundError(`tenant ${tenantId} not found`, { cause: error });
       const failed = reasons.findIndex((r, i) => i > 0 && r.Code === "ConditionalCheckFailed");
       if (failed > 0) {
         const mapped = write.onConditionFailed(failed - 1);
         if (mapped) throw mapped;
       }
-      if (attempt >= MAX_ATTEMPTS) throw new ConflictError("too many concurrent writes to this tenant; try again", { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      const pause = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
+      if (Date.now() + pause > deadline) throw new ConflictError("too many concurrent writes to this tenant; try again", { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
+}
+
+/** The tenant's revision, strongly read; NotFoundError when the tenant does not exist or is being deleted. */
+async function revisionOf(doc: DynamoDBDocumentClient, table: string, tenantId: string): Promise<number> {
+  const tenant = await doc.send(new GetCommand({ TableName: table, Key: keys.tenant(tenantId), ConsistentRead: true }));
+  if (!tenant.Item || tenant.Item.state !== "active") throw new NotFoundError(`tenant ${tenantId} not found`);
+  return tenant.Item.revision as number;
 }

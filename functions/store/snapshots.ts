@@ -30,6 +30,8 @@ export interface ClusterHead {
   discoveryHash?: string;
   appliedGeneration?: number;
   lastSeenAt?: string;
+  /** Set when the cluster is being deregistered: its agent is refused and writes nothing more. */
+  deregistering?: boolean;
 }
 
 type Item = Record<string, unknown>;
@@ -45,6 +47,7 @@ function toHead(item: Item | undefined): ClusterHead | undefined {
     ...(item.discoveryHash ? { discoveryHash: item.discoveryHash as string } : {}),
     ...(typeof item.appliedGeneration === "number" ? { appliedGeneration: item.appliedGeneration } : {}),
     ...(item.lastSeenAt ? { lastSeenAt: item.lastSeenAt as string } : {}),
+    ...(item.deregistering === true ? { deregistering: true } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { NotFoundError } from "../shared/errors";
+import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newId, newSecret } from "../shared/secrets";
 import { keys, tenantPk } from "./keys";
 import type { StoreDeps } from "./resources";
@@ -86,18 +86,54 @@ export class TokenStore {
     return (out.Items ?? []).map(toInfo).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
-  /** Revokes at once: both items go in one transaction, so the secret stops working immediately. */
-  async revoke(tenantId: string, tokenId: string): Promise<void> {
-    const record = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.tokenRecord(tenantId, tokenId), ConsistentRead: true }));
-    if (!record.Item) throw new NotFoundError(`token ${tokenId} not found`);
-    await this.deps.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: this.deps.table, Key: keys.tokenRecord(tenantId, tokenId) } },
-          { Delete: { TableName: this.deps.table, Key: keys.tokenLookup(record.Item.hash as string) } },
-        ],
-      }),
-    );
+  /**
+   * Revokes at once: both items go in one transaction, so the secret stops working immediately.
+   * The tenant's last valid admin token cannot be revoked (ConflictError): nobody could then manage
+   * the tenant's tokens. The transaction checks that another valid admin token still exists, so two
+   * admins revoking each other at the same moment cannot both succeed; a lost race is re-judged.
+   */
+  async revoke(tenantId: string, tokenId: string, now: Date): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const record = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.tokenRecord(tenantId, tokenId), ConsistentRead: true }));
+      if (!record.Item) throw new NotFoundError(`token ${tokenId} not found`);
+      const guard = record.Item.role === "admin" ? await this.otherAdminCheck(tenantId, tokenId, now) : [];
+      try {
+        await this.deps.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Delete: { TableName: this.deps.table, Key: keys.tokenRecord(tenantId, tokenId), ConditionExpression: "attribute_exists(PK)" } },
+              { Delete: { TableName: this.deps.table, Key: keys.tokenLookup(record.Item.hash as string) } },
+              ...guard,
+            ],
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        if (attempt >= 5) throw new ConflictError("tokens of this tenant are changing concurrently; try again", { cause: error });
+      }
+    }
+  }
+
+  /** A condition that another admin token of the tenant exists and has not expired; ConflictError when there is none. */
+  private async otherAdminCheck(tenantId: string, tokenId: string, now: Date) {
+    const nowIso = now.toISOString();
+    const other = (await this.list(tenantId)).find((t) => t.role === "admin" && t.id !== tokenId && (t.expiresAt === undefined || t.expiresAt > nowIso));
+    if (other === undefined) {
+      throw new ConflictError(
+        "this is the tenant's last valid admin token; revoking it would leave nobody able to manage the tenant's tokens: create another admin token first (the operator can also mint one)",
+      );
+    }
+    return [
+      {
+        ConditionCheck: {
+          TableName: this.deps.table,
+          Key: keys.tokenRecord(tenantId, other.id),
+          ConditionExpression: "attribute_exists(PK) AND (attribute_not_exists(expiresAt) OR expiresAt > :now)",
+          ExpressionAttributeValues: { ":now": nowIso },
+        },
+      },
+    ];
   }
 
   /**

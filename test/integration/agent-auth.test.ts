@@ -150,7 +150,7 @@ describe("status reports", () => {
     const admin = await cp.tenant("reports");
     const agent = await registeredAgent(cp, admin, "reports", "big");
     const results = Array.from({ length: 3000 }, (_, i) => ({ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "ns", name: `vs-${i}`, state: "failed" as const, error: "x".repeat(300) }));
-    expect((await agent.client.status({ generation: 1, results })).changed).toBe(true);
+    expect((await agent.client.status({ generation: 0, results })).changed).toBe(true);
     const stored = (await cp.store.agents.reports("reports", ["big"])).get("big");
     expect(stored?.failures).toHaveLength(200);
     expect(stored?.failureCount).toBe(3000);

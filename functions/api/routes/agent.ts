@@ -1,5 +1,6 @@
+import { createPublicKey } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { type DiscoveryResult, ValidationError, canonicalJson, discoveryReport, registerRequest, sha256, snapshotEtag, statusReport } from "@meshplane/core";
+import { type DiscoveryResult, type PublicEcJwk, ValidationError, canonicalJson, discoveryReport, registerRequest, sha256, snapshotEtag, statusReport } from "@meshplane/core";
 import { type JWK, calculateJwkThumbprint } from "jose";
 import { z } from "zod";
 import type { TranslateQueue } from "../../queue/translate-queue";
@@ -31,6 +32,18 @@ function checkCluster(result: DiscoveryResult, cluster: string): void {
   if (errors.length > 0) throw new ValidationError("discovery report names another cluster; nothing was stored", errors);
 }
 
+/**
+ * The schema checks a key's shape; this checks that it is a point on P-256 at all, before the
+ * bootstrap token is spent on a key no signature could ever verify against.
+ */
+function checkPoint(key: PublicEcJwk): void {
+  try {
+    createPublicKey({ key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y }, format: "jwk" });
+  } catch {
+    throw new ValidationError("invalid request body", [{ path: "publicKey", message: "is not a point on the P-256 curve" }]);
+  }
+}
+
 /** The agent protocol (API.md §10): register, pull the snapshot, report discovery and status. */
 export function agentRoutes(deps: AgentDeps): Route[] {
   const { store } = deps;
@@ -41,6 +54,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       body: registerRequest,
       responses: { 200: { description: "registered", schema: z.object({ tenant: z.string(), cluster: z.string() }) } },
       handler: async (c, { body }) => {
+        checkPoint(body.publicKey);
         const kid = await calculateJwkThumbprint(body.publicKey as JWK);
         const jwk = { kty: body.publicKey.kty, crv: body.publicKey.crv, x: body.publicKey.x, y: body.publicKey.y };
         const { tenantId, cluster } = await store.agents.register(body.bootstrapToken, jwk, kid, deps.now());
@@ -89,7 +103,14 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       body: statusReport,
       responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },
       handler: async (c, { body }) => {
-        const { tenantId, cluster } = c.get("agent");
+        const { tenantId, cluster, head } = c.get("agent");
+        // An agent can only have applied a generation it fetched, and only published ones are served.
+        const latest = head.snapshot?.generation ?? 0;
+        if (body.generation > latest) {
+          throw new ValidationError("status report names an unpublished generation; nothing was stored", [
+            { path: "generation", message: `must be at most ${latest}, the latest generation published for cluster ${cluster}` },
+          ]);
+        }
         const hash = sha256(canonicalJson({ generation: body.generation, error: body.error ?? null, failed: body.results.filter((r) => r.state === "failed"), certificates: body.certificates ?? [] }));
         const revision = await store.agents.recordReport(tenantId, cluster, body, hash, deps.now());
         await enqueueTranslate(deps.queue, c.get("log"), tenantId, revision);

@@ -1,7 +1,8 @@
 import type { Store } from "../../store/index";
 import type { Tenant } from "../../store/index";
 import { route } from "../route";
-import { createTenantBody, listOf, tenantView } from "../schemas";
+import { createTenantBody, createTokenBody, listOf, tenantView, tokenInfo } from "../schemas";
+import { tokenExpiry } from "./tokens";
 
 const view = (t: Tenant) => ({ id: t.id, revision: t.revision, translatedRevision: t.translatedRevision, createdAt: t.createdAt });
 
@@ -29,6 +30,21 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
       method: "get", path: "/v1/tenants/{id}", tag: "tenants", access: "operator", summary: "Get a tenant",
       responses: { 200: { description: "the tenant", schema: tenantView } },
       handler: async (c) => c.json(view(await store.tenants.get(c.req.param("id") as string))),
+    }),
+    route({
+      method: "post", path: "/v1/tenants/{id}/tokens", tag: "tenants", access: "operator",
+      summary: "Mint a token for a tenant (recovery when its admins are locked out); the secret is shown only this once",
+      body: createTokenBody,
+      responses: { 201: { description: "created", schema: tokenInfo.extend({ token: tokenInfo.shape.id }) }, 404: { description: "no such tenant" } },
+      handler: async (c, { body }) => {
+        const tenantId = c.req.param("id") as string;
+        const now = deps.now();
+        const expiresAt = tokenExpiry(body, now);
+        const { token, info } = await store.tokens.create(tenantId, { name: body.name, role: body.role, ...(expiresAt ? { expiresAt } : {}) }, now.toISOString());
+        // An audit record: the operator acted inside a tenant.
+        c.get("log").info("audit: operator minted a tenant token", { audit: true, tenantId, tokenId: info.id, role: info.role, name: info.name });
+        return c.json({ ...info, token }, 201);
+      },
     }),
     route({
       method: "delete", path: "/v1/tenants/{id}", tag: "tenants", access: "operator",

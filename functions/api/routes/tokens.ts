@@ -2,6 +2,26 @@ import type { Store } from "../../store/index";
 import { route } from "../route";
 import { createTokenBody, listOf, tokenInfo } from "../schemas";
 import { ValidationError } from "@meshplane/core";
+import type { z } from "zod";
+
+/** The longest a token may live, as `ttlDays` or as `expiresAt`. */
+export const MAX_TOKEN_DAYS = 3650;
+
+/**
+ * When a token asked for as `body` expires: `ttlDays` from now, or `expiresAt` (normalised to UTC),
+ * which must be in the future and at most MAX_TOKEN_DAYS ahead; undefined for a token that never
+ * expires.
+ */
+export function tokenExpiry(body: z.infer<typeof createTokenBody>, now: Date): string | undefined {
+  if (body.ttlDays) return new Date(now.getTime() + body.ttlDays * 86_400_000).toISOString();
+  if (!body.expiresAt) return undefined;
+  const at = Date.parse(body.expiresAt);
+  if (at <= now.getTime()) throw new ValidationError("invalid request body", [{ path: "expiresAt", message: "must be in the future" }]);
+  if (at > now.getTime() + MAX_TOKEN_DAYS * 86_400_000) {
+    throw new ValidationError("invalid request body", [{ path: "expiresAt", message: `must be at most ${MAX_TOKEN_DAYS} days ahead` }]);
+  }
+  return new Date(at).toISOString();
+}
 
 /** Tenant API tokens (admin role). */
 export function tokenRoutes(deps: { store: Store; now: () => Date }) {
@@ -14,11 +34,8 @@ export function tokenRoutes(deps: { store: Store; now: () => Date }) {
       responses: { 201: { description: "created", schema: tokenInfo.extend({ token: tokenInfo.shape.id }) } },
       handler: async (c, { body }) => {
         const now = deps.now();
-        const expiresAt = body.ttlDays ? new Date(now.getTime() + body.ttlDays * 86_400_000).toISOString() : body.expiresAt;
-        if (expiresAt && Date.parse(expiresAt) <= now.getTime()) {
-          throw new ValidationError("invalid request body", [{ path: "expiresAt", message: "must be in the future" }]);
-        }
-        const { token, info } = await store.tokens.create(c.get("tenantId"), { name: body.name, role: body.role, ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) }, now.toISOString());
+        const expiresAt = tokenExpiry(body, now);
+        const { token, info } = await store.tokens.create(c.get("tenantId"), { name: body.name, role: body.role, ...(expiresAt ? { expiresAt } : {}) }, now.toISOString());
         c.get("log").info("token created", { tokenId: info.id, role: info.role });
         return c.json({ ...info, token }, 201);
       },
@@ -30,9 +47,9 @@ export function tokenRoutes(deps: { store: Store; now: () => Date }) {
     }),
     route({
       method: "delete", path: "/v1/tokens/{id}", tag: "tokens", access: "admin", summary: "Revoke a token at once",
-      responses: { 204: { description: "revoked" } },
+      responses: { 204: { description: "revoked" }, 404: { description: "no such token" }, 409: { description: "the tenant's last valid admin token" } },
       handler: async (c) => {
-        await store.tokens.revoke(c.get("tenantId"), c.req.param("id") as string);
+        await store.tokens.revoke(c.get("tenantId"), c.req.param("id") as string, deps.now());
         c.get("log").info("token revoked", { tokenId: c.req.param("id") });
         return c.body(null, 204);
       },
