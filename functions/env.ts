@@ -18,6 +18,25 @@ export interface Env {
   /** Exactly one of the two: the KMS key that seals CA private keys, or a local key-encryption key file. */
   caKmsKeyId?: string;
   caKekFile?: string;
+  /** Requests per 10 s window per class (`read=500,write=100,…`), over the defaults. */
+  rateLimits?: Record<string, number>;
+}
+
+const RATE_CLASSES = ["read", "write", "plan", "agent", "operator"];
+
+/** `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each a positive integer per 10 s. */
+function rateLimits(value: string | undefined): Record<string, number> | undefined {
+  if (!value) return undefined;
+  const out: Record<string, number> = {};
+  for (const pair of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [cls, n] = pair.split("=");
+    const limit = Number(n);
+    if (cls === undefined || !RATE_CLASSES.includes(cls) || !Number.isInteger(limit) || limit <= 0) {
+      throw new Error(`MESHPLANE_RATE_LIMITS: "${pair}" must be <${RATE_CLASSES.join("|")}>=<positive integer>`);
+    }
+    out[cls] = limit;
+  }
+  return out;
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -53,5 +72,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     snapshotValiditySeconds: validityHours * 3600,
     snapshotRefreshBeforeSeconds: refreshHours * 3600,
     ...(env.MESHPLANE_CA_KMS_KEY_ID ? { caKmsKeyId: env.MESHPLANE_CA_KMS_KEY_ID } : { caKekFile: env.MESHPLANE_CA_KEK_FILE as string }),
+    ...(env.MESHPLANE_RATE_LIMITS ? { rateLimits: rateLimits(env.MESHPLANE_RATE_LIMITS) } : {}),
   };
 }

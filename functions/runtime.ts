@@ -1,5 +1,6 @@
 import { KMSClient } from "@aws-sdk/client-kms";
 import type { AppDeps } from "./api/app";
+import { DEFAULT_LIMITS, type RateClass, type RateLimit } from "./api/rate-limit";
 import type { Env } from "./env";
 import type { AuthorityDeps } from "./pki/authority";
 import { LocalKeyVault } from "./pki/key-vault";
@@ -12,6 +13,16 @@ import type { Signer } from "./signer/signer";
 import { createDocumentClient } from "./store/client";
 import { type Store, createStore } from "./store/index";
 import type { WorkerDeps } from "./worker/translate-tenant";
+
+/** Configured requests per window over the default limits of each class (window and lease kept). */
+function limitsFrom(configured: Record<string, number>): Partial<Record<RateClass, RateLimit>> {
+  return Object.fromEntries(
+    Object.entries(configured).map(([cls, limit]) => {
+      const base = DEFAULT_LIMITS[cls as RateClass];
+      return [cls, { ...base, limit, lease: Math.min(base.lease, limit) }];
+    }),
+  );
+}
 
 /** The composition root: every runtime (Lambda, local) builds its dependencies here from an Env. */
 export function createRuntime(env: Env): { store: Store; signer: Signer; app: AppDeps; worker: WorkerDeps } {
@@ -31,6 +42,7 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     queue: new SqsTranslateQueue({ region: env.region, queueUrl: env.queueUrl, ...(env.sqsEndpoint ? { endpoint: env.sqsEndpoint } : {}) }),
     log: createLogger({ service: "api" }),
     ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
+    ...(env.rateLimits ? { limits: limitsFrom(env.rateLimits) } : {}),
   };
   const worker: WorkerDeps = {
     store,

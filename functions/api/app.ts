@@ -5,6 +5,7 @@ import type { TranslateQueue } from "../queue/translate-queue";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
 import { authorize } from "./auth";
+import { DEFAULT_LIMITS, type RateClass, type RateLimit, RateLimiter, rateLimit } from "./rate-limit";
 import type { AppEnv } from "./context";
 import { openApiDocument } from "./openapi";
 import { onError, problem } from "./problem";
@@ -34,6 +35,8 @@ export interface AppDeps {
   /** URL agents use to reach this API (for the helm line); defaults to the request's origin. */
   publicUrl?: string;
   version?: string;
+  /** Rate limits per class, over DEFAULT_LIMITS (tests lower them; operators may tune them). */
+  limits?: Partial<Record<RateClass, RateLimit>>;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -88,6 +91,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     handler: async (c) => c.json({ ok: true }),
   });
   const spec = openApiDocument([...routes, health], deps.version ?? "0.1.0");
+  const limiter = new RateLimiter(deps.store.rateLimits, { ...DEFAULT_LIMITS, ...deps.limits }, () => now().getTime());
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
     const requestId = randomUUID();
@@ -102,7 +106,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.get("/openapi.json", (c) => c.json(spec));
   for (const r of [...routes, health]) {
-    app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), authorize(deps.store, r.access, now, apiUrl), (c) => r.handle(c));
+    app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), authorize(deps.store, r.access, now, apiUrl), rateLimit(limiter, r), (c) => r.handle(c));
   }
   const allowed = methodsByPath([...routes, health, { method: "get", path: "/openapi.json" }]);
   app.notFound((c) => {

@@ -3,6 +3,7 @@ import { AgentStore } from "./agents";
 import { CaStore } from "./certificate-authorities";
 import { ClusterStore } from "./clusters";
 import { DiscoveredStore } from "./discovered";
+import { RateLimitStore } from "./rate-limits";
 import { ResourceStore } from "./resources";
 import { SnapshotStore } from "./snapshots";
 import { TenantStore } from "./tenants";
@@ -17,6 +18,7 @@ export interface Store {
   snapshots: SnapshotStore;
   agents: AgentStore;
   cas: CaStore;
+  rateLimits: RateLimitStore;
 }
 
 /** The whole store over one table. */
@@ -30,6 +32,7 @@ export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; 
     snapshots: new SnapshotStore(deps),
     agents: new AgentStore(deps),
     cas: new CaStore(deps),
+    rateLimits: new RateLimitStore(deps),
   };
 }
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { serve } from "@hono/node-server";
-import { createApp } from "../../functions/api/app";
+import { type AppDeps, createApp } from "../../functions/api/app";
 import { startDynamoLocal } from "../../functions/local/dynamo-local";
 import { startSqsLocal } from "../../functions/local/sqs-local";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
@@ -37,7 +37,7 @@ export class OpCounter {
  * The local control plane, in this process, for benchmarks: DynamoDB Local, the SQS emulator, the
  * API on a real HTTP port, and (optionally) the worker polling the queue as in `npm start`.
  */
-export async function benchPlane(options: { worker?: boolean } = {}) {
+export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["limits"] } = {}) {
   const dynamo = await startDynamoLocal();
   const sqs = await startSqsLocal();
   const admin = new DynamoDBClient({ region: "us-east-1", endpoint: dynamo.endpoint, credentials: CREDENTIALS });
@@ -57,7 +57,7 @@ export async function benchPlane(options: { worker?: boolean } = {}) {
   const signer = LocalKeySigner.open(join(keyDir, "keys.json"));
   const authority: AuthorityDeps = { vault: LocalKeyVault.open(join(keyDir, "ca-kek")), crypto: globalThis.crypto };
   const silent = createLogger({}, () => undefined);
-  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent, authority });
+  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent, authority, ...(options.limits ? { limits: options.limits } : {}) });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

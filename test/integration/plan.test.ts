@@ -1,7 +1,7 @@
 import { type StoredResource, type TranslateInput, resourceKeyOf } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateDocuments } from "../../functions/api/routes/apply";
-import { plannedInput } from "../../functions/api/routes/plan";
+import { PlanInputCache, plannedInput } from "../../functions/api/routes/plan";
 import { loadTranslateInput } from "../../functions/shared/translate-input";
 import type { WriteResult } from "../../functions/store/index";
 import { type ControlPlane, accessPolicy, startControlPlane, trafficPolicy } from "../support/control-plane";
@@ -47,7 +47,7 @@ describe("/v1/plan and /v1/apply", () => {
     ];
     const writes = validateDocuments(documents);
     const now = "2031-02-01T00:00:00.000Z";
-    const planned = await plannedInput(cp.store, TENANT, writes, now);
+    const planned = await plannedInput(new PlanInputCache(cp.store), TENANT, writes, now);
     const results = await cp.store.resources.write(TENANT, writes, now);
     const stored = await loadTranslateInput(cp.store, TENANT);
 

@@ -4,7 +4,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { serve } from "@hono/node-server";
 import { inject } from "vitest";
-import { createApp } from "../../functions/api/app";
+import { type AppDeps, createApp } from "../../functions/api/app";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
 import { type Logger, createLogger } from "../../functions/shared/logger";
 import { createDocumentClient } from "../../functions/store/client";
@@ -63,7 +63,7 @@ export interface ControlPlane {
  * A real control plane for one test file: a fresh table in the shared DynamoDB Local, a fresh FIFO
  * queue in the shared SQS emulator, and the hono app on a real HTTP port.
  */
-export async function startControlPlane(options: { table?: string; log?: Logger } = {}): Promise<ControlPlane> {
+export async function startControlPlane(options: { table?: string; log?: Logger; limits?: AppDeps["limits"] } = {}): Promise<ControlPlane> {
   const dynamoEndpoint = inject("dynamoEndpoint");
   const sqsEndpoint = inject("sqsEndpoint");
   const suffix = randomBytes(4).toString("hex");
@@ -99,6 +99,7 @@ export async function startControlPlane(options: { table?: string; log?: Logger 
     log,
     authority,
     now: () => clock.now,
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));

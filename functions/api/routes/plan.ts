@@ -36,9 +36,38 @@ export function withPlannedWrites(input: TranslateInput, writes: readonly Docume
   return out;
 }
 
+/** Tenants whose loaded input an API instance keeps for plans. */
+const CACHED_TENANTS = 16;
+
+/**
+ * The stored input of recently planned tenants, by tenant revision: a plan of a tenant that has not
+ * changed since the last one reads one item instead of the whole tenant, so a plan's cost is
+ * translation alone (its budget bounds how often). Shared by reference — translation does not change
+ * its input, and `withPlannedWrites` copies what it changes.
+ */
+export class PlanInputCache {
+  private readonly entries = new Map<string, { revision: number; input: Promise<TranslateInput> }>();
+
+  constructor(private readonly store: Store) {}
+
+  async get(tenantId: string): Promise<TranslateInput> {
+    const { revision } = await this.store.tenants.get(tenantId);
+    const hit = this.entries.get(tenantId);
+    if (hit?.revision === revision) return hit.input;
+    const entry = { revision, input: loadTranslateInput(this.store, tenantId) };
+    this.entries.delete(tenantId);
+    this.entries.set(tenantId, entry);
+    if (this.entries.size > CACHED_TENANTS) this.entries.delete(this.entries.keys().next().value as string);
+    entry.input.catch(() => {
+      if (this.entries.get(tenantId) === entry) this.entries.delete(tenantId);
+    });
+    return entry.input;
+  }
+}
+
 /** The tenant's input as it would be after storing `writes`; nothing is stored. */
-export async function plannedInput(store: Store, tenantId: string, writes: readonly DocumentWrite[], now: string): Promise<TranslateInput> {
-  return withPlannedWrites(await loadTranslateInput(store, tenantId), writes, now);
+export async function plannedInput(cache: PlanInputCache, tenantId: string, writes: readonly DocumentWrite[], now: string): Promise<TranslateInput> {
+  return withPlannedWrites(await cache.get(tenantId), writes, now);
 }
 
 const planResult = z.object({
@@ -49,6 +78,7 @@ const planResult = z.object({
 /** `POST /v1/plan`: a dry run of `POST /v1/apply` — what each cluster and each status would become. */
 export function planRoutes(deps: PlanDeps): Route[] {
   const { store } = deps;
+  const cache = new PlanInputCache(store);
   return [
     route({
       method: "post", path: "/v1/plan", tag: "apply", access: "viewer",
@@ -58,7 +88,7 @@ export function planRoutes(deps: PlanDeps): Route[] {
       responses: { 200: { description: "per-cluster changes and statuses", schema: planResult } },
       handler: async (c, { body }) => {
         const tenantId = c.get("tenantId");
-        const input = await plannedInput(store, tenantId, validateDocuments(body.documents), deps.now().toISOString());
+        const input = await plannedInput(cache, tenantId, validateDocuments(body.documents), deps.now().toISOString());
         const output = translate(input);
         const heads = await store.snapshots.heads(tenantId, input.clusters);
         const clusters: z.infer<typeof planResult>["clusters"] = {};

@@ -1,0 +1,131 @@
+import type { MiddlewareHandler } from "hono";
+import type { RateLimitStore } from "../store/rate-limits";
+import { tenantPk } from "../store/keys";
+import type { AppEnv } from "./context";
+import { problem } from "./problem";
+import type { Route } from "./route";
+
+/**
+ * What a request spends. Each class is its own budget, so one kind of traffic cannot starve another:
+ * a tenant's CI applying policies does not use up its own agents' budget, and a flood of plans (each a
+ * whole-tenant translation) does not use up reads.
+ */
+export type RateClass = "read" | "write" | "plan" | "agent" | "operator";
+
+export interface RateLimit {
+  /** Requests allowed per window. */
+  limit: number;
+  windowMs: number;
+  /** Requests an instance takes from the shared budget at once (one DynamoDB write per lease). */
+  lease: number;
+}
+
+/**
+ * Budgets per tenant (per cluster for agents), per 10 s window. Generous for people and pipelines —
+ * 50 reads and 10 writes a second, a plan every second — and for agents, which poll every few seconds
+ * and report now and then; far below what one tenant would need to slow the service for others.
+ */
+export const DEFAULT_LIMITS: Record<RateClass, RateLimit> = {
+  read: { limit: 500, windowMs: 10_000, lease: 10 },
+  write: { limit: 100, windowMs: 10_000, lease: 5 },
+  plan: { limit: 10, windowMs: 10_000, lease: 1 },
+  agent: { limit: 30, windowMs: 10_000, lease: 5 },
+  operator: { limit: 500, windowMs: 10_000, lease: 10 },
+};
+
+interface Local {
+  window: number;
+  remaining: number;
+  /** The shared budget of this window is used up: refuse without asking the store again. */
+  exhausted: boolean;
+  /** The lease being taken: concurrent requests wait for it instead of each leasing (and stranding) their own. */
+  pending?: Promise<void> | undefined;
+}
+
+/**
+ * Fixed-window rate limits shared by every API instance (every Lambda, or the one local process):
+ * the window's budget lives in DynamoDB (RateLimitStore), and each instance leases a few requests at
+ * a time into memory. Once a window's budget is gone, the instance refuses further requests of that
+ * bucket from memory until the window ends — a flood costs the store nothing and answers in
+ * microseconds. The same code runs locally and on AWS.
+ */
+export class RateLimiter {
+  private readonly local = new Map<string, Local>();
+
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly limits: Record<RateClass, RateLimit>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Spends one request of `bucket`; undefined when allowed, else the seconds until the window ends. */
+  async take(partition: string, bucket: string, cls: RateClass): Promise<number | undefined> {
+    const { limit, windowMs, lease } = this.limits[cls];
+    const now = this.now();
+    const window = now - (now % windowMs);
+    const key = `${partition}|${bucket}`;
+    let entry = this.local.get(key);
+    if (entry === undefined || entry.window !== window) {
+      entry = { window, remaining: 0, exhausted: false };
+      this.local.set(key, entry);
+      this.sweep(window, windowMs);
+    }
+    const local = entry;
+    for (;;) {
+      if (local.remaining > 0) {
+        local.remaining--;
+        return undefined;
+      }
+      if (local.exhausted) return Math.max(1, Math.ceil((window + windowMs - now) / 1000));
+      local.pending ??= this.store
+        .lease(partition, bucket, window, windowMs, limit, Math.min(lease, limit))
+        .then((granted) => {
+          local.remaining += granted;
+          if (granted === 0) local.exhausted = true;
+        })
+        .finally(() => {
+          local.pending = undefined;
+        });
+      await local.pending;
+    }
+  }
+
+  /** The budget of `cls` in words, for the 429's detail. */
+  describe(cls: RateClass): string {
+    const { limit, windowMs } = this.limits[cls];
+    return `${limit} requests per ${windowMs / 1000} s`;
+  }
+
+  /** Forgets entries of past windows, so memory follows active buckets only. */
+  private sweep(window: number, windowMs: number): void {
+    if (this.local.size < 10_000) return;
+    for (const [key, entry] of this.local) if (entry.window < window - windowMs) this.local.delete(key);
+  }
+}
+
+/** The budget a route spends from, or undefined for public routes (bounded by the stage throttle). */
+export function rateClassOf(route: Pick<Route, "access" | "method" | "path">): RateClass | undefined {
+  if (route.access === "public") return undefined;
+  if (route.access === "agent") return "agent";
+  if (route.access === "operator") return "operator";
+  if (route.path === "/v1/plan") return "plan";
+  return route.method === "get" ? "read" : "write";
+}
+
+/**
+ * Spends the request from its budget once the caller is known (after `authorize`): a tenant's classes
+ * per tenant, an agent's per cluster, the operator's as one. Over budget: 429 with `Retry-After`.
+ */
+export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "method" | "path">): MiddlewareHandler<AppEnv> {
+  const cls = rateClassOf(route);
+  return async (c, next) => {
+    if (cls === undefined) return next();
+    const agent = cls === "agent" ? c.get("agent") : undefined;
+    const partition = cls === "operator" ? "OPERATOR" : tenantPk(c.get("tenantId"));
+    const bucket = agent === undefined ? cls : `agent#${agent.cluster}`;
+    const retryAfter = await limiter.take(partition, bucket, cls);
+    if (retryAfter === undefined) return next();
+    c.header("retry-after", String(retryAfter));
+    return problem(c, 429, `over the ${cls} rate limit (${limiter.describe(cls)}); retry after ${retryAfter} s`);
+  };
+}
