@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { hashSecret } from "../shared/secrets";
 import type { RateLimitStore } from "../store/rate-limits";
 import { tenantPk } from "../store/keys";
 import type { AppEnv } from "./context";
@@ -51,6 +52,8 @@ interface Local {
  */
 export class RateLimiter {
   private readonly local = new Map<string, Local>();
+  /** Credential hash → the tenant partition it authenticated as, learned from verified requests. */
+  private readonly tenants = new Map<string, string>();
 
   constructor(
     private readonly store: RateLimitStore,
@@ -90,6 +93,28 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * Seconds to wait when this instance already knows the bucket's window is used up, else undefined.
+   * No I/O: it lets a flood be refused before its credential is even looked up.
+   */
+  exhausted(partition: string, bucket: string, cls: RateClass): number | undefined {
+    const entry = this.local.get(`${partition}|${bucket}`);
+    const now = this.now();
+    const { windowMs } = this.limits[cls];
+    if (entry === undefined || !entry.exhausted || entry.window !== now - (now % windowMs)) return undefined;
+    return Math.max(1, Math.ceil((entry.window + windowMs - now) / 1000));
+  }
+
+  /** Remembers which tenant a verified credential belongs to (by its hash, never the secret). */
+  learn(credentialHash: string, partition: string): void {
+    if (this.tenants.size >= 100_000) this.tenants.clear();
+    this.tenants.set(credentialHash, partition);
+  }
+
+  tenantOf(credentialHash: string): string | undefined {
+    return this.tenants.get(credentialHash);
+  }
+
   /** The budget of `cls` in words, for the 429's detail. */
   describe(cls: RateClass): string {
     const { limit, windowMs } = this.limits[cls];
@@ -112,6 +137,52 @@ export function rateClassOf(route: Pick<Route, "access" | "method" | "path">): R
   return route.method === "get" ? "read" : "write";
 }
 
+function tooMany(c: Context<AppEnv>, limiter: RateLimiter, cls: RateClass, retryAfter: number): Response {
+  c.header("retry-after", String(retryAfter));
+  return problem(c, 429, `over the ${cls} rate limit (${limiter.describe(cls)}); retry after ${retryAfter} s`);
+}
+
+/** The bearer credential of a request, if any. */
+function bearer(c: Context<AppEnv>): string | undefined {
+  return /^bearer (\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+}
+
+/** Tenant and cluster an agent JWT claims, read without verifying it (only to find its budget). */
+function claimedAgent(token: string): { tenant: string; cluster: string } | undefined {
+  try {
+    const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as { tenant?: unknown; sub?: unknown };
+    return typeof claims.tenant === "string" && typeof claims.sub === "string" ? { tenant: claims.tenant, cluster: claims.sub } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Before authentication: refuses at once a request whose budget this instance already knows to be
+ * used up, so a flood costs neither a credential lookup nor a signature check. The budget is found
+ * from what the request claims — a credential this instance saw verified, or an agent JWT's claims —
+ * and only ever spent after verification (`rateLimit`), so a forged claim can earn a 429 instead of
+ * a 401 but can never use up someone else's budget.
+ */
+export function refuseExhausted(limiter: RateLimiter, route: Pick<Route, "access" | "method" | "path">): MiddlewareHandler<AppEnv> {
+  const cls = rateClassOf(route);
+  return async (c, next) => {
+    const token = cls === undefined ? undefined : bearer(c);
+    if (cls === undefined || token === undefined) return next();
+    let key: { partition: string; bucket: string } | undefined;
+    if (cls === "agent") {
+      const claimed = claimedAgent(token);
+      if (claimed !== undefined) key = { partition: tenantPk(claimed.tenant), bucket: `agent#${claimed.cluster}` };
+    } else if (cls === "operator") key = { partition: "OPERATOR", bucket: cls };
+    else {
+      const partition = limiter.tenantOf(hashSecret(token));
+      if (partition !== undefined) key = { partition, bucket: cls };
+    }
+    const retryAfter = key === undefined ? undefined : limiter.exhausted(key.partition, key.bucket, cls);
+    return retryAfter === undefined ? next() : tooMany(c, limiter, cls, retryAfter);
+  };
+}
+
 /**
  * Spends the request from its budget once the caller is known (after `authorize`): a tenant's classes
  * per tenant, an agent's per cluster, the operator's as one. Over budget: 429 with `Retry-After`.
@@ -123,9 +194,9 @@ export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "m
     const agent = cls === "agent" ? c.get("agent") : undefined;
     const partition = cls === "operator" ? "OPERATOR" : tenantPk(c.get("tenantId"));
     const bucket = agent === undefined ? cls : `agent#${agent.cluster}`;
+    const token = bearer(c);
+    if (cls !== "agent" && cls !== "operator" && token !== undefined) limiter.learn(hashSecret(token), partition);
     const retryAfter = await limiter.take(partition, bucket, cls);
-    if (retryAfter === undefined) return next();
-    c.header("retry-after", String(retryAfter));
-    return problem(c, 429, `over the ${cls} rate limit (${limiter.describe(cls)}); retry after ${retryAfter} s`);
+    return retryAfter === undefined ? next() : tooMany(c, limiter, cls, retryAfter);
   };
 }

@@ -1,0 +1,69 @@
+/**
+ * One tenant floods, another works: tenant B reads its policies one after another, first on a quiet
+ * control plane, then while tenant A floods with concurrent reads and plans (bounded, loopback only).
+ * Prints B's latency quiet and under the flood, and how A's requests were answered. The goal: B's p99
+ * under the flood within 2× its quiet p99, and A refused with 429 once over its budgets.
+ */
+import { percentile, benchPlane } from "./_harness";
+
+const SAMPLES = Number(process.env.SAMPLES ?? 300);
+const FLOODERS = Number(process.env.FLOODERS ?? 32);
+
+const plane = await benchPlane();
+const tenant = async (name: string) => ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name })).json()) as { adminToken: string }).adminToken;
+const policy = (name: string) => ({ apiVersion: "meshplane.dev/v1", kind: "TrafficPolicy", metadata: { name }, spec: { policy: { requestTimeout: "1s" } } });
+try {
+  const a = await tenant("flooder");
+  const b = await tenant("worker");
+  for (let i = 0; i < 20; i++) {
+    await plane.request("POST", "/v1/trafficpolicies", a, policy(`a-${i}`));
+    await plane.request("POST", "/v1/trafficpolicies", b, policy(`b-${i}`));
+  }
+  const sampleB = async (): Promise<{ latencies: number[]; errors: number }> => {
+    const latencies: number[] = [];
+    let errors = 0;
+    for (let i = 0; i < SAMPLES; i++) {
+      const start = performance.now();
+      const res = await plane.request("GET", "/v1/trafficpolicies", b);
+      await res.arrayBuffer();
+      latencies.push(performance.now() - start);
+      if (res.status !== 200) errors++;
+      // B is a person or a pipeline, not a flood: it stays inside its own budget.
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return { latencies: latencies.sort((x, y) => x - y), errors };
+  };
+  await sampleB(); // warm up
+  const quiet = await sampleB();
+
+  const counts = new Map<number, number>();
+  let flooding = true;
+  const flood = Array.from({ length: FLOODERS }, async (_, i) => {
+    while (flooding) {
+      const res = i % 4 === 0 ? await plane.request("POST", "/v1/plan", a, { documents: [policy("planned")] }) : await plane.request("GET", "/v1/trafficpolicies", a);
+      await res.arrayBuffer();
+      counts.set(res.status, (counts.get(res.status) ?? 0) + 1);
+    }
+  });
+  const loud = await sampleB();
+  flooding = false;
+  await Promise.all(flood);
+
+  const figures = {
+    bench: "fairness",
+    samples: SAMPLES,
+    flooders: FLOODERS,
+    quiet_p50_ms: Number(percentile(quiet.latencies, 50).toFixed(2)),
+    quiet_p99_ms: Number(percentile(quiet.latencies, 99).toFixed(2)),
+    flood_p50_ms: Number(percentile(loud.latencies, 50).toFixed(2)),
+    flood_p99_ms: Number(percentile(loud.latencies, 99).toFixed(2)),
+    p99_ratio: Number((percentile(loud.latencies, 99) / percentile(quiet.latencies, 99)).toFixed(2)),
+    b_errors: quiet.errors + loud.errors,
+    a_requests: [...counts.values()].reduce((s, n) => s + n, 0),
+    a_by_status: Object.fromEntries([...counts].sort(([x], [y]) => x - y)),
+  };
+  console.log(`tenant B p99: ${figures.quiet_p99_ms} ms quiet, ${figures.flood_p99_ms} ms while A floods (${figures.p99_ratio}×); A: ${JSON.stringify(figures.a_by_status)}`);
+  console.log(JSON.stringify(figures));
+} finally {
+  await plane.stop();
+}
