@@ -37,16 +37,16 @@ try {
   const quiet = await sampleB();
 
   const counts = new Map<number, number>();
-  let flooding = true;
+  const state = { flooding: true };
   const flood = Array.from({ length: FLOODERS }, async (_, i) => {
-    while (flooding) {
+    while (state.flooding) {
       const res = i % 4 === 0 ? await plane.request("POST", "/v1/plan", a, { documents: [policy("planned")] }) : await plane.request("GET", "/v1/trafficpolicies", a);
       await res.arrayBuffer();
       counts.set(res.status, (counts.get(res.status) ?? 0) + 1);
     }
   });
   const loud = await sampleB();
-  flooding = false;
+  state.flooding = false;
   await Promise.all(flood);
 
   const figures = {
