@@ -30,11 +30,29 @@ describe("readOptions", () => {
   });
 
   it.each([
+    ["http://127.0.0.1:8080", []],
+    ["http://localhost:8080", []],
+    ["http://[::1]:8080", []],
+    ["http://host.docker.internal:8080", ["--allow-insecure-control-plane=true"]],
+  ])("accepts http only on loopback or when allowed: %s %j", (url, extra) => {
+    const o = readOptions(["--cluster", "c1", "--control-plane-url", url, ...extra], { MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read);
+    expect(o.controlPlaneUrl).toBe(url);
+  });
+
+  it("refuses plain http elsewhere, saying why", () => {
+    expect(() => readOptions(["--cluster", "c1", "--control-plane-url", "http://api.example.com"], { MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read)).toThrow(
+      expect.objectContaining({ errors: [expect.objectContaining({ message: expect.stringContaining("bootstrap token and the agent's credentials would cross the network in clear") })] }),
+    );
+  });
+
+  it.each([
     [["--cluster", "Bad_Name"], "--cluster (MESHPLANE_CLUSTER)"],
     [["--cluster", "c1", "--poll-interval", "0"], "--poll-interval (MESHPLANE_POLL_INTERVAL_SECONDS)"],
     [["--cluster", "c1", "--control-plane-url", "ftp://x"], "--control-plane-url (MESHPLANE_CONTROL_PLANE_URL)"],
     [["--cluster", "c1", "--trusted-keys-file", "/missing.json"], "--trusted-keys-file"],
     [["--cluster", "c1", "--auto-restart-pods", "yes"], "--auto-restart-pods (MESHPLANE_AUTO_RESTART_PODS)"],
+    [["--cluster", "c1", "--control-plane-url", "http://meshplane.example.com"], "--control-plane-url (MESHPLANE_CONTROL_PLANE_URL)"],
+    [["--cluster", "c1", "--control-plane-url", "http://10.0.0.5:8080", "--allow-insecure-control-plane", "maybe"], "--allow-insecure-control-plane (MESHPLANE_ALLOW_INSECURE_CONTROL_PLANE)"],
   ])("names the bad option in %j", (argv, path) => {
     try {
       readOptions(argv, { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read);

@@ -59,6 +59,7 @@ const FLAGS = {
   "adopt-existing-cacerts": "MESHPLANE_ADOPT_EXISTING_CACERTS",
   "auto-restart-pods": "MESHPLANE_AUTO_RESTART_PODS",
   "restart-pause": "MESHPLANE_RESTART_PAUSE_SECONDS",
+  "allow-insecure-control-plane": "MESHPLANE_ALLOW_INSECURE_CONTROL_PLANE",
 } as const;
 
 const yesNo = (fallback: boolean) => z.enum(["true", "false"], { error: "must be true or false" }).default(fallback ? "true" : "false").transform((v) => v === "true");
@@ -81,7 +82,24 @@ const raw = z.strictObject({
   "adopt-existing-cacerts": yesNo(false),
   "auto-restart-pods": yesNo(false),
   "restart-pause": z.coerce.number().min(0).max(3600).default(30),
+  "allow-insecure-control-plane": yesNo(false),
 });
+
+/** Hosts an `http://` control plane may be on without opting in: this machine only. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * The bootstrap token and the agent's credentials travel to the control plane: over anything but
+ * HTTPS they would cross the network in clear. `http://` is accepted on the loopback interface, or
+ * with `--allow-insecure-control-plane=true` for a development control plane on a laptop.
+ */
+function insecureUrlError(url: string, allowed: boolean): string | undefined {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "https:" || allowed || isLoopback(hostname)) return undefined;
+  return "must be an https URL: over http the bootstrap token and the agent's credentials would cross the network in clear (for a development control plane, set --allow-insecure-control-plane=true)";
+}
 
 const jwks = z.object({ keys: z.array(z.looseObject({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), kid: z.string().min(1) })).min(1, "must hold at least one key") });
 
@@ -100,6 +118,8 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
   const parsed = raw.safeParse(merged);
   if (!parsed.success) throw new ValidationError("invalid agent options", fieldErrors(parsed.error).map(asOption));
   const o = parsed.data;
+  const insecure = insecureUrlError(o["control-plane-url"], o["allow-insecure-control-plane"]);
+  if (insecure !== undefined) throw new ValidationError("invalid agent options", [asOption({ path: "control-plane-url", message: insecure })]);
   let keys: JWK[];
   try {
     keys = jwks.parse(JSON.parse(readFile(o["trusted-keys-file"]))).keys as JWK[];
