@@ -5,6 +5,7 @@
  * conflicts, invalid refs and acceptance order in every run.
  */
 import * as fc from "fast-check";
+import type { TrafficPolicyFeatures } from "@meshplane/core";
 import type { TenantDescription } from "../golden/tenant";
 
 const CLUSTERS = ["c1", "c2", "c3"] as const;
@@ -91,7 +92,7 @@ const featureValues = {
     connectionPool: fc.record({ tcp: fc.record({ maxConnections: fc.constantFrom(1, 2) }) }),
     loadBalancer: fc.record({ simple: fc.constantFrom("RANDOM" as const, "ROUND_ROBIN" as const), localityFailover: fc.boolean() }, { requiredKeys: [] }),
     mtls: fc.record({ istio: fc.record({ tlsMode: fc.constantFrom("ISTIO_MUTUAL" as const, "DISABLE" as const) }) }),
-};
+} satisfies { [K in keyof Required<TrafficPolicyFeatures>]: fc.Arbitrary<unknown> };
 type FeatureName = keyof typeof featureValues;
 
 /** One to three features per policy: realistic, and few enough that OSM rejections do not drown the rest. */
