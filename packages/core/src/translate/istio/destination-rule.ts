@@ -140,20 +140,31 @@ export function destinationRules(input: DestinationRuleInput, views: readonly Vi
   const out: Placed[] = [];
   const everyone = input.state.trafficPolicy;
   const demanded = input.demandedSubsets.map(({ name }) => ({ name }));
+  // Most destinations have no source-scoped fields: one trafficPolicy for all their views, and no
+  // per-view lookups (a destination federated to 99 meshes has 100 views).
+  const scoped = input.state.scoped.size > 0;
+  const everyonePolicy = trafficPolicyOf(everyone.value);
   // Remote rules without cluster-scoped fields are one draft per API version and namespace, shared
   // by every mesh that gets it.
   const shared: ObjectDraft[] = [];
   for (const view of views) {
-    const clusterCell = input.state.scoped.get(scopeKey({ cluster: view.cluster }))?.fields;
-    const fields = overlay(everyone.value, clusterCell?.value);
+    const clusterCell = scoped ? input.state.scoped.get(scopeKey({ cluster: view.cluster }))?.fields : undefined;
+    const fields = clusterCell === undefined ? everyone.value : overlay(everyone.value, clusterCell.value);
+    const trafficPolicy = clusterCell === undefined ? everyonePolicy : trafficPolicyOf(fields);
     const owners = [everyone, clusterCell];
     const subsets = view.federated ? demanded : input.subsets;
     const base: ViewBase = { view, fields, subsets: subsets.length > 0 ? subsets : undefined, ownRule: true };
-    const spec = { host: view.host, trafficPolicy: trafficPolicyOf(fields), subsets: base.subsets };
     const apiVersion = model.istioVersions(view.cluster).networking;
+    const rule = (parents: Parent[]): ObjectDraft => ({
+      apiVersion,
+      kind: "DestinationRule",
+      name: view.name,
+      namespace: view.namespace,
+      spec: { host: view.host, trafficPolicy, subsets: base.subsets },
+      parents,
+    });
     if (!view.federated) {
-      const parents: Parent[] = [{ kind: "Destination", name: input.state.destination.metadata.name }, ...policyParents(input, owners)];
-      out.push({ cluster: view.cluster, draft: { apiVersion, kind: "DestinationRule", name: view.name, namespace: view.namespace, spec, parents } });
+      out.push({ cluster: view.cluster, draft: rule([{ kind: "Destination", name: input.state.destination.metadata.name }, ...policyParents(input, owners)]) });
     } else if (exported === undefined || (Object.keys(fields).length === 0 && demanded.length === 0)) {
       base.ownRule = false;
     } else {
@@ -161,12 +172,12 @@ export function destinationRules(input: DestinationRuleInput, views: readonly Vi
       // VirtualServices it lists only them, so it goes exactly when the last of them does.
       let draft = clusterCell === undefined ? shared.find((d) => d.apiVersion === apiVersion && d.namespace === view.namespace) : undefined;
       if (draft === undefined) {
-        draft = { apiVersion, kind: "DestinationRule", name: view.name, namespace: view.namespace, spec, parents: policyParents(input, owners) };
+        draft = rule(policyParents(input, owners));
         if (clusterCell === undefined) shared.push(draft);
       }
       out.push({ cluster: view.cluster, draft });
     }
-    out.push(...callerRules(base, input, model));
+    if (scoped) out.push(...callerRules(base, input, model));
   }
   return out;
 }
