@@ -1,6 +1,7 @@
 import { DOCUMENT_SCHEMAS, type UserKind, certificateResult, dnsLabel, labelMap, resourceStatus, storedMetadata } from "@meshplane/core";
 import { z } from "zod";
 import { ROLES } from "../store/index";
+import { DEFAULT_LIMIT, MAX_CONTINUE_CHARS, MAX_LIMIT } from "./pagination";
 
 /** Request and response bodies of the REST API (user resource specs live in core). */
 export const createTenantBody = z.strictObject({ name: dnsLabel });
@@ -48,13 +49,40 @@ export function storedDocument(kind: UserKind) {
   return DOCUMENT_SCHEMAS[kind].omit({ status: true, metadata: true }).extend({ metadata: storedMetadata, status: resourceStatus });
 }
 
-export const listOf = (item: z.ZodType) => z.object({ items: z.array(item) });
+/** One page of a list; `metadata.continue` is there when more follows. */
+export const listOf = (item: z.ZodType) =>
+  z.object({
+    items: z.array(item),
+    metadata: z.object({
+      continue: z.string().optional().meta({ description: "present when the list goes on: pass it as `?continue=` for the next page" }),
+    }),
+  });
 
-export const labelSelectorQuery = z.strictObject({ labelSelector: z.string().max(2048).optional() });
+const LIMIT_RANGE = `must be an integer from 1 to ${MAX_LIMIT}`;
+
+/** The query parameters every list takes. */
+const pageParams = {
+  limit: z.coerce
+    .number<string>({ error: LIMIT_RANGE })
+    .int(LIMIT_RANGE)
+    .min(1, LIMIT_RANGE)
+    .max(MAX_LIMIT, LIMIT_RANGE)
+    .default(DEFAULT_LIMIT)
+    .meta({ description: `at most this many items in the page (${DEFAULT_LIMIT} by default, at most ${MAX_LIMIT}); a page may hold fewer and still go on` }),
+  continue: z
+    .string()
+    .max(MAX_CONTINUE_CHARS, "is not a continue token of this API; start the list again without continue")
+    .optional()
+    .meta({ description: "`metadata.continue` of the previous page, with the same filters" }),
+};
+
+export const listQuery = z.strictObject(pageParams);
+export const labelSelectorQuery = z.strictObject({ labelSelector: z.string().max(2048).optional(), ...pageParams });
 export const discoveredQuery = z.strictObject({
   cluster: dnsLabel.optional(),
   namespace: dnsLabel.optional(),
   mesh: z.string().max(253).optional(),
+  ...pageParams,
 });
 
 export const applyBody = z.strictObject({ documents: z.array(z.unknown()).min(1, "must contain at least one document").max(99, "at most 99 documents per request") });

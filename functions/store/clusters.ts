@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newSecret } from "../shared/secrets";
 import { batchWrite, queryItems, queryKeys } from "./batch";
 import { clusterPk, keys, tenantPk } from "./keys";
+import { type Page, type PageRequest, jsonBytes, readPage } from "./page";
 import type { StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
 import { TTL_ATTRIBUTE } from "./table";
@@ -95,9 +96,15 @@ export class ClusterStore {
     return toCluster(await this.getItem(tenantId, name));
   }
 
+  /** Every cluster of the tenant, sorted by name. */
   async list(tenantId: string): Promise<Cluster[]> {
     const items = await queryItems(this.deps.doc, this.deps.table, tenantPk(tenantId), keys.clusterPrefix);
     return items.map(toCluster);
+  }
+
+  /** One page of the tenant's clusters, sorted by name, from after the name `request.after`. */
+  async page(tenantId: string, request: PageRequest): Promise<Page<Cluster>> {
+    return readPage(this.deps.doc, this.deps.table, { pk: tenantPk(tenantId), prefix: keys.clusterPrefix, decode: decodeCluster }, request);
   }
 
   /**
@@ -135,6 +142,11 @@ export class ClusterStore {
 async function purgePartition(doc: DynamoDBDocumentClient, table: string, pk: string): Promise<void> {
   const all = await queryKeys(doc, table, pk);
   await batchWrite(doc, table, all.map((Key) => ({ DeleteRequest: { Key } })));
+}
+
+function decodeCluster(item: Item) {
+  const cluster = toCluster(item);
+  return { value: cluster, bytes: jsonBytes(cluster) };
 }
 
 function toCluster(item: Item): Cluster {

@@ -1,6 +1,7 @@
 import type { DiscoveryResult, Destination, Mesh, Workload } from "@meshplane/core";
 import { batchWrite, queryItems } from "./batch";
 import { clusterPk, keys } from "./keys";
+import { type Decoded, MAX_PAGE_BYTES, type Page, PageBudget, type PageRequest, readRange } from "./page";
 import type { StoreDeps } from "./resources";
 
 export type DiscoveredKind = "Mesh" | "Workload" | "Destination";
@@ -12,6 +13,18 @@ export interface DiscoveredFilter {
   namespace?: string;
   mesh?: string;
 }
+
+/** Where a page of discovered objects ends: in `cluster`, after `name` (absent = before its first object). */
+export interface DiscoveredPosition {
+  cluster: string;
+  name?: string;
+}
+
+/**
+ * Queries one page of discovered objects may make: one per cluster it reaches, at least, so a list
+ * over many clusters holding little needs a bigger allowance than a list of one partition.
+ */
+const MAX_DISCOVERED_QUERIES_PER_PAGE = 50;
 
 /** Discovered Meshes, Workloads and Destinations, one partition per cluster. */
 export class DiscoveredStore {
@@ -43,6 +56,30 @@ export class DiscoveredStore {
     await batchWrite(this.deps.doc, this.deps.table, written.map((Key) => ({ DeleteRequest: { Key } })));
   }
 
+  /**
+   * One page of the discovered objects of a kind across `clusters`, ordered by cluster, then name (as
+   * kubectl orders a list across namespaces), from `request.after`. Each cluster is its own partition,
+   * read in turn; a position in a cluster that has since gone resumes at the next one. The namespace
+   * and mesh filters are applied here, within the page's read allowance (the objects are stored as
+   * JSON text), so a page may be short.
+   */
+  async page(tenantId: string, clusters: readonly string[], kind: DiscoveredKind, filter: DiscoveredFilter, request: PageRequest<DiscoveredPosition>): Promise<Page<Discovered, DiscoveredPosition>> {
+    const after = request.after;
+    const wanted = clusters
+      .filter((c) => (filter.cluster === undefined || c === filter.cluster) && (after === undefined || c >= after.cluster))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const budget = new PageBudget(request.limit, MAX_PAGE_BYTES, MAX_DISCOVERED_QUERIES_PER_PAGE);
+    const items: Discovered[] = [];
+    for (const cluster of wanted) {
+      const from = cluster === after?.cluster ? after.name : undefined;
+      const range = { pk: clusterPk(tenantId, cluster), prefix: keys.discoveredPrefix(kind), decode: (item: Record<string, unknown>) => decodeDiscovered(item, filter) };
+      const out = await readRange(this.deps.doc, this.deps.table, from === undefined ? range : { ...range, after: from }, budget);
+      items.push(...out.items);
+      if (!out.ended) return { items, next: out.after === undefined ? { cluster } : { cluster, name: out.after } };
+    }
+    return { items };
+  }
+
   /** Discovered objects of a kind across the given clusters, filtered, sorted by name. */
   async list(tenantId: string, clusters: string[], kind: DiscoveredKind, filter: DiscoveredFilter = {}): Promise<Discovered[]> {
     const wanted = filter.cluster ? clusters.filter((c) => c === filter.cluster) : clusters;
@@ -55,6 +92,12 @@ export class DiscoveredStore {
       .filter((obj) => matches(obj, filter))
       .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
   }
+}
+
+function decodeDiscovered(item: Record<string, unknown>, filter: DiscoveredFilter): Decoded<Discovered> | undefined {
+  const body = item.body as string;
+  const obj = JSON.parse(body) as Discovered;
+  return matches(obj, filter) ? { value: obj, bytes: Buffer.byteLength(body) } : undefined;
 }
 
 function matches(obj: Discovered, filter: DiscoveredFilter): boolean {

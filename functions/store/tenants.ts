@@ -1,8 +1,9 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
-import { batchWrite, queryItems, queryKeys } from "./batch";
+import { batchGet, batchWrite, queryItems, queryKeys } from "./batch";
 import { clusterPk, keys, tenantPk } from "./keys";
+import { type Page, type PageRequest, readPage } from "./page";
 import type { StoreDeps } from "./resources";
 import { type TokenInfo, tenantTokenItems } from "./tokens";
 
@@ -80,6 +81,20 @@ export class TenantStore {
     } while (start);
     const tenants = await Promise.all(ids.map((id) => this.get(id).catch(() => undefined)));
     return tenants.filter((t): t is Tenant => t !== undefined);
+  }
+
+  /**
+   * One page of the active tenants, sorted by id, from after the id `request.after`. Tenants being
+   * deleted are left out, so a page may be short.
+   */
+  async page(request: PageRequest): Promise<Page<Tenant>> {
+    const { doc, table } = this.deps;
+    // A tenant as listed is about 100 bytes: the limit alone keeps a page small.
+    const ids = await readPage(doc, table, { pk: keys.tenantIndexPk, prefix: "", decode: (item) => ({ value: item.SK as string, bytes: 0 }) }, request);
+    const records = await batchGet(doc, table, ids.items.map((id) => keys.tenant(id)), true);
+    const active = new Map(records.filter((r) => r.state === "active").map((r) => [r.id as string, toTenant(r)]));
+    const items = ids.items.flatMap((id) => active.get(id) ?? []);
+    return ids.next === undefined ? { items } : { items, next: ids.next };
   }
 
   /**

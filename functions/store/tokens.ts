@@ -1,8 +1,10 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newId, newSecret } from "../shared/secrets";
+import { queryItems } from "./batch";
 import { keys, tenantPk } from "./keys";
+import type { Page, PageRequest } from "./page";
 import type { StoreDeps } from "./resources";
 import { TTL_ATTRIBUTE } from "./table";
 
@@ -74,16 +76,23 @@ export class TokenStore {
     return { token, info };
   }
 
+  /** Every token of the tenant, oldest first (all of them: a single query would stop at 1 MB). */
   async list(tenantId: string): Promise<TokenInfo[]> {
-    const out = await this.deps.doc.send(
-      new QueryCommand({
-        TableName: this.deps.table,
-        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-        ExpressionAttributeValues: { ":pk": tenantPk(tenantId), ":prefix": keys.tokenRecordPrefix },
-        ConsistentRead: true,
-      }),
-    );
-    return (out.Items ?? []).map(toInfo).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    const items = await queryItems(this.deps.doc, this.deps.table, tenantPk(tenantId), keys.tokenRecordPrefix);
+    return items.map(toInfo).sort((a, b) => compare(tokenPosition(a), tokenPosition(b)));
+  }
+
+  /**
+   * One page of the tenant's tokens in creation order, from after the position `request.after`
+   * (a previous page's `next`: creation time and id). Tokens are few and small, so they are read
+   * whole and paged here: the order people expect (oldest first) is not the order of their keys.
+   */
+  async page(tenantId: string, request: PageRequest): Promise<Page<TokenInfo>> {
+    const after = request.after;
+    const rest = (await this.list(tenantId)).filter((t) => after === undefined || tokenPosition(t) > after);
+    const items = rest.slice(0, request.limit);
+    const last = items.at(-1);
+    return rest.length > items.length && last !== undefined ? { items, next: tokenPosition(last) } : { items };
   }
 
   /**
@@ -200,6 +209,10 @@ export class TokenStore {
     if (item.kind === "tenant") await update(keys.tokenRecord(item.tenantId as string, item.tokenId as string));
   }
 }
+
+/** Where a token stands in the list: creation time (fixed-width ISO text), then id. */
+const tokenPosition = (t: TokenInfo): string => `${t.createdAt} ${t.id}`;
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function toInfo(item: Item): TokenInfo {
   return {

@@ -2,8 +2,9 @@ import type { TranslateQueue } from "../../queue/translate-queue";
 import type { Signer } from "../../signer/signer";
 import type { Cluster, Store } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
+import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
-import { bootstrapView, clusterView, listOf, registerClusterBody } from "../schemas";
+import { bootstrapView, clusterView, listOf, listQuery, registerClusterBody } from "../schemas";
 
 export interface ClusterDeps {
   store: Store;
@@ -53,9 +54,12 @@ export function clusterRoutes(deps: ClusterDeps) {
       },
     }),
     route({
-      method: "get", path: "/v1/clusters", tag: "clusters", access: "viewer", summary: "List clusters",
-      responses: { 200: { description: "clusters", schema: listOf(clusterView) } },
-      handler: async (c) => c.json({ items: await store.clusters.list(c.get("tenantId")) }),
+      method: "get", path: "/v1/clusters", tag: "clusters", access: "viewer", summary: "List clusters, a page at a time", query: listQuery,
+      responses: { 200: { description: "one page of the clusters, sorted by name", schema: listOf(clusterView) } },
+      handler: async (c, { query }) => {
+        const tenantId = c.get("tenantId");
+        return c.json(await listPage(query, ["clusters", tenantId], namePosition, (request) => store.clusters.page(tenantId, request)));
+      },
     }),
     route({
       method: "get", path: "/v1/clusters/{name}", tag: "clusters", access: "viewer", summary: "Get a cluster, with its shared-trust meshes' certificate state",

@@ -13,6 +13,7 @@ import type { TranslateQueue } from "../../queue/translate-queue";
 import type { Store } from "../../store/index";
 import type { AppEnv } from "../context";
 import { enqueueTranslate } from "../enqueue";
+import { listPage, namePosition } from "../pagination";
 import { type Route, route } from "../route";
 import { labelSelectorQuery, listOf, storedDocument } from "../schemas";
 
@@ -51,9 +52,14 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
   const body = DOCUMENT_SCHEMAS[kind];
   return [
     route({
-      method: "get", path: base, tag: kind, access: "viewer", summary: `List ${kind}s`, query: labelSelectorQuery,
-      responses: { 200: { description: "the list", schema: listOf(item) } },
-      handler: async (c, { query }) => c.json({ items: await store.resources.list(c.get("tenantId"), kind, selectorOf(query.labelSelector)) }),
+      method: "get", path: base, tag: kind, access: "viewer", summary: `List ${kind}s, a page at a time`, query: labelSelectorQuery,
+      responses: { 200: { description: "one page of the list, sorted by name", schema: listOf(item) } },
+      handler: async (c, { query }) => {
+        const tenantId = c.get("tenantId");
+        const selector = selectorOf(query.labelSelector);
+        const page = await listPage(query, ["resources", tenantId, kind, selector], namePosition, (request) => store.resources.page(tenantId, kind, selector, request));
+        return c.json(page);
+      },
     }),
     route({
       method: "post", path: base, tag: kind, access: "editor", summary: `Create a ${kind}`, body,

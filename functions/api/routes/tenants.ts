@@ -1,7 +1,8 @@
 import type { Store } from "../../store/index";
 import type { Tenant } from "../../store/index";
+import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
-import { createTenantBody, createTokenBody, listOf, tenantView, tokenInfo } from "../schemas";
+import { createTenantBody, createTokenBody, listOf, listQuery, tenantView, tokenInfo } from "../schemas";
 import { tokenExpiry } from "./tokens";
 
 const view = (t: Tenant) => ({ id: t.id, revision: t.revision, translatedRevision: t.translatedRevision, createdAt: t.createdAt });
@@ -22,9 +23,15 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
       },
     }),
     route({
-      method: "get", path: "/v1/tenants", tag: "tenants", access: "operator", summary: "List tenants",
-      responses: { 200: { description: "tenants", schema: listOf(tenantView) } },
-      handler: async (c) => c.json({ items: (await store.tenants.list()).map(view) }),
+      method: "get", path: "/v1/tenants", tag: "tenants", access: "operator", summary: "List tenants, a page at a time", query: listQuery,
+      responses: { 200: { description: "one page of the tenants, sorted by id", schema: listOf(tenantView) } },
+      handler: async (c, { query }) => {
+        const page = await listPage(query, ["tenants"], namePosition, async (request) => {
+          const tenants = await store.tenants.page(request);
+          return { ...tenants, items: tenants.items.map(view) };
+        });
+        return c.json(page);
+      },
     }),
     route({
       method: "get", path: "/v1/tenants/{id}", tag: "tenants", access: "operator", summary: "Get a tenant",

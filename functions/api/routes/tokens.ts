@@ -1,6 +1,7 @@
 import type { Store } from "../../store/index";
+import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
-import { createTokenBody, listOf, tokenInfo } from "../schemas";
+import { createTokenBody, listOf, listQuery, tokenInfo } from "../schemas";
 import { ValidationError } from "@meshplane/core";
 import type { z } from "zod";
 
@@ -41,9 +42,12 @@ export function tokenRoutes(deps: { store: Store; now: () => Date }) {
       },
     }),
     route({
-      method: "get", path: "/v1/tokens", tag: "tokens", access: "admin", summary: "List tokens (never their secrets)",
-      responses: { 200: { description: "tokens", schema: listOf(tokenInfo) } },
-      handler: async (c) => c.json({ items: await store.tokens.list(c.get("tenantId")) }),
+      method: "get", path: "/v1/tokens", tag: "tokens", access: "admin", summary: "List tokens (never their secrets), a page at a time", query: listQuery,
+      responses: { 200: { description: "one page of the tokens, oldest first", schema: listOf(tokenInfo) } },
+      handler: async (c, { query }) => {
+        const tenantId = c.get("tenantId");
+        return c.json(await listPage(query, ["tokens", tenantId], namePosition, (request) => store.tokens.page(tenantId, request)));
+      },
     }),
     route({
       method: "delete", path: "/v1/tokens/{id}", tag: "tokens", access: "admin", summary: "Revoke a token at once",
