@@ -59,6 +59,11 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
+/** Budgets no functional test reaches; rate limiting has its own tests. */
+const TEST_LIMITS: AppDeps["limits"] = Object.fromEntries(
+  (["read", "write", "plan", "agent", "operator"] as const).map((cls) => [cls, { limit: 1_000_000, windowMs: 10_000, lease: 100 }]),
+);
+
 /**
  * A real control plane for one test file: a fresh table in the shared DynamoDB Local, a fresh FIFO
  * queue in the shared SQS emulator, and the hono app on a real HTTP port.
@@ -99,7 +104,9 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
     log,
     authority,
     now: () => clock.now,
-    ...(options.limits ? { limits: options.limits } : {}),
+    // Suites that walk every route for several tenants would spend a real budget in seconds; the
+    // budgets themselves are tested with explicit limits (rate-limits.test.ts).
+    limits: options.limits ?? TEST_LIMITS,
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));

@@ -96,8 +96,8 @@ function isLoopback(host: string): boolean {
  * with `--allow-insecure-control-plane=true` for a development control plane on a laptop.
  */
 function insecureUrlError(url: string, allowed: boolean): string | undefined {
-  const { protocol, hostname } = new URL(url);
-  if (protocol === "https:" || allowed || isLoopback(hostname)) return undefined;
+  const parsed = new URL(url);
+  if (parsed.protocol === "https:" || allowed || isLoopback(parsed.hostname)) return undefined;
   return "must be an https URL: over http the bootstrap token and the agent's credentials would cross the network in clear (for a development control plane, set --allow-insecure-control-plane=true)";
 }
 
