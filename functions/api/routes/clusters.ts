@@ -24,6 +24,8 @@ export function helmInstallLine(apiUrl: string, cluster: string, token: string, 
     "helm upgrade --install meshplane-agent packages/agent/chart",
     "--namespace meshplane-system --create-namespace",
     `--set controlPlane.url=${apiUrl}`,
+    // A control plane served over plain http is a development one (`npm start`); say so explicitly.
+    ...(apiUrl.startsWith("http://") ? ["--set controlPlane.allowInsecure=true"] : []),
     `--set cluster.name=${cluster}`,
     `--set-string bootstrap.token=${token}`,
     `--set-json 'trust.jwks=${JSON.stringify(jwks)}'`,
