@@ -19,6 +19,8 @@ interface Saved {
   url: string;
   tenant: string;
   cluster: string;
+  /** The cluster's incarnation from the register answer; absent for a cluster created before them. */
+  incarnation?: string;
   privateJwk: JWK;
   publicJwk: JWK;
 }
@@ -48,10 +50,10 @@ async function main(): Promise<void> {
       if (!values.url || !values["bootstrap-token"]) throw new Error("register needs --url and --bootstrap-token");
       const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
       const publicJwk = await exportJWK(publicKey);
-      const { tenant, cluster } = await ControlPlaneClient.register(values.url, values["bootstrap-token"], publicJwk, "dev-agent");
+      const { tenant, cluster, incarnation } = await ControlPlaneClient.register(values.url, values["bootstrap-token"], publicJwk, "dev-agent");
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const path = join(dir, `${tenant}-${cluster}.json`);
-      writeFileSync(path, JSON.stringify({ url: values.url, tenant, cluster, privateJwk: await exportJWK(privateKey), publicJwk } satisfies Saved, null, 2), { mode: 0o600 });
+      writeFileSync(path, JSON.stringify({ url: values.url, tenant, cluster, ...(incarnation ? { incarnation } : {}), privateJwk: await exportJWK(privateKey), publicJwk } satisfies Saved, null, 2), { mode: 0o600 });
       chmodSync(path, 0o600);
       console.log(`registered as ${tenant}/${cluster}; key kept in ${path}`);
       return;
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
       const answer = await (await client(saved)).snapshot();
       if (!answer.changed || !answer.jws) return void console.log("no snapshot yet");
       const jwks = (await (await fetch(`${saved.url}/.well-known/jwks.json`)).json()) as { keys: JWK[] };
-      const payload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: snapshotAudience(saved.tenant, saved.cluster), lastGeneration: 0, now: new Date() });
+      const payload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: snapshotAudience(saved.tenant, saved.cluster, saved.incarnation), lastGeneration: 0, now: new Date() });
       console.log(JSON.stringify(payload, null, 2));
       return;
     }

@@ -39,22 +39,27 @@ const SEEN_INTERVAL_MS = 60_000;
 /** What agents change: their registration, discovery reports and apply reports. */
 export class AgentStore {
   private readonly discovered: DiscoveredStore;
+  private readonly snapshots: SnapshotStore;
 
   constructor(private readonly deps: StoreDeps) {
     this.discovered = new DiscoveredStore(deps);
+    this.snapshots = new SnapshotStore(deps);
   }
 
   /**
    * Consumes a bootstrap token and binds `jwk` to its cluster, all in one transaction: a token works
    * once, and only while it has not expired. UnauthorizedError otherwise (never saying which).
+   * Returns the cluster's incarnation for the agent to keep (undefined: a cluster created before
+   * incarnations); the transaction holds only while the head is still of that incarnation.
    */
-  async register(bootstrapToken: string, jwk: Record<string, unknown>, kid: string, now: Date): Promise<{ tenantId: string; cluster: string }> {
+  async register(bootstrapToken: string, jwk: Record<string, unknown>, kid: string, now: Date): Promise<{ tenantId: string; cluster: string; incarnation?: string }> {
     const { doc, table } = this.deps;
     const hash = hashSecret(bootstrapToken);
     const lookup = (await doc.send(new GetCommand({ TableName: table, Key: keys.bootstrapLookup(hash), ConsistentRead: true }))).Item;
     if (!lookup || Date.parse(lookup.expiresAt as string) <= now.getTime()) throw new UnauthorizedError("the bootstrap token is unknown, used or expired");
     const tenantId = lookup.tenantId as string;
     const cluster = lookup.cluster as string;
+    const incarnation = (await this.snapshots.head(tenantId, cluster, true))?.incarnation;
     try {
       await doc.send(
         new TransactWriteCommand({
@@ -70,7 +75,7 @@ export class AgentStore {
                 ExpressionAttributeValues: { ":registered": "registered", ":now": now.toISOString(), ":h": hash },
               },
             },
-            SnapshotStore.agentKeyUpdate(table, tenantId, cluster, jwk, kid),
+            SnapshotStore.agentKeyUpdate(table, tenantId, cluster, jwk, kid, incarnation),
           ],
         }),
       );
@@ -78,7 +83,7 @@ export class AgentStore {
       if ((error as { name?: string }).name === "TransactionCanceledException") throw new UnauthorizedError("the bootstrap token is unknown, used or expired", { cause: error });
       throw error;
     }
-    return { tenantId, cluster };
+    return { tenantId, cluster, ...(incarnation ? { incarnation } : {}) };
   }
 
   /**

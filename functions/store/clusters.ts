@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newSecret } from "../shared/secrets";
@@ -6,6 +7,7 @@ import { clusterPk, keys, tenantPk } from "./keys";
 import { type Page, type PageRequest, jsonBytes, readPage } from "./page";
 import type { StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
+import { SnapshotStore } from "./snapshots";
 import { TTL_ATTRIBUTE } from "./table";
 
 export interface Cluster {
@@ -46,7 +48,11 @@ function bootstrapPut(table: string, tenantId: string, cluster: string, now: Dat
 export class ClusterStore {
   constructor(private readonly deps: StoreDeps & { bootstrapTtlMs: number }) {}
 
-  /** Registers a cluster and returns its bootstrap token (shown once). ConflictError if the name is taken. */
+  /**
+   * Registers a cluster and returns its bootstrap token (shown once). ConflictError if the name is
+   * taken. The cluster gets a new incarnation (on its head item), which its snapshots are signed for:
+   * nothing signed for an earlier cluster or tenant of the same name verifies for this one.
+   */
   async register(tenantId: string, input: { name: string; labels?: Record<string, string> }, now: Date): Promise<{ cluster: Cluster; bootstrap: Bootstrap; revision: number }> {
     const { table } = this.deps;
     const { bootstrap, hash, put } = bootstrapPut(table, tenantId, input.name, now, this.deps.bootstrapTtlMs);
@@ -61,6 +67,7 @@ export class ClusterStore {
       items: [
         { Put: { TableName: table, Item: { ...keys.cluster(tenantId, input.name), ...cluster, bootstrapHash: hash }, ConditionExpression: "attribute_not_exists(PK)" } },
         put,
+        SnapshotStore.created(table, tenantId, input.name, randomUUID()),
       ],
       onConditionFailed: (index) => (index === 0 ? new ConflictError(`cluster ${input.name} already exists`) : undefined),
     }));

@@ -22,6 +22,12 @@ export interface SnapshotHead {
 
 /** The S#HEAD item: the snapshot head (if any) and the registered agent key (if any). */
 export interface ClusterHead {
+  /**
+   * The cluster's incarnation, a random id written with the head when the cluster is created: every
+   * snapshot of the cluster is signed for it, and registration tells it to the agent. Absent for a
+   * cluster created before incarnations existed.
+   */
+  incarnation?: string;
   snapshot?: SnapshotHead;
   /** The certificate directives of the published snapshot: what `POST /v1/agent/csr` may sign. */
   directives?: CertificateDirective[];
@@ -36,9 +42,13 @@ export interface ClusterHead {
 
 type Item = Record<string, unknown>;
 
+/** The condition that the head is of `incarnation` (`:inc`), or has none when it is undefined. */
+const incarnationIs = (incarnation: string | undefined): string => (incarnation ? "incarnation = :inc" : "attribute_not_exists(incarnation)");
+
 function toHead(item: Item | undefined): ClusterHead | undefined {
   if (!item) return undefined;
   return {
+    ...(typeof item.incarnation === "string" ? { incarnation: item.incarnation } : {}),
     ...(typeof item.generation === "number"
       ? { snapshot: { generation: item.generation, hash: item.hash as string, chunks: item.chunks as number, signedAt: item.signedAt as string, exp: item.exp as number } }
       : {}),
@@ -76,11 +86,20 @@ export class SnapshotStore {
 
   /**
    * Stores a new generation: chunks first, then the head, conditioned on the head still being at
-   * `previous` (or absent), so a generation is never skipped or written twice. A crash between the
-   * two leaves orphan chunks that the retry overwrites with the same bytes. The superseded
-   * generation's chunks then expire by TTL. ConflictError when the head moved meanwhile.
+   * `previous` (or absent), so a generation is never skipped or written twice, and — when
+   * `next.incarnation` (the one the snapshot was signed for) is given — on the head being of it, so a
+   * worker that read a cluster before it was deleted and re-created cannot publish into the new one.
+   * A crash between the two leaves orphan chunks that the retry overwrites with the same bytes.
+   * The superseded generation's chunks then expire by TTL. ConflictError when the head moved meanwhile.
    */
-  async write(tenantId: string, cluster: string, previous: SnapshotHead | undefined, next: Omit<SnapshotHead, "chunks">, body: Buffer, directives: readonly CertificateDirective[] = []): Promise<void> {
+  async write(
+    tenantId: string,
+    cluster: string,
+    previous: SnapshotHead | undefined,
+    next: Omit<SnapshotHead, "chunks"> & { incarnation?: string },
+    body: Buffer,
+    directives: readonly CertificateDirective[] = [],
+  ): Promise<void> {
     const { doc, table } = this.deps;
     const chunks: Buffer[] = [];
     for (let i = 0; i < body.length || i === 0; i += CHUNK_BYTES) chunks.push(body.subarray(i, i + CHUNK_BYTES));
@@ -91,13 +110,17 @@ export class SnapshotStore {
           TableName: table,
           Key: keys.snapshotHead(tenantId, cluster),
           UpdateExpression: "SET generation = :g, #h = :h, chunks = :c, signedAt = :s, #exp = :e, directives = :d",
-          ConditionExpression: previous ? "generation = :prev" : "attribute_not_exists(generation)",
+          ConditionExpression: [previous ? "generation = :prev" : "attribute_not_exists(generation)", ...(next.incarnation ? [incarnationIs(next.incarnation)] : [])].join(" AND "),
           ExpressionAttributeNames: { "#h": "hash", "#exp": "exp" },
-          ExpressionAttributeValues: { ":g": next.generation, ":h": next.hash, ":c": chunks.length, ":s": next.signedAt, ":e": next.exp, ":d": directives, ...(previous ? { ":prev": previous.generation } : {}) },
+          ExpressionAttributeValues: {
+            ":g": next.generation, ":h": next.hash, ":c": chunks.length, ":s": next.signedAt, ":e": next.exp, ":d": directives,
+            ...(previous ? { ":prev": previous.generation } : {}),
+            ...(next.incarnation ? { ":inc": next.incarnation } : {}),
+          },
         }),
       );
     } catch (error) {
-      if ((error as { name?: string }).name === "ConditionalCheckFailedException") throw new ConflictError(`snapshot head of ${cluster} moved`, { cause: error });
+      if ((error as { name?: string }).name === "ConditionalCheckFailedException") throw new ConflictError(`snapshot head of ${cluster} moved or is of another incarnation`, { cause: error });
       throw error;
     }
     if (previous) await this.expire(tenantId, cluster, previous);
@@ -121,14 +144,26 @@ export class SnapshotStore {
     );
   }
 
-  /** Binds an agent key to the cluster head (registration). */
-  static agentKeyUpdate(table: string, tenantId: string, cluster: string, jwk: Record<string, unknown>, kid: string) {
+  /**
+   * The head of a cluster being created, with its new incarnation. A put, not a conditional create:
+   * whatever a late worker left under the name after the previous incarnation was purged is replaced.
+   */
+  static created(table: string, tenantId: string, cluster: string, incarnation: string) {
+    return { Put: { TableName: table, Item: { ...keys.snapshotHead(tenantId, cluster), incarnation } } };
+  }
+
+  /**
+   * Binds an agent key to the cluster head (registration), conditioned on the head still being of
+   * `incarnation` (the one the registration answers with; undefined: a cluster without one).
+   */
+  static agentKeyUpdate(table: string, tenantId: string, cluster: string, jwk: Record<string, unknown>, kid: string, incarnation: string | undefined) {
     return {
       Update: {
         TableName: table,
         Key: keys.snapshotHead(tenantId, cluster),
         UpdateExpression: "SET agentKey = :k, agentKid = :kid",
-        ExpressionAttributeValues: { ":k": jwk, ":kid": kid },
+        ConditionExpression: incarnationIs(incarnation),
+        ExpressionAttributeValues: { ":k": jwk, ":kid": kid, ...(incarnation ? { ":inc": incarnation } : {}) },
       },
     };
   }

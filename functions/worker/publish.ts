@@ -17,6 +17,8 @@ export interface PublishDeps {
 /**
  * Publishes a cluster's output as the next generation when its content changed, or when its
  * signature is close to expiry (so an agent that starts late can still verify what it fetches).
+ * The audience names the cluster's incarnation as `head` has it, and the store refuses the write
+ * (ConflictError, so the job is retried on fresh input) if the cluster was re-created meanwhile.
  * Returns the generation the cluster is at afterwards (0 = never published).
  */
 export async function publishCluster(deps: PublishDeps, tenantId: string, cluster: string, output: ClusterOutput, head: ClusterHead | undefined, now: Date): Promise<number> {
@@ -28,7 +30,7 @@ export async function publishCluster(deps: PublishDeps, tenantId: string, cluste
   const generation = (current?.generation ?? 0) + 1;
   const payload: SnapshotPayload = {
     iss: deps.issuer,
-    aud: snapshotAudience(tenantId, cluster),
+    aud: snapshotAudience(tenantId, cluster, head?.incarnation),
     tenant: tenantId,
     cluster,
     generation,
@@ -39,6 +41,6 @@ export async function publishCluster(deps: PublishDeps, tenantId: string, cluste
     certificates: output.certificates as unknown as SnapshotPayload["certificates"],
   };
   const jws = await deps.signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
-  await deps.store.snapshots.write(tenantId, cluster, current, { generation, hash: output.hash, signedAt: now.toISOString(), exp: payload.exp }, gzipSync(jws), output.certificates);
+  await deps.store.snapshots.write(tenantId, cluster, current, { generation, hash: output.hash, signedAt: now.toISOString(), exp: payload.exp, ...(head?.incarnation ? { incarnation: head.incarnation } : {}) }, gzipSync(jws), output.certificates);
   return generation;
 }

@@ -54,7 +54,8 @@ try {
   }
 
   // 500 managed objects, in one signed snapshot published as the control plane would.
-  const head = (await plane.store.snapshots.head("bench", "cluster-east", true))?.snapshot;
+  const clusterHead = await plane.store.snapshots.head("bench", "cluster-east", true);
+  const head = clusterHead?.snapshot;
   const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": "bench", "meshplane.dev/cluster": "cluster-east" };
   const objects = Array.from({ length: 500 }, (_, i) => ({
     apiVersion: "networking.istio.io/v1", kind: "VirtualService",
@@ -64,10 +65,10 @@ try {
   const hash = new Canonicalizer().contentHash(objects, []);
   const generation = (head?.generation ?? 0) + 1;
   const now = Math.floor(Date.now() / 1000);
-  const payload: SnapshotPayload = { iss: plane.url, aud: snapshotAudience("bench", "cluster-east"), tenant: "bench", cluster: "cluster-east", generation, iat: now, exp: now + 86_400, hash, objects: objects as never, certificates: [] };
+  const payload: SnapshotPayload = { iss: plane.url, aud: snapshotAudience("bench", "cluster-east", clusterHead?.incarnation), tenant: "bench", cluster: "cluster-east", generation, iat: now, exp: now + 86_400, hash, objects: objects as never, certificates: [] };
   const jws = await plane.signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
   const published = performance.now();
-  await plane.store.snapshots.write("bench", "cluster-east", head, { generation, hash, signedAt: new Date().toISOString(), exp: payload.exp }, gzipSync(jws));
+  await plane.store.snapshots.write("bench", "cluster-east", head, { generation, hash, signedAt: new Date().toISOString(), exp: payload.exp, ...(clusterHead?.incarnation ? { incarnation: clusterHead.incarnation } : {}) }, gzipSync(jws));
   let seen = 0;
   while ((await metric("meshplane_agent_applied_generation")) < generation) {
     if (seen === 0 && (await metric("meshplane_agent_managed_objects")) > 0) seen = performance.now();

@@ -101,7 +101,7 @@ describe("agent credentials", () => {
     const res = await cp.request("POST", "/v1/clusters", { token: admin, body: { name: "c1" } });
     const { bootstrapToken } = (await res.json()) as { bootstrapToken: string };
     const first = await agentKey();
-    expect(await ControlPlaneClient.register(cp.url, bootstrapToken, first.publicJwk, "test")).toEqual({ tenant: "boot", cluster: "c1" });
+    expect(await ControlPlaneClient.register(cp.url, bootstrapToken, first.publicJwk, "test")).toEqual({ tenant: "boot", cluster: "c1", incarnation: expect.any(String) });
     const thief = await agentKey();
     await expect(ControlPlaneClient.register(cp.url, bootstrapToken, thief.publicJwk, "test")).rejects.toMatchObject({ status: 401 });
     expect((await cp.store.snapshots.head("boot", "c1", true))?.agentKid).toBe(await calculateJwkThumbprint(first.publicJwk));

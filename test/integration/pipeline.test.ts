@@ -1,5 +1,5 @@
 import type { JWK } from "jose";
-import { type SnapshotPayload, verifySnapshot } from "@meshplane/core";
+import { type SnapshotPayload, snapshotAudience, verifySnapshot } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../packages/agent/src/client";
 import { discoveryOf, registeredAgent } from "../support/agents";
@@ -8,6 +8,8 @@ import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/
 let cp: ControlPlane;
 let admin: string;
 let eastAgent: ControlPlaneClient;
+/** What cluster-east's agent verifies snapshots against: tenant, cluster and the incarnation it registered with. */
+let eastAudience: string;
 let jwks: { keys: JWK[] };
 
 const policy = (timeout: string) =>
@@ -16,10 +18,10 @@ const policy = (timeout: string) =>
     policy: { requestTimeout: timeout },
   });
 
-async function fetchVerified(client: ControlPlaneClient, cluster: string, last = 0): Promise<SnapshotPayload> {
+async function fetchVerified(client: ControlPlaneClient, last = 0): Promise<SnapshotPayload> {
   const answer = await client.snapshot();
   if (!answer.changed || !answer.jws) throw new Error("no snapshot");
-  return verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: `pipeline/${cluster}`, lastGeneration: last, now: new Date() });
+  return verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: eastAudience, lastGeneration: last, now: new Date() });
 }
 
 const head = (cluster: string) => cp.store.snapshots.head("pipeline", cluster, true);
@@ -28,7 +30,9 @@ const statusOf = async (name: string) => ((await (await cp.request("GET", `/v1/t
 beforeAll(async () => {
   cp = await startControlPlane();
   admin = await cp.tenant("pipeline");
-  eastAgent = (await registeredAgent(cp, admin, "pipeline", "cluster-east")).client;
+  const east = await registeredAgent(cp, admin, "pipeline", "cluster-east");
+  eastAgent = east.client;
+  eastAudience = snapshotAudience("pipeline", "cluster-east", east.incarnation);
   jwks = (await (await cp.request("GET", "/.well-known/jwks.json")).json()) as { keys: JWK[] };
   await cp.work();
 });
@@ -44,7 +48,7 @@ describe("write → job → signed snapshot → status", () => {
 
     expect((await cp.request("POST", "/v1/trafficpolicies", { token: admin, body: policy("5s") })).status).toBe(201);
     expect(await cp.work()).toEqual({ handled: 1, failed: 0 });
-    const payload = await fetchVerified(eastAgent, "cluster-east", 1);
+    const payload = await fetchVerified(eastAgent, 1);
     expect(payload.generation).toBe(2);
     expect(payload.iss).toBe(cp.url);
     const vs = payload.objects.find((o) => o.kind === "VirtualService" && o.metadata.name === "reviews") as { spec: { http: { timeout?: string }[] } } | undefined;
@@ -92,7 +96,7 @@ describe("at-least-once jobs", () => {
     const before = (await head("cluster-east"))?.snapshot?.generation as number;
     expect(await cp.work()).toEqual({ handled: 3, failed: 0 });
     expect((await head("cluster-east"))?.snapshot?.generation).toBe(before + 1);
-    expect((await fetchVerified(eastAgent, "cluster-east")).objects.some((o) => JSON.stringify(o).includes('"timeout":"7s"'))).toBe(true);
+    expect((await fetchVerified(eastAgent)).objects.some((o) => JSON.stringify(o).includes('"timeout":"7s"'))).toBe(true);
   });
 
   it("a crash between the snapshot and the status writes re-runs cleanly: one generation, statuses written", async () => {
@@ -155,7 +159,7 @@ describe("plan", () => {
 
 describe("signing keys", () => {
   it("rotation publishes the new key first and keeps the old one, so both generations verify", async () => {
-    const old = await fetchVerified(eastAgent, "cluster-east");
+    const old = await fetchVerified(eastAgent);
     const oldJws = (await eastAgent.snapshot()) as { jws: string };
     const newKid = cp.signer.rotate();
     const rotated = (await (await cp.request("GET", "/.well-known/jwks.json")).json()) as { keys: JWK[] };
@@ -164,11 +168,11 @@ describe("signing keys", () => {
     await cp.work();
     const answer = (await eastAgent.snapshot()) as { jws: string };
     expect(JSON.parse(Buffer.from(answer.jws.split(".")[0] as string, "base64url").toString()).kid).toBe(newKid);
-    const fresh = await verifySnapshot(answer.jws, { trustedKeys: rotated.keys, audience: "pipeline/cluster-east", lastGeneration: old.generation, now: new Date() });
+    const fresh = await verifySnapshot(answer.jws, { trustedKeys: rotated.keys, audience: eastAudience, lastGeneration: old.generation, now: new Date() });
     expect(fresh.generation).toBe(old.generation + 1);
-    await expect(verifySnapshot(oldJws.jws, { trustedKeys: rotated.keys, audience: "pipeline/cluster-east", lastGeneration: old.generation, now: new Date() })).resolves.toBeDefined();
+    await expect(verifySnapshot(oldJws.jws, { trustedKeys: rotated.keys, audience: eastAudience, lastGeneration: old.generation, now: new Date() })).resolves.toBeDefined();
     // An agent that pinned only the old key refuses what the new key signed: it fails static.
-    await expect(verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: "pipeline/cluster-east", lastGeneration: 0, now: new Date() })).rejects.toMatchObject({ reason: "unknown-key" });
+    await expect(verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: eastAudience, lastGeneration: 0, now: new Date() })).rejects.toMatchObject({ reason: "unknown-key" });
     jwks = rotated;
   });
 

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { type CertificateDirective, type CertificateResult, type SnapshotPayload, certificateInfo, createCsr, exportPrivateKeyPem, fingerprintSha256, generateKeyPair, splitPemBundle, verifySnapshot } from "@meshplane/core";
+import { type CertificateDirective, type CertificateResult, type SnapshotPayload, certificateInfo, createCsr, exportPrivateKeyPem, fingerprintSha256, generateKeyPair, snapshotAudience, splitPemBundle, verifySnapshot } from "@meshplane/core";
 import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../packages/agent/src/client";
@@ -27,6 +27,8 @@ let admin: string;
 let jwks: { keys: JWK[] };
 const agents = new Map<string, ControlPlaneClient>();
 const generations = new Map<string, number>();
+/** What each cluster's agent verifies snapshots against: tenant, cluster and the incarnation it registered with. */
+const audiences = new Map<string, string>();
 /** What each mesh's agent wrote as `cacerts`, like the agent does. */
 const cacerts = new Map<string, { caCert: string; caKey: string; certChain: string; rootCert: string }>();
 
@@ -40,7 +42,7 @@ const virtualMesh = (name: string, root: object) => ({
 async function directiveOf(cluster: string): Promise<CertificateDirective | undefined> {
   const answer = await (agents.get(cluster) as ControlPlaneClient).snapshot();
   if (!answer.changed || !answer.jws) return undefined;
-  const payload: SnapshotPayload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: `${TENANT}/${cluster}`, lastGeneration: generations.get(cluster) ?? 0, now: new Date() });
+  const payload: SnapshotPayload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: audiences.get(cluster) as string, lastGeneration: generations.get(cluster) ?? 0, now: new Date() });
   generations.set(cluster, payload.generation);
   return payload.certificates[0] as unknown as CertificateDirective | undefined;
 }
@@ -77,8 +79,9 @@ beforeAll(async () => {
   cp = await startControlPlane();
   admin = await cp.tenant(TENANT);
   for (const cluster of CLUSTERS) {
-    const { client } = await registeredAgent(cp, admin, TENANT, cluster);
+    const { client, incarnation } = await registeredAgent(cp, admin, TENANT, cluster);
     agents.set(cluster, client);
+    audiences.set(cluster, snapshotAudience(TENANT, cluster, incarnation));
     await client.discovery(discoveryOf("istio-bookinfo", cluster));
   }
   jwks = (await (await cp.request("GET", "/.well-known/jwks.json")).json()) as { keys: JWK[] };

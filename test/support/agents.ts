@@ -15,15 +15,21 @@ export async function agentKey() {
 
 /**
  * Registers `cluster` in the tenant through the API, then registers an agent for it with the
- * bootstrap token, exactly as the in-cluster agent does. Returns its client.
+ * bootstrap token, exactly as the in-cluster agent does. Returns its client and the incarnation the
+ * register answer named (what the agent keeps to verify snapshots).
  */
-export async function registeredAgent(cp: ControlPlane, adminToken: string, tenant: string, cluster: string): Promise<{ client: ControlPlaneClient; key: Awaited<ReturnType<typeof agentKey>>; bootstrapToken: string }> {
+export async function registeredAgent(
+  cp: ControlPlane,
+  adminToken: string,
+  tenant: string,
+  cluster: string,
+): Promise<{ client: ControlPlaneClient; key: Awaited<ReturnType<typeof agentKey>>; bootstrapToken: string; incarnation: string | undefined }> {
   const res = await cp.request("POST", "/v1/clusters", { token: adminToken, body: { name: cluster } });
   if (res.status !== 201) throw new Error(`register ${cluster}: ${res.status} ${await res.text()}`);
   const { bootstrapToken } = (await res.json()) as { bootstrapToken: string };
   const key = await agentKey();
-  await ControlPlaneClient.register(cp.url, bootstrapToken, key.publicJwk, "test");
-  return { client: new ControlPlaneClient({ url: cp.url, tenant, cluster, key, now: () => cp.clock.now }), key, bootstrapToken };
+  const { incarnation } = await ControlPlaneClient.register(cp.url, bootstrapToken, key.publicJwk, "test");
+  return { client: new ControlPlaneClient({ url: cp.url, tenant, cluster, key, now: () => cp.clock.now }), key, bootstrapToken, incarnation };
 }
 
 /** What the agent of `cluster` would report for a discovery fixture. */

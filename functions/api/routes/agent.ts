@@ -1,6 +1,6 @@
 import { createPublicKey } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { type DiscoveryResult, type PublicEcJwk, ValidationError, canonicalJson, discoveryReport, registerRequest, sha256, snapshotEtag, statusReport } from "@meshplane/core";
+import { type DiscoveryResult, type PublicEcJwk, ValidationError, canonicalJson, discoveryReport, registerRequest, registerResponse, sha256, snapshotEtag, statusReport } from "@meshplane/core";
 import { type JWK, calculateJwkThumbprint } from "jose";
 import { z } from "zod";
 import type { TranslateQueue } from "../../queue/translate-queue";
@@ -50,16 +50,16 @@ export function agentRoutes(deps: AgentDeps): Route[] {
   return [
     route({
       method: "post", path: "/v1/agent/register", tag: "agent", access: "public",
-      summary: "Exchange a one-time bootstrap token for the binding of the agent's public key to its cluster",
+      summary: "Exchange a one-time bootstrap token for the binding of the agent's public key to its cluster; answers the cluster's incarnation, which every snapshot's audience names",
       body: registerRequest,
-      responses: { 200: { description: "registered", schema: z.object({ tenant: z.string(), cluster: z.string() }) } },
+      responses: { 200: { description: "registered", schema: registerResponse } },
       handler: async (c, { body }) => {
         checkPoint(body.publicKey);
         const kid = await calculateJwkThumbprint(body.publicKey as JWK);
         const jwk = { kty: body.publicKey.kty, crv: body.publicKey.crv, x: body.publicKey.x, y: body.publicKey.y };
-        const { tenantId, cluster } = await store.agents.register(body.bootstrapToken, jwk, kid, deps.now());
-        c.get("log").info("agent registered", { tenant: tenantId, cluster, agentVersion: body.agentVersion, kid });
-        return c.json({ tenant: tenantId, cluster });
+        const { tenantId, cluster, incarnation } = await store.agents.register(body.bootstrapToken, jwk, kid, deps.now());
+        c.get("log").info("agent registered", { tenant: tenantId, cluster, incarnation, agentVersion: body.agentVersion, kid });
+        return c.json({ tenant: tenantId, cluster, ...(incarnation ? { incarnation } : {}) });
       },
     }),
     route({

@@ -28,7 +28,13 @@ export interface RunningAgent {
  * operator must do.
  */
 async function ensureRegistered(options: AgentOptions, store: StateStore, state: AgentState, log: Logger): Promise<AgentState> {
-  if (state.privateJwk && state.tenant) return state;
+  if (state.privateJwk && state.tenant) {
+    if (!state.incarnation) {
+      // Registered by an agent older than incarnations, or for a cluster created before them (docs/agent.md).
+      log.info("no cluster incarnation stored: only snapshots whose audience names none are accepted; if they are refused as wrong-audience, issue a new bootstrap token and delete the meshplane-agent-state Secret to register again");
+    }
+    return state;
+  }
   if (!state.privateJwk) {
     const key = await newAgentKey();
     state.privateJwk = key.privateJwk;
@@ -42,12 +48,13 @@ async function ensureRegistered(options: AgentOptions, store: StateStore, state:
     throw new Error(`no bootstrap token at ${options.bootstrapTokenFile}: register the cluster (POST /v1/clusters) and install the agent with its token`, { cause: error });
   }
   try {
-    const { tenant, cluster } = await ControlPlaneClient.register(options.controlPlaneUrl, token, publicJwk, AGENT_VERSION);
+    const { tenant, cluster, incarnation } = await ControlPlaneClient.register(options.controlPlaneUrl, token, publicJwk, AGENT_VERSION);
     if (cluster !== options.cluster) throw new Error(`the bootstrap token is for cluster ${cluster}, but this agent is configured as ${options.cluster}`);
     state.tenant = tenant;
     state.cluster = cluster;
+    if (incarnation) state.incarnation = incarnation;
     await store.save(state);
-    log.info("registered with the control plane", { tenant, cluster });
+    log.info("registered with the control plane", { tenant, cluster, incarnation });
     return state;
   } catch (error) {
     if (error instanceof ControlPlaneError && error.status === 401) {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type CsrRequest, type CsrResponse, type DiscoveryReport, type StatusReport, csrResponse, snapshotEtag } from "@meshplane/core";
+import { type CsrRequest, type CsrResponse, type DiscoveryReport, type RegisterResponse, type StatusReport, csrResponse, registerResponse, snapshotEtag } from "@meshplane/core";
+import type { z } from "zod";
 import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint } from "jose";
 
 /** An HTTP answer the agent could not use; `status` 0 = the network failed. */
@@ -35,14 +36,19 @@ export class ControlPlaneClient {
 
   constructor(private readonly options: ClientOptions) {}
 
-  /** Registers the agent's public key with a one-time bootstrap token. */
-  static async register(url: string, bootstrapToken: string, publicJwk: JWK, agentVersion: string, doFetch: typeof fetch = fetch): Promise<{ tenant: string; cluster: string }> {
+  /**
+   * Registers the agent's public key with a one-time bootstrap token. Answers the tenant, the
+   * cluster and the cluster's incarnation (undefined: a cluster created before incarnations), which
+   * the agent keeps and requires in every snapshot's audience. An answer that does not match the
+   * protocol is a ControlPlaneError 502.
+   */
+  static async register(url: string, bootstrapToken: string, publicJwk: JWK, agentVersion: string, doFetch: typeof fetch = fetch): Promise<RegisterResponse> {
     const res = await call(doFetch, `${url}/v1/agent/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ bootstrapToken, publicKey: { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x, y: publicJwk.y }, agentVersion }),
     });
-    return (await res.json()) as { tenant: string; cluster: string };
+    return answerOf(registerResponse, "POST /v1/agent/register", await res.json());
   }
 
   /** A JWT for one call: 60 s lifetime (the server accepts at most 300), never reused. */
@@ -85,12 +91,7 @@ export class ControlPlaneClient {
    * with the control plane's own status.
    */
   async csr(request: CsrRequest): Promise<CsrResponse> {
-    const parsed = csrResponse.safeParse(await this.post("/v1/agent/csr", request));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ControlPlaneError(502, `POST /v1/agent/csr: the answer does not match the protocol (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`);
-    }
-    return parsed.data;
+    return answerOf(csrResponse, "POST /v1/agent/csr", await this.post("/v1/agent/csr", request));
   }
 
   private get fetcher(): typeof fetch {
@@ -105,6 +106,19 @@ export class ControlPlaneClient {
     });
     return (await res.json()) as T;
   }
+}
+
+/**
+ * Parses a control-plane answer at the boundary; one that does not match the protocol is a
+ * ControlPlaneError 502 (what a gateway says of an upstream answer it cannot use).
+ */
+function answerOf<T>(schema: z.ZodType<T>, what: string, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ControlPlaneError(502, `${what}: the answer does not match the protocol (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`);
+  }
+  return parsed.data;
 }
 
 async function call(doFetch: typeof fetch, url: string, init: RequestInit, ok: number[] = []): Promise<Response> {

@@ -4,17 +4,18 @@ import type { Stage } from "./cycle";
 import { parseDirectives } from "./directive";
 
 /**
- * Verify: the snapshot the poll brought must verify (signature by a pinned key, audience, no
- * rollback, not expired, hash) or the cycle ends with SnapshotRejectedError and nothing is applied
- * (fail static). A verified snapshot becomes the desired set and the certificate directives; when it
- * is newer than the one applied, apply and prune work on the objects changed since.
+ * Verify: the snapshot the poll brought must verify (signature by a pinned key; audience: this
+ * tenant, cluster and the incarnation the agent registered with; no rollback, not expired, hash) or
+ * the cycle ends with SnapshotRejectedError and nothing is applied (fail static). A verified snapshot
+ * becomes the desired set and the certificate directives; when it is newer than the one applied,
+ * apply and prune work on the objects changed since.
  */
 export const verifyStage: Stage = async (ctx) => {
   if (ctx.jws === undefined) return;
   const { deps, memory } = ctx;
   const payload = await verifySnapshot(ctx.jws, {
     trustedKeys: deps.trustedKeys,
-    audience: snapshotAudience(deps.scope.tenant, deps.scope.cluster),
+    audience: snapshotAudience(deps.scope.tenant, deps.scope.cluster, deps.state.incarnation),
     lastGeneration: deps.state.appliedGeneration,
     now: ctx.now,
   });

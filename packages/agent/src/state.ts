@@ -3,12 +3,18 @@ import type { Kube } from "./kube";
 
 /**
  * What the agent keeps in its cluster, in one Secret in its own namespace: its private key, the
- * tenant and cluster it registered as, and the generation and hash it last applied — persisted so a
- * restart cannot be rolled back to an older snapshot.
+ * tenant, cluster and cluster incarnation it registered as, and the generation and hash it last
+ * applied — persisted so a restart cannot be rolled back to an older snapshot.
  */
 export interface AgentState {
   tenant?: string;
   cluster?: string;
+  /**
+   * The incarnation the register answer named; every snapshot's audience must name it. Undefined
+   * when the agent registered before incarnations existed, or with a cluster created before: then
+   * only the audience without one is accepted (docs/agent.md).
+   */
+  incarnation?: string;
   privateJwk?: JWK;
   appliedGeneration: number;
   appliedHash?: string;
@@ -42,6 +48,7 @@ export class StateStore {
     return {
       ...(d.tenant ? { tenant: unb64(d.tenant) as string } : {}),
       ...(d.cluster ? { cluster: unb64(d.cluster) as string } : {}),
+      ...(d.incarnation ? { incarnation: unb64(d.incarnation) as string } : {}),
       ...(key ? { privateJwk: JSON.parse(key) as JWK } : {}),
       appliedGeneration: Number(unb64(d.appliedGeneration) ?? "0"),
       ...(d.appliedHash ? { appliedHash: unb64(d.appliedHash) as string } : {}),
@@ -57,6 +64,7 @@ export class StateStore {
       data: {
         ...(state.tenant ? { tenant: b64(state.tenant) } : {}),
         ...(state.cluster ? { cluster: b64(state.cluster) } : {}),
+        ...(state.incarnation ? { incarnation: b64(state.incarnation) } : {}),
         ...(state.privateJwk ? { "key.jwk": b64(JSON.stringify(state.privateJwk)) } : {}),
         appliedGeneration: b64(String(state.appliedGeneration)),
         ...(state.appliedHash ? { appliedHash: b64(state.appliedHash) } : {}),

@@ -1,23 +1,12 @@
-import { Canonicalizer, type CertificateDirective, type KubeObject, SNAPSHOT_TYPE, type StatusReport, snapshotAudience } from "@meshplane/core";
-import { CompactSign, type JWK, exportJWK, generateKeyPair } from "jose";
+import type { KubeObject, StatusReport } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
 import type { SnapshotAnswer } from "./client";
 import { STAGES, SyncLoop } from "./sync";
-import { DAY, FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps } from "./test-fakes";
+import { DAY, FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps, snapshotSigner } from "./test-fakes";
 
 const ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
 const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": SCOPE.tenant, "meshplane.dev/cluster": SCOPE.cluster };
 const VS: KubeObject = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "reviews", namespace: "shop", labels, annotations: {} }, spec: { hosts: ["reviews"] } };
-
-async function signer() {
-  const { privateKey, publicKey } = await generateKeyPair("ES256");
-  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: "k1" };
-  const sign = (generation: number, objects: KubeObject[], certificates: CertificateDirective[]) => {
-    const payload = { iss: "https://cp", aud: snapshotAudience(SCOPE.tenant, SCOPE.cluster), tenant: SCOPE.tenant, cluster: SCOPE.cluster, generation, iat: Math.floor(NOW.getTime() / 1000), exp: Math.floor(NOW.getTime() / 1000) + 3600, hash: new Canonicalizer().contentHash(objects, certificates), objects, certificates };
-    return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: "ES256", kid: "k1", typ: SNAPSHOT_TYPE }).sign(privateKey);
-  };
-  return { jwk, sign };
-}
 
 describe("the sync loop", () => {
   it("runs the stages in the documented order", () => {
@@ -28,7 +17,7 @@ describe("the sync loop", () => {
     const cp = await FakeControlPlane.create({ mesh: ID });
     const kube = new FakeKube();
     kube.deployment("istio-system", "istiod");
-    const { jwk, sign } = await signer();
+    const { jwk, sign } = await snapshotSigner();
     const answers: SnapshotAnswer[] = [];
     const reports: StatusReport[] = [];
     const client = { csr: cp.csr.bind(cp), snapshot: async () => answers.shift() ?? { changed: false as const }, status: async (r: StatusReport) => (reports.push(r), { changed: true }) };

@@ -1,8 +1,12 @@
 // Fakes for the agent's unit tests only (index.ts does not export this file). The Kubernetes fake
 // records every call; the control-plane fake signs CSRs with a real CA from core's PKI module, so
-// what the certificate stage checks is real X.509, not a stub.
+// what the certificate stage checks is real X.509, not a stub; snapshots are signed with a real key.
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { type CertificateDirective, type CsrRequest, type CsrResponse, type RootCa, certificateInfo, createRootCa, fingerprintSha256, objectKey, signIntermediate } from "@meshplane/core";
+import {
+  Canonicalizer, type CertificateDirective, type CsrRequest, type CsrResponse, type KubeObject, type RootCa, SNAPSHOT_TYPE,
+  certificateInfo, createRootCa, fingerprintSha256, objectKey, signIntermediate, snapshotAudience,
+} from "@meshplane/core";
+import { CompactSign, type JWK, exportJWK, generateKeyPair } from "jose";
 import type { AgentClient } from "./client";
 import { ControlPlaneError } from "./client";
 import { type CycleContext, type SyncDeps, type WorkloadRef, newCycle, newMemory } from "./cycle";
@@ -156,4 +160,23 @@ export function cycleAt(deps: SyncDeps, memory = newMemory(), now = NOW, applyMo
   const ctx = newCycle({ deps: { ...deps, now: () => now }, memory, send: async () => undefined });
   ctx.applyMode = applyMode;
   return ctx;
+}
+
+/**
+ * A snapshot signing key (kid `k1`) and its public JWK. `sign` makes a snapshot for SCOPE, issued at
+ * NOW and valid for an hour, whose audience names `incarnation` (undefined: the audience of a
+ * cluster created before incarnations).
+ */
+export async function snapshotSigner() {
+  const { privateKey, publicKey } = await generateKeyPair("ES256");
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: "k1" };
+  const sign = (generation: number, objects: KubeObject[], certificates: CertificateDirective[], incarnation?: string) => {
+    const iat = Math.floor(NOW.getTime() / 1000);
+    const payload = {
+      iss: "https://cp", aud: snapshotAudience(SCOPE.tenant, SCOPE.cluster, incarnation), tenant: SCOPE.tenant, cluster: SCOPE.cluster,
+      generation, iat, exp: iat + 3600, hash: new Canonicalizer().contentHash(objects, certificates), objects, certificates,
+    };
+    return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: "ES256", kid: "k1", typ: SNAPSHOT_TYPE }).sign(privateKey);
+  };
+  return { jwk, sign };
 }

@@ -23,6 +23,21 @@ export const registerRequest = z.strictObject({
 });
 export type RegisterRequest = z.infer<typeof registerRequest>;
 
+/** A cluster's incarnation: a random id given when the cluster is created (UUID form). */
+export const incarnationId = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, "must be a cluster incarnation (a UUID)");
+
+/**
+ * The answer to a registration: the cluster the token was for and its incarnation, which the agent
+ * keeps and requires in every snapshot's audience. No incarnation: the cluster was created before
+ * incarnations existed. Unknown fields are dropped, so a newer control plane can add some.
+ */
+export const registerResponse = z.object({
+  tenant: dnsLabel,
+  cluster: dnsLabel,
+  incarnation: incarnationId.optional(),
+});
+export type RegisterResponse = z.infer<typeof registerResponse>;
+
 /** What an agent reports about its cluster; `hash` is the agent's own and only advisory. */
 export const discoveryReport = discoveryResult.extend({ hash: z.string().max(100) });
 export type DiscoveryReport = z.infer<typeof discoveryReport>;

@@ -28,8 +28,15 @@ export const snapshotPayload = z.strictObject({
 });
 export type SnapshotPayload = z.infer<typeof snapshotPayload>;
 
-/** The audience of a cluster's snapshots: only that cluster's agent accepts them. */
-export const snapshotAudience = (tenant: string, cluster: string): string => `${tenant}/${cluster}`;
+/**
+ * The audience of a cluster's snapshots: only that cluster's agent accepts them. `incarnation` is
+ * the random id the cluster got when it was created (the register answer names it), so a snapshot
+ * of a deleted cluster — or of a deleted tenant's cluster — does not verify for a cluster re-created
+ * under the same name, nor the other way round. Undefined only for a cluster created before
+ * incarnations existed, whose snapshots keep the audience `<tenant>/<cluster>` (docs/pipeline.md).
+ */
+export const snapshotAudience = (tenant: string, cluster: string, incarnation?: string): string =>
+  incarnation === undefined ? `${tenant}/${cluster}` : `${tenant}/${cluster}/${incarnation}`;
 
 /** Entity tag of a snapshot version, as sent in ETag / If-None-Match (quotes included). */
 export const snapshotEtag = (generation: number, hash: string): string => `"${generation}-${hash}"`;

@@ -26,7 +26,7 @@ export class SnapshotRejectedError extends MeshplaneError {
 export interface VerifyOptions {
   /** Keys pinned at install; only these can sign a snapshot the agent accepts. */
   trustedKeys: readonly JWK[];
-  /** `<tenant>/<cluster>` of the verifying agent. */
+  /** The verifying agent's `snapshotAudience`: tenant, cluster and the cluster's incarnation. */
   audience: string;
   /** The last generation applied; a lower one is a rollback or a replay. */
   lastGeneration: number;
