@@ -18,13 +18,13 @@ export interface Env {
   /** Exactly one of the two: the KMS key that seals CA private keys, or a local key-encryption key file. */
   caKmsKeyId?: string;
   caKekFile?: string;
-  /** Requests per 10 s window per class (`read=500,write=100,…`), over the defaults. */
+  /** Requests per window per class (`read=500,write=100,…`), over the defaults. */
   rateLimits?: Record<string, number>;
 }
 
 const RATE_CLASSES = ["read", "write", "plan", "agent", "operator"];
 
-/** `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each a positive integer per 10 s. */
+/** `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each a positive integer per the class's window. */
 function rateLimits(value: string | undefined): Record<string, number> | undefined {
   if (!value) return undefined;
   const out: Record<string, number> = {};

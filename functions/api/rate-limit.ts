@@ -22,15 +22,18 @@ export interface RateLimit {
 }
 
 /**
- * Budgets per tenant (per cluster for agents), per 10 s window. Generous for people and pipelines —
- * 50 reads and 10 writes a second, a plan every second — and for agents, which poll every few seconds
- * and report now and then; far below what one tenant would need to slow the service for others.
+ * Budgets per tenant (per cluster for agents), per window. Generous for people and pipelines — 50
+ * reads and 10 writes a second, a plan every second — and for agents (two requests a second), which
+ * poll every 15 s and report now and then; far below what one tenant would need to slow the service
+ * for others.
  */
 export const DEFAULT_LIMITS: Record<RateClass, RateLimit> = {
   read: { limit: 500, windowMs: 10_000, lease: 10 },
   write: { limit: 100, windowMs: 10_000, lease: 5 },
   plan: { limit: 10, windowMs: 10_000, lease: 1 },
-  agent: { limit: 30, windowMs: 10_000, lease: 5 },
+  // A minute, not 10 s: an agent polls every 15 s, so in a 10 s window it would lease (one DynamoDB
+  // write) for every single poll; in a minute one lease covers its four polls.
+  agent: { limit: 120, windowMs: 60_000, lease: 4 },
   operator: { limit: 500, windowMs: 10_000, lease: 10 },
 };
 
