@@ -8,9 +8,17 @@ export class ControlPlaneError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** For 429 and 503: how long the control plane asked to be left alone (`Retry-After`), in ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
+}
+
+/** `Retry-After` in seconds (the control plane never sends a date), capped at an hour; undefined if absent or bad. */
+function retryAfterMs(res: Response): number | undefined {
+  const seconds = Number(res.headers.get("retry-after") ?? Number.NaN);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 3600) * 1000 : undefined;
 }
 
 export interface AgentKey {
@@ -130,7 +138,7 @@ async function call(doFetch: typeof fetch, url: string, init: RequestInit, ok: n
   }
   if (!res.ok && !ok.includes(res.status)) {
     const text = await res.text().catch(() => "");
-    throw new ControlPlaneError(res.status, `${init.method ?? "GET"} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 500)}`);
+    throw new ControlPlaneError(res.status, `${init.method ?? "GET"} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 500)}`, retryAfterMs(res));
   }
   return res;
 }

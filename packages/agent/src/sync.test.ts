@@ -1,6 +1,6 @@
 import type { KubeObject, StatusReport } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
-import type { SnapshotAnswer } from "./client";
+import { ControlPlaneError, type SnapshotAnswer } from "./client";
 import { STAGES, SyncLoop } from "./sync";
 import { DAY, FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps, snapshotSigner } from "./test-fakes";
 
@@ -44,5 +44,16 @@ describe("the sync loop", () => {
     expect(reports).toHaveLength(2);
     expect(reports[1]).toMatchObject({ generation: 2, results: [{ name: "reviews", state: "applied" }], certificates: [{ mesh: "mesh", state: "failed", error: expect.stringContaining("403") }] });
     expect(loop.synced).toBe(true);
+  });
+
+  it("over its budget (429), waits at least as long as the control plane's Retry-After, and backs off otherwise", async () => {
+    const kube = new FakeKube();
+    let error: Error = new ControlPlaneError(429, "GET /v1/agent/snapshot: 429", 45_000);
+    const client = { csr: async () => ({ certificateChain: "" }), snapshot: async () => Promise.reject(error), status: async () => ({ changed: false }) };
+    const loop = new SyncLoop(fakeDeps(kube, client as never, { pollIntervalMs: 15_000 }));
+    for (let i = 0; i < 3; i++) expect(await loop.cycle()).toBeGreaterThanOrEqual(45_000);
+    error = new ControlPlaneError(503, "GET /v1/agent/snapshot: 503");
+    expect(await loop.cycle()).toBeLessThanOrEqual(60_000);
+    expect(kube.writes()).toEqual([]);
   });
 });

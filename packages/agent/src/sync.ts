@@ -80,7 +80,9 @@ export class SyncLoop {
       deps.metrics.syncError(error instanceof ControlPlaneError ? "control-plane" : "internal");
       deps.log.error("sync failed; the cluster is left as it was", { detail: (error as Error).message });
     }
-    return backoffMs(this.failures, { baseMs: 1000, capMs: Math.max(60_000, deps.pollIntervalMs) });
+    const backoff = backoffMs(this.failures, { baseMs: 1000, capMs: Math.max(60_000, deps.pollIntervalMs) });
+    // Over its budget (429) the control plane says when to come back: never sooner.
+    return error instanceof ControlPlaneError && error.retryAfterMs !== undefined ? Math.max(backoff, error.retryAfterMs) : backoff;
   }
 
   private async report(report: StatusReport): Promise<void> {
