@@ -16,7 +16,7 @@ export class ControlPlaneError extends Error {
 }
 
 /** `Retry-After` in seconds (the control plane never sends a date), capped at an hour; undefined if absent or bad. */
-function retryAfterMs(res: Response): number | undefined {
+function retryAfterOf(res: Response): number | undefined {
   const seconds = Number(res.headers.get("retry-after") ?? Number.NaN);
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 3600) * 1000 : undefined;
 }
@@ -138,7 +138,7 @@ async function call(doFetch: typeof fetch, url: string, init: RequestInit, ok: n
   }
   if (!res.ok && !ok.includes(res.status)) {
     const text = await res.text().catch(() => "");
-    throw new ControlPlaneError(res.status, `${init.method ?? "GET"} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 500)}`, retryAfterMs(res));
+    throw new ControlPlaneError(res.status, `${init.method ?? "GET"} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 500)}`, retryAfterOf(res));
   }
   return res;
 }
