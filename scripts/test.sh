@@ -22,8 +22,15 @@ report="$(mktemp -d)/vitest.json"
 echo "== tests (unit, integration, istio, e2e)"
 node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report"
 status=$?
+echo "== contract (Schemathesis against a local control plane; installed once into a cached venv)"
+contract=0
+bash scripts/contract.sh || contract=1
+[ "$contract" -eq 0 ] || status=1
+# The contract run counts as one test in the closing line.
 node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`Tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
-' "$report" 2>/dev/null || echo "Tests: 0 passed, 1 failed"
+  const contractFailed = process.argv[2] === "1";
+  const passed = r.numPassedTests + (contractFailed ? 0 : 1), failed = r.numFailedTests + (contractFailed ? 1 : 0);
+  console.log(`Tests: ${passed} passed, ${failed} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+' "$report" "$contract" 2>/dev/null || echo "Tests: 0 passed, 1 failed"
 exit $status

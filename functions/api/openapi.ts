@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Route } from "./route";
+import type { HeaderDoc, Route } from "./route";
 
 const problemSchema = {
   type: "object",
@@ -23,8 +23,12 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
 const problemRef = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
 
 function errorResponses(route: Route): Record<string, unknown> {
-  const out: Record<string, unknown> = { 500: { description: "unexpected error (logged; quote the request id)", content: problemRef } };
-  if (route.body || route.query) out[400] = { description: "invalid input; errors name each field", content: problemRef };
+  const out: Record<string, unknown> = {
+    500: { description: "unexpected error (logged; quote the request id)", content: problemRef },
+    // Node's HTTP parser answers this itself, before the app sees the request (API Gateway has its own limit).
+    431: { description: "request headers over 16 KiB; no body, and the connection is closed" },
+  };
+  if (route.body || route.query || headerDocs(route).some(([, h]) => h.pattern)) out[400] = { description: "invalid input; errors name each field or header", content: problemRef };
   if (route.body) out[413] = { description: `body over ${(route.maxBodyBytes ?? 1024 * 1024) / (1024 * 1024)} MiB`, content: problemRef };
   if (route.access !== "public") {
     out[401] = { description: "missing, unknown, revoked or expired token", content: problemRef };
@@ -47,8 +51,31 @@ function parameters(route: Route): unknown[] {
     const schema = jsonSchema(route.query, "input") as { properties?: Record<string, unknown> };
     for (const [name, s] of Object.entries(schema.properties ?? {})) params.push({ name, in: "query", required: false, schema: s });
   }
-  for (const [name, description] of Object.entries(route.headers ?? {})) params.push({ name, in: "header", required: false, description, schema: { type: "string" } });
+  for (const [name, h] of headerDocs(route)) {
+    params.push({ name, in: "header", required: false, description: h.description, schema: { type: "string", ...(h.pattern ? { pattern: h.pattern.source } : {}) } });
+  }
   return params;
+}
+
+const headerDocs = (route: Route): [string, HeaderDoc][] =>
+  Object.entries(route.headers ?? {}).map(([name, h]) => [name, typeof h === "string" ? { description: h } : h]);
+
+const YAML_TYPE = /yaml/;
+
+/**
+ * The request body per media type. A YAML body is a stream of documents, each what one item of
+ * JSON's `documents` is (JSON Schema describes one document; the stream is in the description).
+ */
+function requestBody(route: Route, schema: Record<string, unknown>): Record<string, unknown> {
+  const item = (schema.properties as { documents?: { items?: unknown } } | undefined)?.documents?.items;
+  const content = Object.fromEntries(
+    (route.bodyTypes ?? ["application/json"]).map((t) => [t, { schema: YAML_TYPE.test(t) && item !== undefined ? item : schema }]),
+  );
+  return {
+    required: true,
+    ...(item !== undefined ? { description: "JSON `{documents: [...]}`, or YAML: one to 99 documents separated by `---`" } : {}),
+    content,
+  };
 }
 
 /** The OpenAPI 3.1 document of `routes`, generated from the same definitions the router uses. */
@@ -61,21 +88,22 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
       tags: [r.tag],
       security: r.access === "public" ? [] : [{ bearer: [] }],
       parameters: parameters(r),
+      // A route's own word on a status (its description) wins over the generic one; errors are problems.
       responses: {
+        ...errorResponses(r),
         ...Object.fromEntries(
           Object.entries(r.responses).map(([code, doc]) => [
             code,
-            { description: doc.description, ...(doc.schema ? { content: { "application/json": { schema: jsonSchema(doc.schema, "output") } } } : {}) },
+            {
+              description: doc.description,
+              ...(doc.schema ? { content: { "application/json": { schema: jsonSchema(doc.schema, "output") } } } : Number(code) >= 400 ? { content: problemRef } : {}),
+            },
           ]),
         ),
-        ...errorResponses(r),
       },
     };
     if (r.access !== "public") op["x-meshplane-access"] = r.access;
-    if (r.body) {
-      const schema = jsonSchema(r.body, "input");
-      op.requestBody = { required: true, content: Object.fromEntries((r.bodyTypes ?? ["application/json"]).map((t) => [t, { schema }])) };
-    }
+    if (r.body) op.requestBody = requestBody(r, jsonSchema(r.bodyDoc ?? r.body, "input"));
     (paths[r.path] ??= {})[r.method] = op;
   }
   return {

@@ -7,6 +7,12 @@ import type { AppEnv } from "./context";
 
 export type Method = "get" | "post" | "put" | "delete";
 
+/** A request header a route reads: its description, and the syntax the route enforces (400 otherwise). */
+export interface HeaderDoc {
+  description: string;
+  pattern?: RegExp;
+}
+
 export interface ResponseDoc {
   description: string;
   schema?: z.ZodType;
@@ -26,10 +32,15 @@ export interface Route {
   body?: z.ZodType;
   /** Accepted request media types; JSON unless said otherwise. */
   bodyTypes?: readonly string[];
+  /**
+   * The body as the document describes it, where the route checks more after `body` parsed (each
+   * of apply's documents against its kind's schema); `body` otherwise.
+   */
+  bodyDoc?: z.ZodType;
   query?: z.ZodType;
   /** Body size limit; 1 MiB unless a route needs more. */
   maxBodyBytes?: number;
-  headers?: Record<string, string>;
+  headers?: Record<string, string | HeaderDoc>;
   responses: Record<number, ResponseDoc>;
   handle: (c: Context<AppEnv>) => Promise<Response>;
 }

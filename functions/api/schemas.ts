@@ -7,7 +7,9 @@ import { DEFAULT_LIMIT, MAX_CONTINUE_CHARS, MAX_LIMIT } from "./pagination";
 export const createTenantBody = z.strictObject({ name: dnsLabel });
 export const tenantView = z.object({ id: z.string(), revision: z.number().int(), translatedRevision: z.number().int(), createdAt: z.string() });
 
-const futureIso = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time such as 2027-01-01T00:00:00Z" });
+const futureIso = z.iso
+  .datetime({ offset: true, error: "must be an RFC 3339 date-time such as 2027-01-01T00:00:00Z" })
+  .meta({ description: "in the future, at most 3650 days ahead (checked against the server's clock)" });
 export const createTokenBody = z
   .strictObject({
     name: dnsLabel,
@@ -15,7 +17,8 @@ export const createTokenBody = z
     expiresAt: futureIso.optional(),
     ttlDays: z.number().int().min(1, "must be at least 1").max(3650, "must be at most 3650").optional(),
   })
-  .refine((b) => !(b.expiresAt && b.ttlDays), { message: "set expiresAt or ttlDays, not both", path: ["ttlDays"] });
+  .refine((b) => !(b.expiresAt && b.ttlDays), { message: "set expiresAt or ttlDays, not both", path: ["ttlDays"] })
+  .meta({ not: { required: ["expiresAt", "ttlDays"] } });
 export const tokenInfo = z.object({
   id: z.string(),
   name: z.string(),
@@ -85,7 +88,18 @@ export const discoveredQuery = z.strictObject({
   ...pageParams,
 });
 
-export const applyBody = z.strictObject({ documents: z.array(z.unknown()).min(1, "must contain at least one document").max(99, "at most 99 documents per request") });
+const MIN_DOCUMENTS = "must contain at least one document";
+const MAX_DOCUMENTS = "at most 99 documents per request";
+/** Parsed as a list of anything; each document is then checked against its kind's schema (routes/apply.ts). */
+export const applyBody = z.strictObject({ documents: z.array(z.unknown()).min(1, MIN_DOCUMENTS).max(99, MAX_DOCUMENTS) });
+/** `applyBody` as the document describes it: every document one of the user kinds, each `(kind, name)` once. */
+export const applyBodyDoc = z.strictObject({
+  documents: z
+    .array(z.discriminatedUnion("kind", [DOCUMENT_SCHEMAS.VirtualMesh, DOCUMENT_SCHEMAS.TrafficPolicy, DOCUMENT_SCHEMAS.AccessPolicy]))
+    .min(1, MIN_DOCUMENTS)
+    .max(99, MAX_DOCUMENTS)
+    .meta({ description: "each kind and name at most once" }),
+});
 export const applyResult = z.object({
   results: z.array(
     z.object({

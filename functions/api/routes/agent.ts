@@ -52,7 +52,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       method: "post", path: "/v1/agent/register", tag: "agent", access: "public",
       summary: "Exchange a one-time bootstrap token for the binding of the agent's public key to its cluster; answers the cluster's incarnation, which every snapshot's audience names",
       body: registerRequest,
-      responses: { 200: { description: "registered", schema: registerResponse } },
+      responses: { 200: { description: "registered", schema: registerResponse }, 401: { description: "the bootstrap token is unknown, used or expired" } },
       handler: async (c, { body }) => {
         checkPoint(body.publicKey);
         const kid = await calculateJwkThumbprint(body.publicKey as JWK);

@@ -2,7 +2,7 @@ import { DOCUMENT_SCHEMAS, type FieldError, USER_KINDS, type UserDocument, type 
 import type { DocumentWrite } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
 import { DOCUMENT_BODY_TYPES, route } from "../route";
-import { applyBody, applyResult } from "../schemas";
+import { applyBody, applyBodyDoc, applyResult } from "../schemas";
 import type { ResourceDeps } from "./resources";
 
 /**
@@ -46,8 +46,12 @@ export function applyRoutes(deps: ResourceDeps) {
       method: "post", path: "/v1/apply", tag: "apply", access: "editor",
       summary: "Create or replace up to 99 documents in one atomic change (JSON {documents} or multi-document YAML)",
       body: applyBody,
+      bodyDoc: applyBodyDoc,
       bodyTypes: DOCUMENT_BODY_TYPES,
-      responses: { 200: { description: "a result per document, in order", schema: applyResult } },
+      responses: {
+        200: { description: "a result per document, in order", schema: applyResult },
+        412: { description: "a document's metadata.resourceVersion is stale (it acts as If-Match); nothing was applied" },
+      },
       handler: async (c, { body }) => {
         const writes = validateDocuments(body.documents);
         const results = await deps.store.resources.write(c.get("tenantId"), writes, deps.now().toISOString());

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { loadTranslateInput } from "../../shared/translate-input";
 import type { DocumentWrite, Store } from "../../store/index";
 import { DOCUMENT_BODY_TYPES, type Route, route } from "../route";
-import { applyBody } from "../schemas";
+import { applyBody, applyBodyDoc } from "../schemas";
 import { validateDocuments } from "./apply";
 import { storedPayload } from "./snapshots";
 
@@ -84,6 +84,7 @@ export function planRoutes(deps: PlanDeps): Route[] {
       method: "post", path: "/v1/plan", tag: "apply", access: "viewer",
       summary: "What each cluster's snapshot and each policy's status would become with these documents; nothing is stored",
       body: applyBody,
+      bodyDoc: applyBodyDoc,
       bodyTypes: DOCUMENT_BODY_TYPES,
       responses: { 200: { description: "per-cluster changes and statuses", schema: planResult } },
       handler: async (c, { body }) => {

@@ -23,10 +23,13 @@ export interface ResourceDeps {
   now: () => Date;
 }
 
+/** What an `If-Match` may be: one entity tag, quoted or not, weak or not, or `*`; the document says the same. */
+export const IF_MATCH = /^\s*(?:W\/)?"?([^"\s]+)"?\s*$/;
+
 /** `If-Match: "12"` (or W/"12", or 12) → "12"; `*` and absence → undefined. */
 export function parseIfMatch(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === "*") return undefined;
-  const m = /^\s*(?:W\/)?"?([^"\s]+)"?\s*$/.exec(header);
+  const m = IF_MATCH.exec(header);
   if (!m) throw new ValidationError("invalid If-Match header", [{ path: "headers.if-match", message: 'must be an entity tag such as "12"' }]);
   return m[1];
 }
@@ -78,7 +81,7 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
     route({
       method: "put", path: `${base}/{name}`, tag: kind, access: "editor", body,
       summary: `Replace a ${kind}; If-Match (or metadata.resourceVersion) makes it conditional (412 when stale)`,
-      headers: { "If-Match": "resourceVersion the change is based on" },
+      headers: { "If-Match": { description: "resourceVersion the change is based on", pattern: IF_MATCH } },
       responses: { 200: { description: "replaced", schema: item } },
       handler: async (c, { body: doc }) => {
         const name = c.req.param("name") as string;
@@ -97,7 +100,7 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
     }),
     route({
       method: "delete", path: `${base}/{name}`, tag: kind, access: "editor", summary: `Delete a ${kind}`,
-      headers: { "If-Match": "resourceVersion the deletion is based on" },
+      headers: { "If-Match": { description: "resourceVersion the deletion is based on", pattern: IF_MATCH } },
       responses: { 200: { description: "deleted; the body is the resource as it was", schema: item } },
       handler: async (c) => {
         const result = await store.resources.delete(c.get("tenantId"), kind, c.req.param("name") as string, parseIfMatch(c.req.header("if-match")));

@@ -6,10 +6,7 @@ import { httpMethod } from "./traffic-policy";
 /** Istio path syntax: exact, `prefix*`, `*suffix` or `*` alone. */
 const accessPath = z
   .string()
-  .min(1)
-  .refine((p) => p === "*" || (p.startsWith("/") || p.startsWith("*")) && !p.slice(1, -1).includes("*"), {
-    message: "must be a path such as /api/v1, /api/* or *.json ('*' only at the start or the end)",
-  });
+  .regex(/^[/*](?:[^*]*[\s\S])?$/, "must be a path such as /api/v1, /api/* or *.json ('*' only at the start or the end)");
 
 export const accessPolicySpec = z.strictObject({
   sourceSelector: z.array(identitySelector).optional(),

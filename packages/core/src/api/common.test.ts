@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { duration, parseDuration, regex } from "./common";
+import { assert, integer, oneof, property, stringMatching, tuple } from "fast-check";
+import { LABEL_KEY, duration, parseDuration, regex } from "./common";
 import { trafficPolicySpec } from "./traffic-policy";
 
 describe("durations", () => {
@@ -59,5 +60,31 @@ describe("regular expressions, as Envoy's RE2 runs them", () => {
   ])("%j is refused (%s), in RE2's words", (text) => {
     const message = regex.safeParse(text).error?.issues[0]?.message ?? "";
     expect(message).toMatch(/^must be an RE2 regular expression \(as Envoy runs it\): error parsing regexp: /);
+  });
+});
+
+/** Kubernetes' rule as it reads (validation.IsQualifiedName), the oracle for the one regular expression. */
+function kubernetesRule(key: string): boolean {
+  const slash = key.lastIndexOf("/");
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (name.length === 0 || name.length > 63 || !/^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name)) return false;
+  return prefix === undefined || (prefix.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(prefix));
+}
+
+describe("label keys", () => {
+  it.each([
+    ["app", true], ["app.kubernetes.io/name", true], ["a/b", true], ["", false], ["/a", false], ["a/", false], ["a/b/c", false],
+    ["-a", false], ["A.B/c", false], [`${"a".repeat(63)}`, true], [`${"a".repeat(64)}`, false],
+    [`${"a".repeat(253)}/b`, true], [`${"a".repeat(254)}/b`, false], [`x/${"a".repeat(63)}`, true], [`x/${"a".repeat(64)}`, false],
+  ])("%j is a label key: %s", (key, ok) => {
+    expect(LABEL_KEY.test(key)).toBe(ok);
+    expect(kubernetesRule(key)).toBe(ok);
+  });
+
+  it("agrees with Kubernetes' rule on generated keys", () => {
+    const part = stringMatching(/^[-a-zA-Z0-9_./]{0,70}$/);
+    const long = tuple(integer({ min: 240, max: 260 }), part).map(([n, tail]) => `${"a".repeat(n)}${tail}`);
+    expect(() => assert(property(oneof(part, long), (key) => LABEL_KEY.test(key) === kubernetesRule(key)), { numRuns: 3000, seed: 7 })).not.toThrow();
   });
 });

@@ -15,18 +15,21 @@ export const dnsSubdomain = z
   .max(253, "must be at most 253 characters")
   .regex(DNS_SUBDOMAIN, "must be a DNS-1123 subdomain");
 
-const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
-const labelKey = z.string().refine((key) => {
-  const slash = key.lastIndexOf("/");
-  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-  const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (name.length === 0 || name.length > 63 || !LABEL_NAME.test(name)) return false;
-  return prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
-}, "must be a Kubernetes label key ([prefix/]name)");
+/**
+ * A Kubernetes label key (qualified name): an optional DNS-subdomain prefix of at most 253 characters
+ * and `/`, then a name of at most 63. One regular expression (the lengths as lookaheads), so the
+ * OpenAPI document carries the very rule the server applies.
+ */
+export const LABEL_KEY =
+  /^(?:(?=[^/]{1,253}\/)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?(?=[^/]{1,63}$)[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const labelKey = z.string().regex(LABEL_KEY, "must be a Kubernetes label key ([prefix/]name)");
 const labelValue = z
   .string()
   .max(63, "must be at most 63 characters")
   .regex(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/, "must be a Kubernetes label value");
+
+/** JSON Schema for "exactly one of these fields", for objects whose `.refine` says so. */
+export const exactlyOne = (...fields: string[]) => ({ oneOf: fields.map((f) => ({ required: [f] })) });
 
 /** Kubernetes-style label map, validated key by key. */
 export const labelMap = z.record(labelKey, labelValue);
@@ -59,12 +62,14 @@ export const MAX_DURATION_MS = 9_223_372_036_854;
  */
 export const duration = z
   .string()
-  .refine((text) => parseDuration(text) !== undefined, "must be a duration such as 5s, 250ms or 1m30s")
+  .regex(DURATION, "must be a duration such as 5s, 250ms or 1m30s")
   .refine((text) => {
     const ms = parseDuration(text);
     return ms === undefined || (ms >= 1 && Math.abs(ms - Math.round(ms)) < 1e-6);
   }, "must be whole milliseconds, at least 1ms")
-  .refine((text) => (parseDuration(text) ?? 0) <= MAX_DURATION_MS, "must be at most 2562047h (what Istio can represent)");
+  .refine((text) => (parseDuration(text) ?? 0) <= MAX_DURATION_MS, "must be at most 2562047h (what Istio can represent)")
+  // What JSON Schema cannot say; the pattern above is the syntax.
+  .meta({ description: "a duration such as 5s, 250ms or 1m30s: in all whole milliseconds, at least 1ms, at most 2562047h" });
 
 /** What Istio's int32 fields (connection limits, weights) can hold. */
 export const INT32_MAX = 2_147_483_647;
@@ -88,14 +93,16 @@ export const regex = z
     } catch (error) {
       ctx.addIssue({ code: "custom", message: `must be an RE2 regular expression (as Envoy runs it): ${(error as Error).message}` });
     }
-  });
+  })
+  .meta({ description: "an RE2 regular expression (as Envoy runs it)" });
 
 /** Exactly one of exact, prefix or regex. */
 export const stringMatch = z
   .strictObject({ exact: z.string().optional(), prefix: z.string().optional(), regex: regex.optional() })
   .refine((m) => [m.exact, m.prefix, m.regex].filter((v) => v !== undefined).length === 1, {
     message: "set exactly one of exact, prefix or regex",
-  });
+  })
+  .meta(exactlyOne("exact", "prefix", "regex"));
 export type StringMatch = z.infer<typeof stringMatch>;
 
 /** A reference to a Kubernetes Service in a registered cluster. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dnsLabel, dnsSubdomain, labelMap, serviceRef } from "./common";
+import { dnsLabel, dnsSubdomain, exactlyOne, labelMap, serviceRef } from "./common";
 
 export const kubeServiceMatcher = z.strictObject({
   labels: labelMap.optional(),
@@ -15,7 +15,8 @@ export const destinationSelector = z
   })
   .refine((s) => (s.kubeServiceMatcher === undefined) !== (s.kubeServiceRefs === undefined), {
     message: "set exactly one of kubeServiceMatcher or kubeServiceRefs",
-  });
+  })
+  .meta(exactlyOne("kubeServiceMatcher", "kubeServiceRefs"));
 export type DestinationSelector = z.infer<typeof destinationSelector>;
 
 export const workloadSelector = z.strictObject({
@@ -39,5 +40,6 @@ export const identitySelector = z
   })
   .refine((s) => (s.kubeIdentityMatcher === undefined) !== (s.kubeServiceAccountRefs === undefined), {
     message: "set exactly one of kubeIdentityMatcher or kubeServiceAccountRefs",
-  });
+  })
+  .meta(exactlyOne("kubeIdentityMatcher", "kubeServiceAccountRefs"));
 export type IdentitySelector = z.infer<typeof identitySelector>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { INT32_MAX, dnsLabel, dnsSubdomain, duration, int32Message, labelMap, percentage, port, regex, stringMatch } from "./common";
+import { INT32_MAX, dnsLabel, dnsSubdomain, duration, exactlyOne, int32Message, labelMap, percentage, port, regex, stringMatch } from "./common";
 import { destinationSelector, workloadSelector } from "./selectors";
 
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"] as const;
@@ -17,7 +17,15 @@ const uriMatch = z
   })
   .refine((m) => [m.exact, m.prefix, m.regex].filter((v) => v !== undefined).length === 1, {
     message: "set exactly one of exact, prefix or regex",
-  });
+  })
+  .meta(exactlyOne("exact", "prefix", "regex"));
+
+/** `regex: true` → `value` is required (and an RE2 expression, which JSON Schema cannot say). */
+const REGEX_NEEDS_VALUE = {
+  if: { properties: { regex: { const: true } }, required: ["regex"] },
+  // oxlint-disable-next-line unicorn/no-thenable -- JSON Schema's if/then, not a promise
+  then: { required: ["value"], properties: { value: { description: "an RE2 regular expression (as Envoy runs it)" } } },
+};
 
 const headerMatcher = z
   .strictObject({
@@ -29,14 +37,16 @@ const headerMatcher = z
   .refine((h) => !h.regex || (h.value !== undefined && isRegex(h.value)), {
     message: "regex: true needs a value that is a valid regular expression",
     path: ["value"],
-  });
+  })
+  .meta(REGEX_NEEDS_VALUE);
 
 const queryParameterMatcher = z
   .strictObject({ name: z.string().min(1), value: z.string().optional(), regex: z.boolean().optional() })
   .refine((q) => !q.regex || (q.value !== undefined && isRegex(q.value)), {
     message: "regex: true needs a value that is a valid regular expression",
     path: ["value"],
-  });
+  })
+  .meta(REGEX_NEEDS_VALUE);
 
 function isRegex(text: string): boolean {
   return regex.safeParse(text).success;
@@ -61,12 +71,13 @@ const shiftDestination = z.strictObject({
   weight: z.number().int("must be an integer").min(0, "must be at least 0").max(INT32_MAX, int32Message),
 });
 
-const trafficShift = z
-  .strictObject({ destinations: z.array(shiftDestination).min(1, "must list at least one destination") })
-  .refine((s) => s.destinations.some((d) => d.weight > 0), {
-    message: "at least one destination needs a weight above 0",
-    path: ["destinations"],
-  });
+const trafficShift = z.strictObject({
+  destinations: z
+    .array(shiftDestination)
+    .min(1, "must list at least one destination")
+    .refine((list) => list.some((d) => d.weight > 0), "at least one destination needs a weight above 0")
+    .meta({ contains: { properties: { weight: { minimum: 1 } } } }),
+});
 
 const faultInjection = z
   .strictObject({
@@ -76,7 +87,8 @@ const faultInjection = z
   })
   .refine((f) => (f.fixedDelay === undefined) !== (f.abort === undefined), {
     message: "set exactly one of fixedDelay or abort",
-  });
+  })
+  .meta(exactlyOne("fixedDelay", "abort"));
 
 const retries = z.strictObject({
   attempts: z.number().int("must be an integer").min(0, "must be at least 0").max(100, "must be at most 100"),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dnsLabel, objectRef } from "./common";
+import { dnsLabel, exactlyOne, objectRef } from "./common";
 import { destinationSelector } from "./selectors";
 
 const sharedTrust = z.strictObject({
@@ -17,6 +17,7 @@ const sharedTrust = z.strictObject({
       external: z.strictObject({ keyAlgorithm: z.enum(["ECDSA_P256", "RSA_2048", "RSA_4096"]).optional() }).optional(),
     })
     .refine((r) => (r.generated === undefined) !== (r.external === undefined), { message: "set exactly one of generated or external" })
+    .meta(exactlyOne("generated", "external"))
     .optional(),
   intermediateCertOptions: z
     .strictObject({
@@ -27,6 +28,13 @@ const sharedTrust = z.strictObject({
       message: "rotateBeforeDays must be less than ttlDays",
       path: ["rotateBeforeDays"],
     })
+    // JSON Schema cannot compare two fields: it says the default case, the description the rest.
+    .meta({
+      description: "rotateBeforeDays must be less than ttlDays (365 when absent)",
+      if: { not: { required: ["ttlDays"] } },
+      // oxlint-disable-next-line unicorn/no-thenable -- JSON Schema's if/then, not a promise
+      then: { properties: { rotateBeforeDays: { maximum: 364 } } },
+    })
     .optional(),
 });
 
@@ -34,7 +42,7 @@ const mtlsConfig = z
   .strictObject({
     shared: sharedTrust.optional(),
     // Accepted by the schema so the error can say exactly what is wrong instead of "unknown field".
-    limited: z.unknown().optional(),
+    limited: z.unknown().optional().meta({ not: {}, description: "not supported yet" }),
     autoRestartPods: z.boolean().optional(),
   })
   .superRefine((m, ctx) => {
