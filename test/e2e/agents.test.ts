@@ -89,7 +89,8 @@ describe("two clusters, two agents, one control plane", () => {
       const items = ((await (await cp.request("GET", "/v1/meshes", { token: admin })).json()) as { items: { metadata: { name: string } }[] }).items;
       return items.length === 2 ? items.map((m) => m.metadata.name) : undefined;
     });
-    expect(meshes).toEqual(["istiod-1-24-istio-system-cluster-west", "istiod-istio-system-cluster-east"]);
+    // Discovered lists page cluster by cluster (docs/api.md): east's mesh, then west's.
+    expect(meshes).toEqual(["istiod-istio-system-cluster-east", "istiod-1-24-istio-system-cluster-west"]);
     const destinations = ((await (await cp.request("GET", "/v1/destinations?namespace=bookinfo", { token: admin })).json()) as { items: { metadata: { name: string } }[] }).items.map((d) => d.metadata.name);
     expect(destinations).toContain("reviews-bookinfo-cluster-east");
     const clusters = ((await (await cp.request("GET", "/v1/clusters", { token: admin })).json()) as { items: { name: string; state: string }[] }).items;
