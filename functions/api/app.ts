@@ -5,7 +5,7 @@ import type { TranslateQueue } from "../queue/translate-queue";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
 import { authorize } from "./auth";
-import { DEFAULT_LIMITS, type RateClass, type RateLimit, RateLimiter, rateLimit, refuseExhausted } from "./rate-limit";
+import { DEFAULT_LIMITS, type RateClass, type RateLimit, RateLimiter, inFlightLimit, rateLimit, refuseExhausted } from "./rate-limit";
 import type { AppEnv } from "./context";
 import { openApiDocument } from "./openapi";
 import { onError, problem } from "./problem";
@@ -92,6 +92,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   const spec = openApiDocument([...routes, health], deps.version ?? "0.1.0");
   const limiter = new RateLimiter(deps.store.rateLimits, { ...DEFAULT_LIMITS, ...deps.limits }, () => now().getTime());
+  const lanes = inFlightLimit();
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
     const requestId = randomUUID();
@@ -106,7 +107,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.get("/openapi.json", (c) => c.json(spec));
   for (const r of [...routes, health]) {
-    app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), refuseExhausted(limiter, r), authorize(deps.store, r.access, now, apiUrl), rateLimit(limiter, r), (c) => r.handle(c));
+    app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), lanes, refuseExhausted(limiter, r), authorize(deps.store, r.access, now, apiUrl), rateLimit(limiter, r), (c) => r.handle(c));
   }
   const allowed = methodsByPath([...routes, health, { method: "get", path: "/openapi.json" }]);
   app.notFound((c) => {

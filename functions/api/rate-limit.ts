@@ -203,3 +203,39 @@ export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "m
     return retryAfter === undefined ? next() : tooMany(c, limiter, cls, retryAfter);
   };
 }
+
+/** Requests one credential may have in progress at once in an instance; more wait their turn. */
+export const MAX_IN_FLIGHT_PER_CREDENTIAL = 8;
+
+/**
+ * At most `max` requests per credential in progress at once (per instance); the rest wait, in order,
+ * without using CPU. Budgets bound how many requests a tenant gets through per window; this bounds
+ * how much of an instance one client holds at any moment, so a client with many connections in a
+ * tight loop cannot crowd others out of the event loop and the store — its own requests queue behind
+ * each other instead. Keyed by the credential's hash before it is verified: a forged credential can
+ * only queue behind itself. Public routes and requests without a credential are not held.
+ */
+export function inFlightLimit(max = MAX_IN_FLIGHT_PER_CREDENTIAL): MiddlewareHandler<AppEnv> {
+  const lanes = new Map<string, { active: number; waiting: (() => void)[] }>();
+  return async (c, next) => {
+    const token = bearer(c);
+    if (token === undefined) return next();
+    const key = hashSecret(token);
+    let lane = lanes.get(key);
+    if (lane === undefined) {
+      lane = { active: 0, waiting: [] };
+      lanes.set(key, lane);
+    }
+    if (lane.active >= max) await new Promise<void>((resolve) => (lane as { waiting: (() => void)[] }).waiting.push(resolve));
+    else lane.active++;
+    try {
+      await next();
+    } finally {
+      const wake = lane.waiting.shift();
+      // The slot passes straight to the next waiter; only when none waits is it given back.
+      if (wake !== undefined) wake();
+      else if (--lane.active === 0) lanes.delete(key);
+    }
+  };
+}
+
