@@ -19,7 +19,7 @@ describe("in-flight limit per credential", () => {
       order.push(Number(c.req.param("i")));
       return c.text("ok");
     });
-    const call = (token: string, i: number) => app.request(`/x/${i}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    const call = async (token: string, i: number) => (await app.request(`/x/${i}`, { headers: { authorization: `Bearer ${token}` } })).status;
     const a = Array.from({ length: 12 }, (_, i) => call("aaaaaaaaaaaa", i));
     const b = Array.from({ length: 4 }, (_, i) => call("bbbbbbbbbbbb", 100 + i));
     expect(await Promise.all([...a, ...b])).toEqual(Array(16).fill(200));
