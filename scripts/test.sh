@@ -18,13 +18,22 @@ bash scripts/helm.sh >/dev/null || exit 1
 echo "== Istio judge (Istio's config generation and CA code; built once from the istio.io/istio module, then cached)"
 bash scripts/istio-judge.sh >/dev/null || exit 1
 
-report="$(mktemp -d)/vitest.json"
+work="$(mktemp -d)"
+report="$work/vitest.json"
+# The contract tier runs first and writes to a log: its fuzzer prints a pytest-style summary, and the
+# suite's own figures (vitest's summary, then the closing line) should be the last thing printed.
+echo "== contract (Schemathesis against a local control plane; installed once into a cached venv)"
+contract=0
+bash scripts/contract.sh >"$work/contract.log" 2>&1 || contract=1
+if [ "$contract" -eq 0 ]; then
+  grep -E '^\s+[0-9]+ generated|^\[contract\]' "$work/contract.log" || true
+else
+  echo "[contract] FAILED; the end of its log:"
+  tail -n 200 "$work/contract.log"
+fi
 echo "== tests (unit, integration, istio, e2e)"
 node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report"
 status=$?
-echo "== contract (Schemathesis against a local control plane; installed once into a cached venv)"
-contract=0
-bash scripts/contract.sh || contract=1
 [ "$contract" -eq 0 ] || status=1
 # The contract run counts as one test in the closing line.
 node -e '
