@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { TranslateQueue } from "../queue/translate-queue";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
 import { authorize } from "./auth";
-import { DEFAULT_LIMITS, type RateClass, type RateLimit, RateLimiter, inFlightLimit, rateLimit, refuseExhausted } from "./rate-limit";
+import { DEFAULT_LIMITS, MAX_IN_FLIGHT_PER_CREDENTIAL, type RateClass, type RateLimit, RateLimiter, fairTurns, inFlightLimit, rateLimit, type Sharing, refuseExhausted } from "./rate-limit";
 import type { AppEnv } from "./context";
 import { openApiDocument } from "./openapi";
 import { onError, problem } from "./problem";
@@ -37,6 +37,8 @@ export interface AppDeps {
   version?: string;
   /** Rate limits per class, over DEFAULT_LIMITS (tests lower them; operators may tune them). */
   limits?: Partial<Record<RateClass, RateLimit>>;
+  /** How one process serving every tenant shares itself out (the local control plane); none on Lambda. */
+  sharing?: Sharing;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -92,7 +94,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   const spec = openApiDocument([...routes, health], deps.version ?? "0.1.0");
   const limiter = new RateLimiter(deps.store.rateLimits, { ...DEFAULT_LIMITS, ...deps.limits }, () => now().getTime());
-  const lanes = inFlightLimit();
+  const lanes = inFlightLimit(MAX_IN_FLIGHT_PER_CREDENTIAL, deps.sharing?.holdRefusalsMs ?? 0);
+  const turns: MiddlewareHandler<AppEnv> = deps.sharing ? fairTurns(deps.sharing.maxConcurrent, deps.sharing.perCredential) : (_c, next) => next();
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
     const requestId = randomUUID();
@@ -107,7 +110,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.get("/openapi.json", (c) => c.json(spec));
   for (const r of [...routes, health]) {
-    app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), lanes, refuseExhausted(limiter, r), authorize(deps.store, r.access, now, apiUrl), rateLimit(limiter, r), (c) => r.handle(c));
+    app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), lanes, refuseExhausted(limiter, r), turns, authorize(deps.store, r.access, now, apiUrl), rateLimit(limiter, r), (c) => r.handle(c));
   }
   const allowed = methodsByPath([...routes, health, { method: "get", path: "/openapi.json" }]);
   app.notFound((c) => {

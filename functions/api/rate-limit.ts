@@ -23,18 +23,21 @@ export interface RateLimit {
 
 /**
  * Budgets per tenant (per cluster for agents), per window. Generous for people and pipelines — 50
- * reads and 10 writes a second, a plan every second — and for agents (two requests a second), which
- * poll every 15 s and report now and then; far below what one tenant would need to slow the service
- * for others.
+ * reads and 10 writes a second, a plan a second — and for agents (two requests a second), which poll
+ * every 15 s and report now and then; far below what one tenant would need to slow the service for
+ * others. Windows are one second (plans two), not ten: a fixed window lets its whole budget through
+ * at once, so a flooding client with a ten-second window takes 500 reads in its first second and
+ * saturates the store for everyone; a short window spreads the same rate evenly, the way a token
+ * bucket would, at no extra cost in the store (the lease is still one write per 5–10 requests).
  */
 export const DEFAULT_LIMITS: Record<RateClass, RateLimit> = {
-  read: { limit: 500, windowMs: 10_000, lease: 10 },
-  write: { limit: 100, windowMs: 10_000, lease: 5 },
-  plan: { limit: 10, windowMs: 10_000, lease: 1 },
-  // A minute, not 10 s: an agent polls every 15 s, so in a 10 s window it would lease (one DynamoDB
-  // write) for every single poll; in a minute one lease covers its four polls.
+  read: { limit: 50, windowMs: 1_000, lease: 10 },
+  write: { limit: 10, windowMs: 1_000, lease: 5 },
+  plan: { limit: 2, windowMs: 2_000, lease: 1 },
+  // A minute, not a second: an agent polls every 15 s, so in a short window it would lease (one
+  // DynamoDB write) for every single poll; in a minute one lease covers its four polls.
   agent: { limit: 120, windowMs: 60_000, lease: 4 },
-  operator: { limit: 500, windowMs: 10_000, lease: 10 },
+  operator: { limit: 50, windowMs: 1_000, lease: 10 },
 };
 
 interface Local {
@@ -208,14 +211,40 @@ export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "m
 export const MAX_IN_FLIGHT_PER_CREDENTIAL = 8;
 
 /**
+ * How one process serving every tenant shares itself out (the local control plane). On Lambda each
+ * instance serves one request at a time and more instances start under load, so neither applies.
+ */
+export interface Sharing {
+  /** Requests doing work at once in this process; the rest wait, taken from each credential in turn. */
+  maxConcurrent: number;
+  /** Of those, at most this many from one credential. */
+  perCredential: number;
+  /** How long a refusal (429) is held before it is sent, at most until its Retry-After. */
+  holdRefusalsMs: number;
+}
+
+/**
+ * The local control plane: one Node process and one DynamoDB Local on a laptop's cores. Four requests
+ * at work keep the store busy while some wait on it; one per credential means a client's own
+ * requests queue behind each other, never in front of someone else's. Held refusals turn a client
+ * looping on 429 from hundreds of refusals a second into one per connection per second. Chosen by
+ * test/bench/fairness.ts (tenant B's p99 while tenant A floods, over its quiet p99): 5.3× with eight
+ * in flight per credential and no turns, 2.7× with two slots shared in turn, about 2× with one per
+ * credential, 1.7× once DynamoDB Local also ran with the serial collector.
+ */
+export const SINGLE_PROCESS_SHARING: Sharing = { maxConcurrent: 4, perCredential: 1, holdRefusalsMs: 1000 };
+
+/**
  * At most `max` requests per credential in progress at once (per instance); the rest wait, in order,
  * without using CPU. Budgets bound how many requests a tenant gets through per window; this bounds
  * how much of an instance one client holds at any moment, so a client with many connections in a
  * tight loop cannot crowd others out of the event loop and the store — its own requests queue behind
- * each other instead. Keyed by the credential's hash before it is verified: a forged credential can
- * only queue behind itself. Public routes and requests without a credential are not held.
+ * each other instead. A refusal (429) is held up to `holdRefusalsMs` (never past its Retry-After)
+ * while keeping its slot, so a client that ignores Retry-After slows only itself. Keyed by the
+ * credential's hash before it is verified: a forged credential can only queue behind itself. Public
+ * routes and requests without a credential are not held.
  */
-export function inFlightLimit(max = MAX_IN_FLIGHT_PER_CREDENTIAL): MiddlewareHandler<AppEnv> {
+export function inFlightLimit(max = MAX_IN_FLIGHT_PER_CREDENTIAL, holdRefusalsMs = 0): MiddlewareHandler<AppEnv> {
   const lanes = new Map<string, { active: number; waiting: (() => void)[] }>();
   return async (c, next) => {
     const token = bearer(c);
@@ -230,6 +259,10 @@ export function inFlightLimit(max = MAX_IN_FLIGHT_PER_CREDENTIAL): MiddlewareHan
     else lane.active++;
     try {
       await next();
+      if (holdRefusalsMs > 0 && c.res.status === 429) {
+        const retryAfterMs = Number(c.res.headers.get("retry-after") ?? 0) * 1000;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(holdRefusalsMs, retryAfterMs)));
+      }
     } finally {
       const wake = lane.waiting.shift();
       // The slot passes straight to the next waiter; only when none waits is it given back.
@@ -239,3 +272,56 @@ export function inFlightLimit(max = MAX_IN_FLIGHT_PER_CREDENTIAL): MiddlewareHan
   };
 }
 
+/**
+ * At most `maxConcurrent` requests at work in this process, and at most `perCredential` of them from
+ * one credential; the others wait in one queue per credential, and a freed slot goes to each
+ * credential in turn. One client therefore never holds every slot: a newcomer starts at once beside
+ * a flood's request instead of queueing behind its backlog — this is what keeps one tenant's load
+ * from multiplying another's latency on a single process (the budgets alone bound how much a tenant
+ * gets, not when). Runs after refusals from memory, so a refused flood never takes a turn. Requests
+ * without a credential are not queued.
+ */
+export function fairTurns(maxConcurrent: number, perCredential: number): MiddlewareHandler<AppEnv> {
+  /** Waiting requests by credential hash, in turn order (a Map iterates in insertion order). */
+  const waiting = new Map<string, (() => void)[]>();
+  const active = new Map<string, number>();
+  let total = 0;
+  const canStart = (key: string) => total < maxConcurrent && (active.get(key) ?? 0) < perCredential;
+  const start = (key: string) => {
+    total++;
+    active.set(key, (active.get(key) ?? 0) + 1);
+  };
+  const finish = (key: string) => {
+    total--;
+    const left = (active.get(key) as number) - 1;
+    if (left === 0) active.delete(key);
+    else active.set(key, left);
+    for (const [next, queue] of waiting) {
+      if (total >= maxConcurrent) break;
+      if (!canStart(next)) continue;
+      const wake = queue.shift() as () => void;
+      // Served: to the back of the turn order, or gone when it has no one else waiting.
+      waiting.delete(next);
+      if (queue.length > 0) waiting.set(next, queue);
+      start(next);
+      wake();
+    }
+  };
+  return async (c, next) => {
+    const token = bearer(c);
+    if (token === undefined) return next();
+    const key = hashSecret(token);
+    if (canStart(key) && !waiting.has(key)) start(key);
+    else
+      await new Promise<void>((resolve) => {
+        const queue = waiting.get(key);
+        if (queue === undefined) waiting.set(key, [resolve]);
+        else queue.push(resolve);
+      });
+    try {
+      await next();
+    } finally {
+      finish(key);
+    }
+  };
+}

@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { createApp } from "../api/app";
+import { SINGLE_PROCESS_SHARING } from "../api/rate-limit";
 import { readEnv } from "../env";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { createRuntime } from "../runtime";
@@ -59,7 +60,9 @@ async function main(): Promise<void> {
   admin.destroy();
   const runtime = createRuntime(env);
   const first = await bootstrapLocal(runtime.store, new Date());
-  const app = createApp(runtime.app);
+  // One process serves every tenant here: share it out in turns and hold refusals (on Lambda, more
+  // instances start instead).
+  const app = createApp({ ...runtime.app, sharing: SINGLE_PROCESS_SHARING });
   const sqsClient = new SQSClient({ region: env.region, endpoint: sqs.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   const poller = startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(runtime.worker), log: runtime.worker.log });
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });

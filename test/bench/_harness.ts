@@ -6,6 +6,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { serve } from "@hono/node-server";
 import { type AppDeps, createApp } from "../../functions/api/app";
+import { SINGLE_PROCESS_SHARING } from "../../functions/api/rate-limit";
 import { startDynamoLocal } from "../../functions/local/dynamo-local";
 import { startSqsLocal } from "../../functions/local/sqs-local";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
@@ -57,7 +58,7 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
   const signer = LocalKeySigner.open(join(keyDir, "keys.json"));
   const authority: AuthorityDeps = { vault: LocalKeyVault.open(join(keyDir, "ca-kek")), crypto: globalThis.crypto };
   const silent = createLogger({}, () => undefined);
-  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent, authority, ...(options.limits ? { limits: options.limits } : {}) });
+  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent, authority, sharing: SINGLE_PROCESS_SHARING, ...(options.limits ? { limits: options.limits } : {}) });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
