@@ -1,0 +1,219 @@
+/** `get`, `apply` and `delete`. */
+import type { Command } from "commander";
+import { ApiError, type Client } from "../client";
+import { UsageError } from "../config";
+import { type SourceDocument, readDocuments } from "../documents";
+import { type Item, type Kind, kindNames, kindOf, stateOf, text } from "../kinds";
+import { colours, formatData, table } from "../output";
+import { clientFor, optionsOf, readStdin, streamsOf } from "../runtime";
+
+/** The API takes at most this many documents in one apply (each apply is atomic). */
+const APPLY_BATCH = 99;
+
+function kindFor(name: string): Kind {
+  const kind = kindOf(name);
+  if (kind === undefined) throw new UsageError(`unknown kind "${name}"; known: ${kindNames()}`);
+  return kind;
+}
+
+const nameOf = (item: Item): string => text(item.metadata?.name ?? item.name);
+
+/** Every page of a list, following `metadata.continue`. */
+export async function listAll(client: Client, path: string, query: URLSearchParams): Promise<Item[]> {
+  const items: Item[] = [];
+  let next: string | undefined;
+  do {
+    const q = new URLSearchParams(query);
+    if (next !== undefined) q.set("continue", next);
+    const qs = q.toString();
+    const { body } = await client.request<{ items: Item[]; metadata?: { continue?: string } }>("GET", `${path}${qs ? `?${qs}` : ""}`);
+    items.push(...body.items);
+    next = body.metadata?.continue;
+  } while (next !== undefined);
+  return items;
+}
+
+export function printItems(kind: Kind, items: Item[], output: string, command: { single: boolean }): void {
+  const streams = streamsOf();
+  if (output === "json" || output === "yaml") {
+    streams.out.write(formatData(command.single ? items[0] : { items }, output));
+    return;
+  }
+  if (output === "name") {
+    streams.out.write(items.map((i) => `${kind.plural}/${nameOf(i)}\n`).join(""));
+    return;
+  }
+  if (items.length === 0) {
+    streams.err.write(`no ${kind.plural} found\n`);
+    return;
+  }
+  const columns = kind.columns.filter((c) => output === "wide" || !c.wide);
+  const c = colours(streams.out, streams.env);
+  const paint = (value: string) => (value === "ACCEPTED" ? c.green(value) : value === "INVALID" || value === "FAILED" ? c.red(value) : value === "PENDING" ? c.yellow(value) : value);
+  streams.out.write(table(streams, ["NAME", ...columns.map((col) => col.title)], items.map((i) => [nameOf(i), ...columns.map((col) => paint(col.value(i)))])));
+}
+
+export async function get(kindName: string, name: string | undefined, _o: unknown, command: Command): Promise<number> {
+  const o = optionsOf<{ selector?: string; cluster?: string; namespace?: string; mesh?: string; output: string }>(command);
+  const kind = kindFor(kindName);
+  const client = clientFor(command);
+  if (name !== undefined && (kind.user || kind.kind === "Cluster")) {
+    const { body } = await client.request<Item>("GET", `${kind.path}/${encodeURIComponent(name)}`);
+    printItems(kind, [body], o.output, { single: true });
+    return 0;
+  }
+  const query = new URLSearchParams();
+  if (o.selector !== undefined) query.set("labelSelector", o.selector);
+  for (const key of ["cluster", "namespace", "mesh"] as const) {
+    const value = o[key];
+    if (value === undefined) continue;
+    if (kind.user || kind.kind === "Cluster") throw new UsageError(`--${key} filters discovered kinds (meshes, workloads, destinations), not ${kind.plural}`);
+    query.set(key, value);
+  }
+  let items = await listAll(client, kind.path, query);
+  if (name !== undefined) {
+    // Discovered objects are named per cluster: the name may match one in each.
+    items = items.filter((i) => nameOf(i) === name);
+    if (items.length === 0) throw new ApiError(404, `no ${kind.kind} named ${name}${o.cluster ? ` in cluster ${o.cluster}` : ""}`);
+  }
+  printItems(kind, items, o.output, { single: name !== undefined && items.length === 1 });
+  return 0;
+}
+
+function checkDocuments(docs: SourceDocument[]): void {
+  for (const { source, doc } of docs) {
+    const kind = typeof doc.kind === "string" ? kindOf(doc.kind) : undefined;
+    if (kind === undefined || !kind.user) throw new UsageError(`${source}: kind must be VirtualMesh, TrafficPolicy or AccessPolicy, not ${JSON.stringify(doc.kind ?? null)}`);
+  }
+}
+
+/** Field errors of a batch name `documents[i]`; say which file and document that is. */
+function locate(error: unknown, batch: SourceDocument[]): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const errors = error.errors.map((e) => {
+    const m = /^documents\[(\d+)\](.*)$/.exec(e.path);
+    const doc = m ? batch[Number(m[1])] : undefined;
+    return doc && m ? { path: `${doc.source} ${text(doc.doc.kind)}/${text((doc.doc.metadata as Item["metadata"])?.name)}${m[2] ? ` ${m[2].replace(/^\./, "")}` : ""}`, message: e.message } : e;
+  });
+  return new ApiError(error.status, error.message, errors, error.requestId);
+}
+
+interface PlanResult {
+  clusters: Record<string, { added: { kind: string; metadata: { name: string; namespace?: string } }[]; changed: { kind: string; metadata: { name: string; namespace?: string } }[]; removed: { kind: string; name: string; namespace?: string }[] }>;
+  statuses: Record<string, Status>;
+}
+
+interface Status {
+  state: string;
+  errors?: string[];
+  destinations?: Record<string, { errors?: string[] }>;
+  meshes?: Record<string, { errors?: string[]; trust?: { errors?: string[] } }>;
+  clusters?: Record<string, { errors?: string[] }>;
+}
+
+/** Every reason a status gives, each prefixed with the destination, mesh or cluster it is about. */
+export function reasonsOf(status: Status): string[] {
+  const out = [...(status.errors ?? [])];
+  for (const [what, map] of [["destination", status.destinations], ["mesh", status.meshes], ["cluster", status.clusters]] as const) {
+    for (const [name, entry] of Object.entries(map ?? {})) {
+      for (const e of entry.errors ?? []) out.push(`${what} ${name}: ${e}`);
+      for (const e of (entry as { trust?: { errors?: string[] } }).trust?.errors ?? []) out.push(`${what} ${name} trust: ${e}`);
+    }
+  }
+  return out;
+}
+
+export async function apply(_o: unknown, command: Command): Promise<number> {
+  const o = optionsOf<{ filename: string[]; recursive?: boolean; dryRun?: boolean; output: string }>(command);
+  const streams = streamsOf();
+  const docs = readDocuments(o.filename, o.recursive === true, readStdin);
+  if (docs.length === 0) throw new UsageError("no documents found");
+  checkDocuments(docs);
+  const client = clientFor(command);
+  if (o.dryRun) {
+    if (docs.length > APPLY_BATCH) throw new UsageError(`--dry-run plans at most ${APPLY_BATCH} documents at once; ${docs.length} given`);
+    let plan: PlanResult;
+    try {
+      plan = (await client.request<PlanResult>("POST", "/v1/plan", { body: { documents: docs.map((d) => d.doc) } })).body;
+    } catch (error) {
+      throw locate(error, docs);
+    }
+    if (o.output === "json") {
+      streams.out.write(formatData(plan, "json"));
+      return Object.values(plan.statuses).some((s) => s.state === "INVALID") ? 1 : 0;
+    }
+    return printPlan(plan);
+  }
+  const results: { kind: string; name: string; action: string }[] = [];
+  for (let i = 0; i < docs.length; i += APPLY_BATCH) {
+    const batch = docs.slice(i, i + APPLY_BATCH);
+    try {
+      const { body } = await client.request<{ results: { kind: string; name: string; action: string }[] }>("POST", "/v1/apply", { body: { documents: batch.map((d) => d.doc) } });
+      results.push(...body.results);
+    } catch (error) {
+      if (results.length > 0) streams.err.write(`applied before the error: ${results.length} document(s) in earlier batches of ${APPLY_BATCH}\n`);
+      throw locate(error, batch);
+    }
+  }
+  if (o.output === "json") streams.out.write(formatData({ results }, "json"));
+  else for (const r of results) streams.out.write(`${kindOf(r.kind)?.plural ?? r.kind}/${r.name} ${r.action}\n`);
+  return 0;
+}
+
+const objectName = (o: { kind: string; name: string; namespace?: string }) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
+
+function printPlan(plan: PlanResult): number {
+  const streams = streamsOf();
+  const c = colours(streams.out, streams.env);
+  for (const [cluster, changes] of Object.entries(plan.clusters).sort(([a], [b]) => a.localeCompare(b))) {
+    const total = changes.added.length + changes.changed.length + changes.removed.length;
+    streams.out.write(`${c.bold(`cluster ${cluster}`)}: ${total === 0 ? "no change" : `${changes.added.length} added, ${changes.changed.length} changed, ${changes.removed.length} removed`}\n`);
+    for (const o of changes.added) streams.out.write(c.green(`  + ${objectName({ kind: o.kind, ...o.metadata })}\n`));
+    for (const o of changes.changed) streams.out.write(c.yellow(`  ~ ${objectName({ kind: o.kind, ...o.metadata })}\n`));
+    for (const o of changes.removed) streams.out.write(c.red(`  - ${objectName(o)}\n`));
+  }
+  let invalid = false;
+  streams.out.write(`${c.bold("predicted states")}:\n`);
+  for (const [key, status] of Object.entries(plan.statuses).sort(([a], [b]) => a.localeCompare(b))) {
+    const state = stateOf({ status });
+    invalid ||= state === "INVALID";
+    const painted = state === "ACCEPTED" ? c.green(state) : state === "INVALID" ? c.red(state) : c.yellow(state);
+    streams.out.write(`  ${key}: ${painted}\n`);
+    for (const reason of reasonsOf(status)) streams.out.write(`    ${reason}\n`);
+  }
+  return invalid ? 1 : 0;
+}
+
+export async function remove(kindName: string | undefined, name: string | undefined, _o: unknown, command: Command): Promise<number> {
+  const o = optionsOf<{ filename: string[]; recursive?: boolean; ignoreNotFound?: boolean }>(command);
+  const streams = streamsOf();
+  let targets: { kind: Kind; name: string }[];
+  if (o.filename.length > 0) {
+    if (kindName !== undefined) throw new UsageError("give a kind and name, or -f, not both");
+    const docs = readDocuments(o.filename, o.recursive === true, readStdin);
+    checkDocuments(docs);
+    targets = docs.map((d) => ({ kind: kindFor(text(d.doc.kind)), name: text((d.doc.metadata as Item["metadata"])?.name) }));
+  } else {
+    if (kindName === undefined || name === undefined) throw new UsageError("name what to delete: `meshplane delete KIND NAME` or `meshplane delete -f FILE`");
+    const kind = kindFor(kindName);
+    if (!kind.user) throw new UsageError(`${kind.plural} are not deleted this way${kind.kind === "Cluster" ? "; use `meshplane cluster deregister`" : " (they are what the agents discover)"}`);
+    targets = [{ kind, name }];
+  }
+  const client = clientFor(command);
+  let failed = 0;
+  for (const t of targets) {
+    try {
+      await client.request("DELETE", `${t.kind.path}/${encodeURIComponent(t.name)}`);
+      streams.out.write(`${t.kind.plural}/${t.name} deleted\n`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && o.ignoreNotFound) continue;
+      if (error instanceof ApiError && error.status === 404) {
+        streams.err.write(`error: ${t.kind.plural}/${t.name} not found\n`);
+        failed++;
+        continue;
+      }
+      throw error;
+    }
+  }
+  return failed > 0 ? 1 : 0;
+}

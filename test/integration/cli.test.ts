@@ -1,0 +1,201 @@
+/**
+ * The `meshplane` command, bundled and run as a subprocess against the real local control plane
+ * (DynamoDB Local, the SQS emulator): every command here, its output modes, exit codes and bad input.
+ */
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cli, buildCli } from "../support/cli";
+import { type ControlPlane, startControlPlane } from "../support/control-plane";
+
+let cp: ControlPlane;
+let cli: Cli;
+let admin: string;
+
+const tp = (name: string, extra = "") => `apiVersion: meshplane.dev/v1
+kind: TrafficPolicy
+metadata:
+  name: ${name}
+  labels: {team: payments}
+spec:
+  policy:
+    requestTimeout: 2s${extra}
+`;
+
+function files(name: string, content: Record<string, string>): string {
+  const dir = join(cli.dir, name);
+  for (const [file, text] of Object.entries(content)) {
+    mkdirSync(join(dir, file, ".."), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  return dir;
+}
+
+async function policyNames(): Promise<string[]> {
+  const res = await cp.request("GET", "/v1/trafficpolicies", { token: admin });
+  return ((await res.json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name);
+}
+
+beforeAll(async () => {
+  cli = buildCli();
+  cp = await startControlPlane();
+  admin = await cp.tenant("cli");
+  const login = await cli.run(["login", "--url", cp.url, "--name", "local"], { stdin: `${admin}\n` });
+  expect(login).toMatchObject({ code: 0 });
+}, 60_000);
+
+afterAll(async () => {
+  await cp?.stop();
+});
+
+describe("meshplane CLI", () => {
+  it("prints its version and help with examples", async () => {
+    expect((await cli.run(["--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = await cli.run(["--help"]);
+    expect(help.code).toBe(0);
+    for (const command of ["login", "context", "get", "apply", "delete", "cluster", "token", "tenant"]) expect(help.stdout).toContain(command);
+    expect((await cli.run(["apply", "--help"])).stdout).toContain("Examples:");
+  });
+
+  it("logs in with the token from stdin: a 0600 file in a 0700 directory, the token never printed", async () => {
+    const login = await cli.run(["login", "--url", cp.url, "--name", "again"], { stdin: admin });
+    expect(login.code).toBe(0);
+    expect(login.stdout + login.stderr).not.toContain(admin);
+    expect(statSync(cli.configPath).mode & 0o777).toBe(0o600);
+    expect(statSync(join(cli.configPath, "..")).mode & 0o777).toBe(0o700);
+    const list = await cli.run(["context", "list"]);
+    expect(list.stdout).toMatch(/\*\s+again/);
+    expect(list.stdout).not.toContain(admin);
+    expect((await cli.run(["context", "use", "local"])).code).toBe(0);
+    expect((await cli.run(["context", "list", "-o", "json"])).stdout).toContain('"current": true');
+    expect(await cli.run(["context", "use", "nope"])).toMatchObject({ code: 2, stderr: expect.stringContaining('no context "nope"') });
+  });
+
+  it("refuses a bad token at login and saves nothing", async () => {
+    const before = (await cli.run(["context", "list", "-o", "name"])).stdout;
+    const bad = await cli.run(["login", "--url", cp.url, "--name", "bad"], { stdin: "mpt_not-a-token" });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/error: .*log in again/);
+    expect((await cli.run(["context", "list", "-o", "name"])).stdout).toBe(before);
+  });
+
+  it("applies a directory of multi-document files, then again unchanged, and lists them every way", async () => {
+    const dir = files("apply", { "a.yaml": `${tp("alpha")}---\n${tp("beta")}`, "sub/c.yaml": tp("gamma"), "notes.txt": "not read" });
+    const flat = await cli.run(["apply", "-f", dir]);
+    expect(flat).toMatchObject({ code: 0, stdout: "trafficpolicies/alpha created\ntrafficpolicies/beta created\n" });
+    const deep = await cli.run(["apply", "-R", "-f", dir]);
+    expect(deep.stdout).toBe("trafficpolicies/alpha unchanged\ntrafficpolicies/beta unchanged\ntrafficpolicies/gamma created\n");
+
+    const tableOut = await cli.run(["get", "tp"]);
+    expect(tableOut.stdout.split("\n")[0]).toMatch(/^NAME\s+STATE\s+GENERATION$/);
+    expect(tableOut.stdout).toMatch(/alpha\s+PENDING\s+1/);
+    expect((await cli.run(["get", "trafficpolicies", "-o", "name"])).stdout).toBe("trafficpolicies/alpha\ntrafficpolicies/beta\ntrafficpolicies/gamma\n");
+    const json = JSON.parse((await cli.run(["get", "TrafficPolicy", "-o", "json"])).stdout) as { items: unknown[] };
+    expect(json.items).toHaveLength(3);
+    expect((await cli.run(["get", "tp", "beta", "-o", "yaml"])).stdout).toMatch(/^apiVersion: meshplane.dev\/v1\nkind: TrafficPolicy\nmetadata:\n {2}name: beta/);
+    expect((await cli.run(["get", "tp", "-o", "wide"])).stdout).toMatch(/LABELS[\s\S]*team=payments/);
+    expect((await cli.run(["get", "tp", "-l", "team!=payments", "-o", "name"])).stdout).toBe("");
+  });
+
+  it("reads documents from stdin", async () => {
+    expect(await cli.run(["apply", "-f", "-"], { stdin: tp("from-stdin") })).toMatchObject({ code: 0, stdout: "trafficpolicies/from-stdin created\n" });
+  });
+
+  it("bad input: a clear line naming the file, document and field, a non-zero exit, nothing stored", async () => {
+    const before = await policyNames();
+    const badYaml = await cli.run(["apply", "-f", files("bad-yaml", { "x.yaml": "kind: [unclosed\n" })]);
+    expect(badYaml.code).toBe(2);
+    expect(badYaml.stderr).toMatch(/x\.yaml#1: /);
+    const unknownKind = await cli.run(["apply", "-f", files("bad-kind", { "x.yaml": `${tp("fine")}---\nkind: Deployment\nmetadata: {name: web}\n` })]);
+    expect(unknownKind.code).toBe(2);
+    expect(unknownKind.stderr).toMatch(/x\.yaml#2: kind must be VirtualMesh, TrafficPolicy or AccessPolicy, not "Deployment"/);
+    const invalid = await cli.run(["apply", "-f", files("bad-field", { "x.yaml": `${tp("fine")}---\n${tp("wrong", "\n    retries: {attempts: -1}")}` })]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/x\.yaml#2 TrafficPolicy\/wrong spec\.policy\.retries\.attempts: /);
+    expect(await cli.run(["get", "nonsense"])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown kind "nonsense"') });
+    expect(await policyNames()).toEqual(before);
+  });
+
+  it("plans with --dry-run: predicted states, nothing stored, exit 1 when a policy would be INVALID", async () => {
+    const before = await policyNames();
+    const ok = await cli.run(["apply", "--dry-run", "-f", "-"], { stdin: tp("planned") });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain("predicted states:");
+    expect(ok.stdout).toMatch(/TrafficPolicy\/planned: (ACCEPTED|PENDING)/);
+    const json = JSON.parse((await cli.run(["apply", "--dry-run", "-o", "json", "-f", "-"], { stdin: tp("planned") })).stdout) as { statuses: object };
+    expect(Object.keys(json.statuses)).toContain("TrafficPolicy/planned");
+    const vm = "apiVersion: meshplane.dev/v1\nkind: VirtualMesh\nmetadata: {name: nowhere}\nspec:\n  meshes: [{name: no-such-mesh}]\n";
+    const invalid = await cli.run(["apply", "--dry-run", "-f", "-"], { stdin: vm });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout).toMatch(/VirtualMesh\/nowhere: INVALID\n {4}\S/);
+    expect(await policyNames()).toEqual(before);
+  });
+
+  it("deletes by name and by file; a missing one is an error unless --ignore-not-found", async () => {
+    expect(await cli.run(["delete", "tp", "from-stdin"])).toMatchObject({ code: 0, stdout: "trafficpolicies/from-stdin deleted\n" });
+    expect(await cli.run(["delete", "tp", "from-stdin"])).toMatchObject({ code: 1, stderr: expect.stringContaining("trafficpolicies/from-stdin not found") });
+    expect((await cli.run(["delete", "tp", "from-stdin", "--ignore-not-found"])).code).toBe(0);
+    const dir = files("delete", { "g.yaml": tp("gamma") });
+    expect(await cli.run(["delete", "-f", dir])).toMatchObject({ code: 0, stdout: "trafficpolicies/gamma deleted\n" });
+    expect(await cli.run(["delete", "destinations", "x"])).toMatchObject({ code: 2 });
+  });
+
+  it("registers a cluster (the helm line), lists, describes, re-issues its bootstrap token and deregisters it", async () => {
+    const reg = await cli.run(["cluster", "register", "east", "--label", "region=eu"]);
+    expect(reg.code).toBe(0);
+    expect(reg.stdout).toMatch(/helm (upgrade --install|install) /);
+    expect(reg.stdout).toMatch(/bootstrap\.token=\S+/);
+    const json = JSON.parse((await cli.run(["cluster", "register", "west", "-o", "json"])).stdout) as { bootstrapToken: string; helmInstall: string };
+    expect(json.helmInstall).toContain(json.bootstrapToken);
+    expect((await cli.run(["cluster", "list"])).stdout).toMatch(/east\s+pending/);
+    expect((await cli.run(["get", "clusters", "-o", "name"])).stdout).toBe("clusters/east\nclusters/west\n");
+    expect((await cli.run(["cluster", "describe", "east"])).stdout).toMatch(/Labels:\s+region=eu/);
+    expect((await cli.run(["cluster", "bootstrap-token", "east"])).stdout).toMatch(/new bootstrap token for cluster east/);
+    expect(await cli.run(["cluster", "deregister", "west"])).toMatchObject({ code: 0, stdout: "cluster west deregistered\n" });
+    expect(await cli.run(["cluster", "describe", "west"])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: /) });
+    expect(await cli.run(["cluster", "register", "Not_A_Name"])).toMatchObject({ code: 1, stderr: expect.stringContaining("name") });
+  });
+
+  it("creates, lists and revokes tokens; the last admin token cannot be revoked", async () => {
+    const created = await cli.run(["token", "create", "ci", "--role", "editor", "--ttl-days", "30"]);
+    expect(created.code).toBe(0);
+    const secret = /token: (\S+)/.exec(created.stdout)?.[1] as string;
+    expect(created.stderr).toContain("shown once");
+    const list = await cli.run(["token", "list"]);
+    expect(list.stdout).toMatch(/ci\s+editor/);
+    expect(list.stdout).not.toContain(secret);
+    const { items } = JSON.parse((await cli.run(["token", "list", "-o", "json"])).stdout) as { items: { id: string; name: string; role: string }[] };
+    expect((await cli.run(["token", "revoke", items.find((t) => t.name === "ci")?.id as string])).code).toBe(0);
+    const lastAdmin = items.find((t) => t.role === "admin")?.id as string;
+    expect(await cli.run(["token", "revoke", lastAdmin])).toMatchObject({ code: 1, stderr: expect.stringContaining("admin") });
+    expect(await cli.run(["token", "create", "x", "--role", "editor", "--ttl-days", "0"])).toMatchObject({ code: 2, stderr: expect.stringContaining("--ttl-days") });
+  });
+
+  it("works from the environment alone (CI): the operator creates, lists and deletes a tenant", async () => {
+    const env = { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: cp.operatorToken, MESHPLANE_CONFIG: join(cli.dir, "none.json") };
+    const created = await cli.run(["tenant", "create", "from-ci"], { env });
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/admin token: mpt_/);
+    expect((await cli.run(["tenant", "list", "-o", "name"], { env })).stdout).toContain("from-ci");
+    expect((await cli.run(["tenant", "delete", "from-ci"], { env })).code).toBe(0);
+    expect((await cli.run(["get", "tp"], { env })).code).toBe(1); // the operator is no tenant
+  });
+
+  it("an expired token, an unreachable control plane, no login: each a clear line and a non-zero exit", async () => {
+    const res = await cp.request("POST", "/v1/tokens", { token: admin, body: { name: "short", role: "viewer", ttlDays: 1 } });
+    const short = ((await res.json()) as { token: string }).token;
+    const was = cp.clock.now;
+    cp.clock.now = new Date(was.getTime() + 2 * 86_400_000);
+    try {
+      const expired = await cli.run(["get", "tp"], { env: { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: short } });
+      expect(expired.code).toBe(1);
+      expect(expired.stderr).toMatch(/^error: .*\(log in again: `meshplane login`\)\n$/);
+    } finally {
+      cp.clock.now = was;
+    }
+    const down = await cli.run(["get", "tp"], { env: { MESHPLANE_URL: "http://127.0.0.1:9", MESHPLANE_TOKEN: "x" } });
+    expect(down).toMatchObject({ code: 1, stderr: expect.stringContaining("cannot reach the control plane at http://127.0.0.1:9") });
+    const none = await cli.run(["get", "tp"], { env: { MESHPLANE_CONFIG: join(cli.dir, "missing.json") } });
+    expect(none).toMatchObject({ code: 2, stderr: expect.stringContaining("not logged in") });
+  });
+});

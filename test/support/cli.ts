@@ -1,0 +1,51 @@
+/**
+ * The `meshplane` CLI as a user runs it: bundled once per test file (scripts/build-cli.ts) into a
+ * temporary directory, then run as a subprocess with its own config file and no colour.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname, "../..");
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Cli {
+  dir: string;
+  bin: string;
+  configPath: string;
+  run(args: string[], options?: { stdin?: string; env?: Record<string, string | undefined> }): Promise<CliResult>;
+}
+
+export function buildCli(): Cli {
+  const dir = mkdtempSync(join(tmpdir(), "meshplane-cli-"));
+  const out = join(dir, "dist");
+  const built = spawnSync(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "scripts/build-cli.ts"), out], { encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`building the CLI failed:\n${built.stdout}${built.stderr}`);
+  const bin = join(out, "meshplane.mjs");
+  const configPath = join(dir, "config", "meshplane", "config.json");
+  return {
+    dir,
+    bin,
+    configPath,
+    run(args, options = {}) {
+      return new Promise((resolve, reject) => {
+        const env: Record<string, string> = {};
+        for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: dir, MESHPLANE_CONFIG: configPath, NO_COLOR: "1", ...options.env })) if (v !== undefined) env[k] = v;
+        const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.once("error", reject);
+        child.once("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+        child.stdin.end(options.stdin ?? "");
+      });
+    },
+  };
+}
