@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { formatDocuments, formatReport, importGloo } from "./gloo";
+
+/** One Gloo document as YAML; `body` is everything below `kind`, indented as at the top level. */
+function gloo(kind: string, name: string, namespace: string | undefined, body: string): string {
+  const ns = namespace === undefined ? "" : `\n  namespace: ${namespace}`;
+  return `apiVersion: networking.mesh.gloo.solo.io/v1\nkind: ${kind}\nmetadata:\n  name: ${name}${ns}\n${body}\n`;
+}
+
+const timeout = "spec:\n  policy:\n    requestTimeout: 1s";
+const names = (text: string) => importGloo(text).documents.map((d) => `${d.kind}/${d.metadata.name}`);
+
+describe("importGloo: documents and names", () => {
+  it("returns nothing for empty input and skips empty documents", () => {
+    expect(importGloo("")).toEqual({ documents: [], dropped: [], errors: [] });
+    expect(names(`---\n${gloo("TrafficPolicy", "a", "ns", timeout)}---\n`)).toEqual(["TrafficPolicy/a"]);
+  });
+
+  it("is a function of its input: the same text gives the same result", () => {
+    const text = [gloo("TrafficPolicy", "a", "x", timeout), gloo("TrafficPolicy", "a", "y", timeout)].join("---\n");
+    expect(importGloo(text)).toEqual(importGloo(text));
+  });
+
+  it.each([
+    ["keeps a unique name", [["a", "x"]], ["TrafficPolicy/a"]],
+    ["suffixes every document of a clash with its namespace", [["a", "x"], ["a", "y"], ["b", "y"]], ["TrafficPolicy/a-x", "TrafficPolicy/a-y", "TrafficPolicy/b"]],
+    ["reads a missing namespace as default when suffixing", [["a", undefined], ["a", "y"]], ["TrafficPolicy/a-default", "TrafficPolicy/a-y"]],
+    ["makes a dotted, upper-case name a DNS label", [["Reviews.V2", "x"]], ["TrafficPolicy/reviews-v2"]],
+  ] as const)("%s", (_, docs, expected) => {
+    expect(names(docs.map(([name, ns]) => gloo("TrafficPolicy", name, ns, timeout)).join("---\n"))).toEqual(expected);
+  });
+
+  it("reports a duplicate on the later document and keeps the first", () => {
+    const result = importGloo([gloo("TrafficPolicy", "a", "x", timeout), gloo("TrafficPolicy", "a", "x", timeout)].join("---\n"));
+    expect(result.documents.map((d) => d.metadata.name)).toEqual(["a"]);
+    expect(result.errors).toEqual([
+      { document: "TrafficPolicy x/a (documents[1])", message: "meshplane name a is already taken by TrafficPolicy x/a (documents[0]); rename one of them before importing" },
+    ]);
+  });
+
+  it("reads a kubectl List item by item and names items by their place in it", () => {
+    const list = `apiVersion: v1\nkind: List\nitems:\n  - apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: d}\n  - apiVersion: networking.mesh.gloo.solo.io/v1\n    kind: AccessPolicy\n    metadata: {name: p}\n    spec: {allowedPorts: [80], color: blue}\n`;
+    expect(importGloo(list)).toEqual({
+      documents: [{ apiVersion: "meshplane.dev/v1", kind: "AccessPolicy", metadata: { name: "p" }, spec: { allowedPorts: [80] } }],
+      dropped: [{ document: "AccessPolicy p (documents[0].items[1])", path: "spec.color", reason: "not a Gloo Mesh v1 field that meshplane knows; not converted" }],
+      errors: [{ document: "Deployment d (documents[0].items[0])", message: "not Gloo Mesh v1 networking YAML (apiVersion apps/v1, kind Deployment); only networking.mesh.gloo.solo.io/v1 is imported" }],
+    });
+  });
+
+  it("carries valid labels and drops annotations", () => {
+    const text = gloo("AccessPolicy", "p", "x", "spec: {}").replace("  name: p", "  name: p\n  labels: {team: a}\n  annotations: {note: b}");
+    const result = importGloo(text);
+    expect(result.documents[0]?.metadata).toEqual({ name: "p", labels: { team: "a" } });
+    expect(result.dropped.map((d) => d.path)).toEqual(["metadata.annotations"]);
+  });
+});
+
+/** The spec the importer makes of one Gloo document of `kind` with `body`, or its first error. */
+function spec(kind: string, body: string): unknown {
+  const result = importGloo(gloo(kind, "p", "x", body));
+  return result.documents[0]?.spec ?? result.errors[0]?.message;
+}
+
+describe("importGloo: field conversions", () => {
+  it.each([
+    ["suffix → an escaped whole-string regex", "{suffix: a+b(c).json}", { regex: ".*a\\+b\\(c\\)\\.json" }],
+    ["suffix with ignoreCase → (?i)", "{suffix: /V1, ignoreCase: true}", { regex: "(?i).*/V1" }],
+    ["prefix with ignoreCase stays a prefix", "{prefix: /Api, ignoreCase: true}", { prefix: "/Api", ignoreCase: true }],
+    ["ignoreCase: false is the default", "{exact: /a, ignoreCase: false}", { exact: "/a" }],
+  ])("uri: %s", (_, uri, expected) => {
+    expect(spec("TrafficPolicy", `spec:\n  httpRequestMatchers: [{uri: ${uri}}]\n  policy: {requestTimeout: 1s}`)).toMatchObject({ httpRequestMatchers: [{ uri: expected }] });
+  });
+
+  it.each([
+    ["faultInjection without percentage faults every request", "faultInjection: {abort: {httpStatus: 503}}", { faultInjection: { abort: { httpStatus: 503 }, percentage: 100 } }],
+    ["retries without attempts is proto3's 0", "retries: {perTryTimeout: 1s}", { retries: { attempts: 0, perTryTimeout: "1s" } }],
+    ["mtls istio: {} is proto3's DISABLE", "mtls: {istio: {}}", { mtls: { istio: { tlsMode: "DISABLE" } } }],
+    ["a lone shift destination without weight takes it all", "trafficShift: {destinations: [{kubeService: {name: r, namespace: b, clusterName: c}}]}",
+      { trafficShift: { destinations: [{ kubeService: { cluster: "c", namespace: "b", name: "r" }, weight: 100 }] } }],
+  ])("policy: %s", (_, policy, expected) => {
+    expect(spec("TrafficPolicy", `spec:\n  policy: {${policy}}`)).toEqual({ policy: expected });
+  });
+
+  it("fails a shift whose destinations all lack a weight, as meshplane would", () => {
+    expect(spec("TrafficPolicy", "spec:\n  policy:\n    trafficShift: {destinations: [{kubeService: {name: r, namespace: b, clusterName: c}}, {kubeService: {name: s, namespace: b, clusterName: c}}]}"))
+      .toBe("the converted document is not a valid meshplane TrafficPolicy: spec.policy.trafficShift.destinations: at least one destination needs a weight above 0");
+  });
+
+  it.each([
+    ["default lifetime (365 days)", "{secretRotationGracePeriodRatio: 0.1}", { rotateBeforeDays: 37 }],
+    ["given lifetime", "{ttlDays: 100, secretRotationGracePeriodRatio: 0.25}", { ttlDays: 100, rotateBeforeDays: 25 }],
+  ])("intermediate rotation ratio → rotateBeforeDays: %s", (_, options, expected) => {
+    expect(spec("VirtualMesh", `spec:\n  meshes: [{name: m, namespace: gloo-mesh}]\n  mtlsConfig: {shared: {intermediateCertOptions: ${options}}}`))
+      .toEqual({ meshes: [{ name: "m" }], mtlsConfig: { shared: { intermediateCertOptions: expected } } });
+  });
+
+  it.each([
+    ["an empty identity selector allows any source", "[{kubeIdentityMatcher: {namespaces: [a]}}, {}]", undefined],
+    ["service accounts win over a matcher in the same selector", "[{kubeIdentityMatcher: {namespaces: [a]}, kubeServiceAccountRefs: {serviceAccounts: [{name: s, namespace: a}]}}]",
+      [{ kubeServiceAccountRefs: { serviceAccounts: [{ namespace: "a", name: "s" }] } }]],
+    ["a nameless service account is its namespace", "[{kubeServiceAccountRefs: {serviceAccounts: [{namespace: a}]}}]", [{ kubeIdentityMatcher: { namespaces: ["a"] } }]],
+  ])("access sources: %s", (_, selectors, expected) => {
+    expect(spec("AccessPolicy", `spec:\n  sourceSelector: ${selectors}`)).toEqual(expected === undefined ? {} : { sourceSelector: expected });
+  });
+
+  it("never widens access: a source list with nothing left is an error", () => {
+    expect(spec("AccessPolicy", "spec:\n  sourceSelector: [{kubeServiceAccountRefs: {serviceAccounts: [{name: s}]}}]"))
+      .toBe("spec.sourceSelector: no source selector could be carried over, and an empty list would allow any source; not imported");
+  });
+});
+
+describe("formatting", () => {
+  it("prints documents as multi-document YAML and the report one line each", () => {
+    const result = importGloo(`${gloo("TrafficPolicy", "a", "x", `${timeout}\n    csrf: {}`)}---\nnot: gloo\n`);
+    expect(formatDocuments(result.documents)).toBe("---\napiVersion: meshplane.dev/v1\nkind: TrafficPolicy\nmetadata:\n  name: a\nspec:\n  policy:\n    requestTimeout: 1s\n");
+    expect(formatReport(result)).toBe(
+      "TrafficPolicy x/a (documents[0]): spec.policy.csrf: meshplane has no CSRF filter; configure Envoy's CSRF filter with an Istio EnvoyFilter of your own\n" +
+        "documents[1]: error: not a Kubernetes object (expected a mapping with apiVersion and kind)\n",
+    );
+  });
+});
