@@ -181,6 +181,20 @@ describe("meshplane CLI", () => {
     expect((await cli.run(["get", "tp"], { env })).code).toBe(1); // the operator is no tenant
   });
 
+  it("imports Gloo Mesh v1 YAML: documents on stdout that apply as they are, what was dropped on stderr", async () => {
+    const input = join(import.meta.dirname, "../golden/gloo-import/fault-injection/input.yaml");
+    const imported = await cli.run(["import", "gloo", "-f", input]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^---\napiVersion: meshplane.dev\/v1\nkind: TrafficPolicy/);
+    expect(imported.stderr).toMatch(/document\(s\) converted/);
+    const applied = await cli.run(["apply", "-f", "-"], { stdin: imported.stdout });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/^trafficpolicies\/\S+ created\n/);
+    const bad = await cli.run(["import", "gloo", "-f", "-"], { stdin: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n" });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/error: /);
+  });
+
   it("an expired token, an unreachable control plane, no login: each a clear line and a non-zero exit", async () => {
     const res = await cp.request("POST", "/v1/tokens", { token: admin, body: { name: "short", role: "viewer", ttlDays: 1 } });
     const short = ((await res.json()) as { token: string }).token;

@@ -20,6 +20,10 @@ function run<A extends unknown[]>(load: () => Promise<(...args: A) => Promise<nu
   };
 }
 
+/** `-f` (repeatable) and `-R`: where apply and delete read documents. */
+const withFiles = (command: Command) =>
+  command.option("-f, --filename <path...>", "a file, a directory, or - for standard input", []).option("-R, --recursive", "read directories recursively");
+
 const output = () => new Option("-o, --output <format>", "table, wide, yaml, json or name").choices(["table", "wide", "yaml", "json", "name"]).default("table");
 
 export function program(): Command {
@@ -66,21 +70,13 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .addHelpText("after", "\nExamples:\n  meshplane get tp\n  meshplane get tp retries -o yaml\n  meshplane get dest --cluster cluster-1 -o wide\n  meshplane get ap -l team=payments -o name")
     .action(run(async () => (await import("./commands/resources")).get));
 
-  cli
-    .command("apply")
-    .description("Create or update resources from YAML or JSON files (many documents each)")
-    .option("-f, --filename <path...>", "a file, a directory, or - for standard input", [])
-    .option("-R, --recursive", "read directories recursively")
+  withFiles(cli.command("apply").description("Create or update resources from YAML or JSON files (many documents each)"))
     .option("--dry-run", "show what each cluster would get and each policy's predicted state; store nothing")
     .addOption(new Option("-o, --output <format>", "table or json").choices(["table", "json"]).default("table"))
     .addHelpText("after", "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  cat tp.yaml | meshplane apply -f -")
     .action(run(async () => (await import("./commands/resources")).apply));
 
-  cli
-    .command("delete [kind] [name]")
-    .description("Delete a resource by kind and name, or every resource a file names (-f)")
-    .option("-f, --filename <path...>", "a file, a directory, or - for standard input", [])
-    .option("-R, --recursive", "read directories recursively")
+  withFiles(cli.command("delete [kind] [name]").description("Delete a resource by kind and name, or every resource a file names (-f)"))
     .option("--ignore-not-found", "a resource that does not exist is not an error")
     .addHelpText("after", "\nExamples:\n  meshplane delete tp retries\n  meshplane delete -f policies/")
     .action(run(async () => (await import("./commands/resources")).remove));
@@ -120,6 +116,16 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .action(run(async () => (await import("./commands/admin")).createTenant));
   tenant.command("list").description("Every tenant").addOption(output()).action(run(async () => (await import("./commands/admin")).listTenants));
   tenant.command("delete <id>").description("Delete a tenant and everything in it").action(run(async () => (await import("./commands/admin")).deleteTenant));
+
+  cli
+    .command("import")
+    .description("Convert another management plane's resources into meshplane documents")
+    .command("gloo")
+    .description("Gloo Mesh v1 (networking.mesh.gloo.solo.io/v1) VirtualMesh, TrafficPolicy and AccessPolicy YAML → meshplane documents on stdout; every field not carried over, with why, on stderr")
+    .option("-f, --filename <path...>", "a file, or - for standard input", [])
+    .option("--strict", "exit 1 when any field is not carried over")
+    .addHelpText("after", "\nExamples:\n  meshplane import gloo -f gloo-policies.yaml > meshplane.yaml\n  kubectl get trafficpolicies.networking.mesh.gloo.solo.io -A -o yaml | meshplane import gloo -f - | meshplane apply -f -\n\nThe field mapping: docs/import-gloo.md.")
+    .action(run(async () => (await import("./commands/import")).gloo));
 
   return cli;
 }
