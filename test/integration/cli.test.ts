@@ -6,6 +6,7 @@ import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cli, buildCli } from "../support/cli";
+import { registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 
 let cp: ControlPlane;
@@ -179,6 +180,36 @@ describe("meshplane CLI", () => {
     expect((await cli.run(["tenant", "list", "-o", "name"], { env })).stdout).toContain("from-ci");
     expect((await cli.run(["tenant", "delete", "from-ci"], { env })).code).toBe(0);
     expect((await cli.run(["get", "tp"], { env })).code).toBe(1); // the operator is no tenant
+  });
+
+  it("check: exit 0 only when every cluster's agent is connected and in sync, else a line saying what is wrong", async () => {
+    const token = await cp.tenant("checked");
+    const env = { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: token };
+    expect(await cli.run(["check"], { env })).toMatchObject({ code: 1, stdout: expect.stringContaining("none registered") });
+    const agent = await registeredAgent(cp, token, "checked", "edge");
+    await agent.client.snapshot(); // a poll: the agent is seen
+    const ok = await cli.run(["check"], { env });
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/✔ cluster edge: agent connected, generation 0 applied, no failures\nall checks passed\n$/);
+    expect((await cli.run(["cluster", "list"], { env })).stdout).toMatch(/edge\s+registered\s+\d+s ago\s+0\/0\s+yes\s+0\s+-/);
+    expect((await cli.run(["cluster", "register", "late"], { env })).code).toBe(0);
+    // An agent whose last poll was ten minutes ago, by the control plane's clock.
+    const was = cp.clock.now;
+    cp.clock.now = new Date(Date.now() - 10 * 60_000);
+    try {
+      await (await registeredAgent(cp, token, "checked", "quiet")).client.snapshot();
+    } finally {
+      cp.clock.now = was;
+    }
+    const failing = await cli.run(["check"], { env });
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain("✘ cluster late\n    its agent has not registered yet");
+    expect(failing.stdout).toMatch(/✘ cluster quiet\n {4}its agent was last seen 1\dm ago/);
+    const json = JSON.parse((await cli.run(["check", "-o", "json"], { env })).stdout) as { ok: boolean; checks: { ok: boolean; problems: string[] }[] };
+    expect(json.ok).toBe(false);
+    expect(json.checks.filter((c) => !c.ok)).toHaveLength(2);
+    expect((await cli.run(["check", "--stale-after", "3600"], { env })).stdout).not.toContain("cluster quiet\n");
+    expect(await cli.run(["check", "--stale-after", "soon"], { env })).toMatchObject({ code: 2 });
   });
 
   it("imports Gloo Mesh v1 YAML: documents on stdout that apply as they are, what was dropped on stderr", async () => {

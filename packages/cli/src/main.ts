@@ -118,6 +118,15 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
   tenant.command("delete <id>").description("Delete a tenant and everything in it").action(run(async () => (await import("./commands/admin")).deleteTenant));
 
   cli
+    .command("check")
+    .description("Is everything working? The control plane answers, and every cluster's agent is connected, on the latest generation, with no apply failures and certificates far from expiry")
+    .option("--stale-after <seconds>", "an agent not seen for longer is a problem", "60")
+    .option("--certificate-days <days>", "an intermediate CA expiring sooner is a problem", "7")
+    .addOption(new Option("-o, --output <format>", "text or json").choices(["text", "json"]).default("text"))
+    .addHelpText("after", "\nExit status: 0 when every check passes, 1 otherwise (for CI).\n\nExamples:\n  meshplane check\n  meshplane check -o json | jq '.checks[] | select(.ok | not)'")
+    .action(run(async () => (await import("./commands/check")).check));
+
+  cli
     .command("import")
     .description("Convert another management plane's resources into meshplane documents")
     .command("gloo")

@@ -1,10 +1,11 @@
 /** `cluster register|list|describe|deregister|bootstrap-token`. */
 import type { Command } from "commander";
 import { UsageError } from "../config";
-import { type Item, kindOf, text } from "../kinds";
-import { colours, formatData } from "../output";
+import { type ClusterView, STALE_AFTER_S, ago, certificateDays, healthOf, healthOfAll, problemsOf, secondsSince } from "../health";
+import { type Item, text } from "../kinds";
+import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
-import { listAll, printItems } from "./resources";
+import { listAll } from "./resources";
 
 interface Bootstrap {
   cluster: Item;
@@ -50,38 +51,70 @@ export async function bootstrapToken(name: string, _o: unknown, command: Command
 
 export async function list(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string }>(command);
-  printItems(kindOf("clusters") as NonNullable<ReturnType<typeof kindOf>>, await listAll(clientFor(command), "/v1/clusters", new URLSearchParams()), o.output, { single: false });
+  const client = clientFor(command);
+  const clusters = (await listAll(client, "/v1/clusters", new URLSearchParams())) as unknown as ClusterView[];
+  const streams = streamsOf();
+  if (o.output === "name") {
+    streams.out.write(clusters.map((c) => `clusters/${c.name}\n`).join(""));
+    return 0;
+  }
+  const health = await healthOfAll(client, clusters);
+  if (o.output === "json" || o.output === "yaml") {
+    streams.out.write(formatData({ items: health.map(({ cluster, snapshot: { objects: _objects, ...snapshot } }) => ({ ...cluster, snapshot })) }, o.output));
+    return 0;
+  }
+  if (clusters.length === 0) {
+    streams.err.write("no clusters registered: `meshplane cluster register NAME`\n");
+    return 0;
+  }
+  const now = new Date();
+  const c = colours(streams.out, streams.env);
+  const rows = health.map(({ cluster, snapshot }) => {
+    const days = certificateDays(cluster, now);
+    const row = [
+      cluster.name,
+      cluster.state,
+      ago(secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now)),
+      `${snapshot.appliedGeneration}/${snapshot.generation}`,
+      snapshot.inSync ? c.green("yes") : c.yellow("no"),
+      snapshot.failures.length > 0 || snapshot.agentError ? c.red(String(snapshot.failures.length + (snapshot.agentError ? 1 : 0))) : "0",
+      days === undefined ? "-" : `${days}d`,
+    ];
+    if (o.output === "wide") row.push(Object.entries(cluster.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(","));
+    return row;
+  });
+  const head = ["NAME", "STATE", "LAST SEEN", "APPLIED/LATEST", "IN SYNC", "FAILURES", "CERT EXPIRY", ...(o.output === "wide" ? ["LABELS"] : [])];
+  streams.out.write(table(streams, head, rows));
   return 0;
 }
 
 export async function describe(name: string, _o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string }>(command);
   const client = clientFor(command);
-  const { body: cluster } = await client.request<Item>("GET", `/v1/clusters/${encodeURIComponent(name)}`);
-  let snapshot: Item | undefined;
-  try {
-    snapshot = (await client.request<Item>("GET", `/v1/clusters/${encodeURIComponent(name)}/snapshot`)).body;
-  } catch {
-    snapshot = undefined; // none published yet
-  }
+  const { body: cluster } = await client.request<ClusterView>("GET", `/v1/clusters/${encodeURIComponent(name)}`);
+  const { snapshot } = await healthOf(client, cluster);
   const streams = streamsOf();
   if (o.output !== "text") {
-    streams.out.write(formatData({ cluster, snapshot: snapshot ?? null }, o.output as "yaml" | "json"));
+    streams.out.write(formatData({ cluster, snapshot }, o.output as "yaml" | "json"));
     return 0;
   }
+  const now = new Date();
   const c = colours(streams.out, streams.env);
-  const line = (k: string, v: unknown) => streams.out.write(`${c.bold(`${k}:`.padEnd(20))}${text(v) || "-"}\n`);
+  const line = (k: string, v: unknown) => streams.out.write(`${c.bold(`${k}:`.padEnd(22))}${text(v) || "-"}\n`);
   line("Name", cluster.name);
   line("State", cluster.state);
-  line("Labels", Object.entries((cluster.labels as Record<string, string> | undefined) ?? {}).map(([k, v]) => `${k}=${v}`).join(", "));
-  line("Created", cluster.createdAt);
-  line("Agent last seen", cluster.lastSeenAt);
-  line("Applied generation", cluster.appliedGeneration);
-  if (snapshot !== undefined) {
-    const { objects: _objects, ...rest } = snapshot as Item & { objects?: unknown };
-    line("Latest snapshot", rest.generation ?? rest);
+  line("Labels", Object.entries(cluster.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(", "));
+  line("Registered", cluster.createdAt);
+  line("Agent last seen", ago(secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now)));
+  line("Latest generation", `${snapshot.generation}${snapshot.signedAt ? ` (signed ${snapshot.signedAt})` : ""}, ${snapshot.objects.length} object(s)`);
+  line("Applied generation", snapshot.appliedGeneration);
+  line("In sync", snapshot.inSync ? "yes" : "no");
+  for (const cert of cluster.certificates ?? []) line(`Certificates ${cert.mesh}`, `${cert.state}${cert.notAfter ? `, expires ${cert.notAfter}` : ""}${cert.error ? `: ${cert.error}` : ""}`);
+  const problems = problemsOf({ cluster, snapshot }, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: 7 });
+  if (problems.length > 0) {
+    streams.out.write(`${c.bold("Problems:")}\n`);
+    for (const p of problems) streams.out.write(`  ${c.red("✘")} ${p}\n`);
   }
-  for (const cert of (cluster.certificates as Item[] | undefined) ?? []) line(`Certificates ${text(cert.mesh)}`, cert.notAfter ?? cert.error ?? cert);
   return 0;
 }
 

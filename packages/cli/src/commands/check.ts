@@ -1,0 +1,52 @@
+/** `check`: is everything working? An exit code for CI and a line per check for people. */
+import type { Command } from "commander";
+import { ApiError } from "../client";
+import { UsageError } from "../config";
+import { type ClusterView, healthOfAll, problemsOf } from "../health";
+import { colours, formatData } from "../output";
+import { clientFor, optionsOf, streamsOf } from "../runtime";
+import { listAll } from "./resources";
+
+interface Check {
+  name: string;
+  ok: boolean;
+  problems: string[];
+}
+
+export async function check(_o: unknown, command: Command): Promise<number> {
+  const o = optionsOf<{ output: string; staleAfter: string; certificateDays: string }>(command);
+  const staleAfterS = Number(o.staleAfter);
+  const certificateWarnDays = Number(o.certificateDays);
+  if (!Number.isFinite(staleAfterS) || staleAfterS <= 0) throw new UsageError(`--stale-after must be a number of seconds, not "${o.staleAfter}"`);
+  if (!Number.isFinite(certificateWarnDays) || certificateWarnDays < 0) throw new UsageError(`--certificate-days must be a number of days, not "${o.certificateDays}"`);
+  const client = clientFor(command);
+  const checks: Check[] = [];
+  let clusters: ClusterView[] | undefined;
+  try {
+    clusters = (await listAll(client, "/v1/clusters", new URLSearchParams())) as unknown as ClusterView[];
+    checks.push({ name: `control plane ${client.url}: reachable and the credential accepted`, ok: true, problems: [] });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    checks.push({ name: `control plane ${client.url}`, ok: false, problems: [error.message] });
+  }
+  if (clusters !== undefined) {
+    if (clusters.length === 0) checks.push({ name: "clusters", ok: false, problems: ["none registered: `meshplane cluster register NAME`"] });
+    const now = new Date();
+    for (const h of await healthOfAll(client, clusters)) {
+      const problems = problemsOf(h, now, { staleAfterS, certificateWarnDays });
+      checks.push({ name: `cluster ${h.cluster.name}: agent connected, generation ${h.snapshot.generation} applied, no failures`, ok: problems.length === 0, problems });
+    }
+  }
+  const ok = checks.every((c) => c.ok);
+  const streams = streamsOf();
+  if (o.output === "json") streams.out.write(formatData({ ok, checks }, "json"));
+  else {
+    const c = colours(streams.out, streams.env);
+    for (const one of checks) {
+      streams.out.write(`${one.ok ? c.green("✔") : c.red("✘")} ${one.name.replace(/: .*$/, one.ok ? "$&" : "")}\n`);
+      for (const p of one.problems) streams.out.write(`    ${p}\n`);
+    }
+    streams.out.write(ok ? c.green("all checks passed\n") : c.red(`${checks.filter((x) => !x.ok).length} check(s) failed\n`));
+  }
+  return ok ? 0 : 1;
+}
