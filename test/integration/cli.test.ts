@@ -56,6 +56,10 @@ describe("meshplane CLI", () => {
     expect(help.code).toBe(0);
     for (const command of ["login", "context", "get", "apply", "delete", "cluster", "token", "tenant"]) expect(help.stdout).toContain(command);
     expect((await cli.run(["apply", "--help"])).stdout).toContain("Examples:");
+    const bash = await cli.run(["completion", "bash"]);
+    expect(bash.code).toBe(0);
+    expect(bash.stdout).toContain("complete -F _meshplane meshplane");
+    expect((await cli.run(["completion", "tcsh"])).code).not.toBe(0);
   });
 
   it("logs in with the token from stdin: a 0600 file in a 0700 directory, the token never printed", async () => {
@@ -210,6 +214,36 @@ describe("meshplane CLI", () => {
     expect(json.checks.filter((c) => !c.ok)).toHaveLength(2);
     expect((await cli.run(["check", "--stale-after", "3600"], { env })).stdout).not.toContain("cluster quiet\n");
     expect(await cli.run(["check", "--stale-after", "soon"], { env })).toMatchObject({ code: 2 });
+  });
+
+  it("apply --wait: waits for translation, exits 0 when done and 1 naming the resource and reason when INVALID", async () => {
+    const token = await cp.tenant("waits");
+    const env = { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: token };
+    await cp.jobs(); // earlier tests' jobs are not this test's
+    /** Runs the CLI while the worker translates what is queued, as the deployed worker would. */
+    const withWorker = async (args: string[], stdin: string) => {
+      const running = cli.run(args, { env, stdin });
+      const state = { finished: false };
+      void running.then(() => (state.finished = true));
+      while (!state.finished) {
+        await cp.work();
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return running;
+    };
+    const ok = await withWorker(["apply", "--wait", "--timeout", "60", "-f", "-"], tp("waited"));
+    expect(ok.stdout).toBe("trafficpolicies/waited created\n");
+    expect(ok.stderr).toMatch(/trafficpolicies\/waited: waiting for translation\n/);
+    expect(ok.stderr).toMatch(/✔ trafficpolicies\/waited: ACCEPTED, applied by 0 cluster\(s\)\n$/);
+    expect(ok.code).toBe(0);
+    const vm = "apiVersion: meshplane.dev/v1\nkind: VirtualMesh\nmetadata: {name: nowhere}\nspec:\n  meshes: [{name: no-such-mesh}]\n";
+    const invalid = await withWorker(["apply", "--wait", "-f", "-"], vm);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/✘ virtualmeshes\/nowhere: INVALID\n {4}\S.*\n/);
+    expect(invalid.stderr).toContain("1 resource(s) INVALID or FAILED");
+    const timedOut = await cli.run(["apply", "--wait", "--timeout", "1", "-f", "-"], { env, stdin: tp("never-translated") });
+    expect(timedOut.code).toBe(1);
+    expect(timedOut.stderr).toContain("timed out after 1 s; still waiting: trafficpolicies/never-translated");
   });
 
   it("imports Gloo Mesh v1 YAML: documents on stdout that apply as they are, what was dropped on stderr", async () => {

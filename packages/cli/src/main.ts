@@ -3,7 +3,7 @@
  * `meshplane`: the command tree. Each command's code is loaded only when it runs, so `--version`
  * and `--help` start fast.
  */
-import { Command, Option } from "commander";
+import { Argument, Command, Option } from "commander";
 import { VERSION } from "./version";
 
 
@@ -72,8 +72,10 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
 
   withFiles(cli.command("apply").description("Create or update resources from YAML or JSON files (many documents each)"))
     .option("--dry-run", "show what each cluster would get and each policy's predicted state; store nothing")
+    .option("--wait", "wait until each resource is translated and applied by every cluster it reaches; exit 1 naming any INVALID or FAILED")
+    .option("--timeout <seconds>", "how long --wait waits", "300")
     .addOption(new Option("-o, --output <format>", "table or json").choices(["table", "json"]).default("table"))
-    .addHelpText("after", "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  cat tp.yaml | meshplane apply -f -")
+    .addHelpText("after", "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  meshplane apply -f policies/ --wait --timeout 120   (CI: exit 0 only when applied everywhere)\n  cat tp.yaml | meshplane apply -f -")
     .action(run(async () => (await import("./commands/resources")).apply));
 
   withFiles(cli.command("delete [kind] [name]").description("Delete a resource by kind and name, or every resource a file names (-f)"))
@@ -135,6 +137,16 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .option("--strict", "exit 1 when any field is not carried over")
     .addHelpText("after", "\nExamples:\n  meshplane import gloo -f gloo-policies.yaml > meshplane.yaml\n  kubectl get trafficpolicies.networking.mesh.gloo.solo.io -A -o yaml | meshplane import gloo -f - | meshplane apply -f -\n\nThe field mapping: docs/import-gloo.md.")
     .action(run(async () => (await import("./commands/import")).gloo));
+
+  cli
+    .command("completion")
+    .description("Print a shell completion script: bash, zsh or fish")
+    .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
+    .addHelpText("after", "\nInstall:\n  meshplane completion bash > /etc/bash_completion.d/meshplane   (or: source <(meshplane completion bash) in ~/.bashrc)\n  source <(meshplane completion zsh)                               (in ~/.zshrc, after compinit)\n  meshplane completion fish > ~/.config/fish/completions/meshplane.fish")
+    .action(async (shell: "bash" | "zsh" | "fish") => {
+      const { completionScript } = await import("./completion");
+      process.stdout.write(completionScript(shell, program()));
+    });
 
   return cli;
 }

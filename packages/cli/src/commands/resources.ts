@@ -124,7 +124,9 @@ export function reasonsOf(status: Status): string[] {
 }
 
 export async function apply(_o: unknown, command: Command): Promise<number> {
-  const o = optionsOf<{ filename: string[]; recursive?: boolean; dryRun?: boolean; output: string }>(command);
+  const o = optionsOf<{ filename: string[]; recursive?: boolean; dryRun?: boolean; wait?: boolean; timeout: string; output: string }>(command);
+  const timeoutS = Number(o.timeout);
+  if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${o.timeout}"`);
   const streams = streamsOf();
   const docs = readDocuments(o.filename, o.recursive === true, readStdin);
   if (docs.length === 0) throw new UsageError("no documents found");
@@ -144,11 +146,11 @@ export async function apply(_o: unknown, command: Command): Promise<number> {
     }
     return printPlan(plan);
   }
-  const results: { kind: string; name: string; action: string }[] = [];
+  const results: { kind: string; name: string; action: string; generation: number }[] = [];
   for (let i = 0; i < docs.length; i += APPLY_BATCH) {
     const batch = docs.slice(i, i + APPLY_BATCH);
     try {
-      const { body } = await client.request<{ results: { kind: string; name: string; action: string }[] }>("POST", "/v1/apply", { body: { documents: batch.map((d) => d.doc) } });
+      const { body } = await client.request<{ results: { kind: string; name: string; action: string; generation: number }[] }>("POST", "/v1/apply", { body: { documents: batch.map((d) => d.doc) } });
       results.push(...body.results);
     } catch (error) {
       if (results.length > 0) streams.err.write(`applied before the error: ${results.length} document(s) in earlier batches of ${APPLY_BATCH}\n`);
@@ -157,7 +159,9 @@ export async function apply(_o: unknown, command: Command): Promise<number> {
   }
   if (o.output === "json") streams.out.write(formatData({ results }, "json"));
   else for (const r of results) streams.out.write(`${kindOf(r.kind)?.plural ?? r.kind}/${r.name} ${r.action}\n`);
-  return 0;
+  if (!o.wait) return 0;
+  const { waitFor } = await import("../wait");
+  return waitFor(client, streams, results, timeoutS * 1000);
 }
 
 const objectName = (o: { kind: string; name: string; namespace?: string }) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
