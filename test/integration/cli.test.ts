@@ -6,7 +6,7 @@ import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cli, buildCli } from "../support/cli";
-import { registeredAgent } from "../support/agents";
+import { discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 
 let cp: ControlPlane;
@@ -31,6 +31,9 @@ function files(name: string, content: Record<string, string>): string {
   }
   return dir;
 }
+
+const reviews = (name: string, policy: string) =>
+  `apiVersion: meshplane.dev/v1\nkind: TrafficPolicy\nmetadata: {name: ${name}}\nspec:\n  destinationSelector: [{kubeServiceRefs: {services: [{cluster: cluster-east, namespace: bookinfo, name: reviews}]}}]\n  policy: ${policy}\n`;
 
 async function policyNames(): Promise<string[]> {
   const res = await cp.request("GET", "/v1/trafficpolicies", { token: admin });
@@ -244,6 +247,40 @@ describe("meshplane CLI", () => {
     const timedOut = await cli.run(["apply", "--wait", "--timeout", "1", "-f", "-"], { env, stdin: tp("never-translated") });
     expect(timedOut.code).toBe(1);
     expect(timedOut.stderr).toContain("timed out after 1 s; still waiting: trafficpolicies/never-translated");
+  });
+
+  it("describe: a destination's policies in acceptance order with the conflict, who may call it, its objects; a policy; a workload", async () => {
+    const token = await cp.tenant("described");
+    const env = { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: token };
+    const agent = await registeredAgent(cp, token, "described", "cluster-east");
+    await agent.client.discovery(discoveryOf("istio-bookinfo", "cluster-east"));
+    expect((await cli.run(["apply", "-f", "-"], { env, stdin: reviews("first", "{requestTimeout: 1s, retries: {attempts: 2}}") })).code).toBe(0);
+    expect((await cli.run(["apply", "-f", "-"], { env, stdin: reviews("second", "{requestTimeout: 9s}") })).code).toBe(0);
+    await cp.work();
+
+    const dest = await cli.run(["describe", "dest", "reviews-bookinfo-cluster-east"], { env });
+    expect(dest.code, dest.stderr).toBe(0);
+    expect(dest.stdout).toMatch(/Service:\s+bookinfo\/reviews in cluster cluster-east/);
+    expect(dest.stdout).toMatch(/Policies, in acceptance order\n {2}1\. TrafficPolicy\/first ACCEPTED sets requestTimeout, retries\n {2}-\. TrafficPolicy\/second INVALID sets requestTimeout\n {7}conflicts with TrafficPolicy first/);
+    expect(dest.stdout).toMatch(/Who may call it\n {2}every caller/);
+    expect(dest.stdout).toMatch(/not federated to any other cluster/);
+    expect(dest.stdout).toMatch(/Generated objects \(the service's own.*\n {2}cluster-east: DestinationRule bookinfo\/reviews\n/);
+    const json = JSON.parse((await cli.run(["describe", "dest", "reviews-bookinfo-cluster-east", "-o", "json"], { env })).stdout) as { policies: { name: string; state: string }[] };
+    expect(json.policies.map((x) => `${x.name} ${x.state}`)).toEqual(["first ACCEPTED", "second INVALID"]);
+
+    const second = await cli.run(["describe", "tp", "second"], { env });
+    expect(second.code).toBe(1);
+    expect(second.stdout).toMatch(/State:\s+INVALID/);
+    expect(second.stdout).toMatch(/reviews-bookinfo-cluster-east: INVALID\n {4}conflicts with TrafficPolicy first/);
+    const first = await cli.run(["describe", "policy", "first"], { env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Generated objects\n {2}cluster-east: VirtualService/);
+
+    const wl = await cli.run(["describe", "wl", "productpage-v1-bookinfo-cluster-east-deployment"], { env });
+    expect(wl.code, wl.stderr).toBe(0);
+    expect(wl.stdout).toMatch(/TrafficPolicy\/first ACCEPTED \(every caller\) → reviews-bookinfo-cluster-east/);
+    expect(await cli.run(["describe", "dest", "nope"], { env })).toMatchObject({ code: 1, stderr: expect.stringContaining("no destination named nope") });
+    expect(await cli.run(["describe", "gadget", "x"], { env })).toMatchObject({ code: 2 });
   });
 
   it("imports Gloo Mesh v1 YAML: documents on stdout that apply as they are, what was dropped on stderr", async () => {
