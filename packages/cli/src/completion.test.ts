@@ -5,9 +5,8 @@ import { join } from "node:path";
 import { Argument, Command, Option } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completionScript, type Shell } from "./completion";
+import { program } from "./program";
 
-process.env.MESHPLANE_CLI_NO_RUN = "1";
-const { program } = await import("./main");
 
 const KIND_WORDS = ["virtualmeshes", "vm", "trafficpolicies", "tp", "accesspolicies", "ap", "meshes", "workloads", "wl", "destinations", "dest", "clusters"];
 const FORMATS = ["table", "wide", "yaml", "json", "name"];
