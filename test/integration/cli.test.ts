@@ -2,7 +2,7 @@
  * The `meshplane` command, bundled and run as a subprocess against the real local control plane
  * (DynamoDB Local, the SQS emulator): every command here, its output modes, exit codes and bad input.
  */
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cli, buildCli } from "../support/cli";
@@ -34,6 +34,9 @@ function files(name: string, content: Record<string, string>): string {
 
 const reviews = (name: string, policy: string) =>
   `apiVersion: meshplane.dev/v1\nkind: TrafficPolicy\nmetadata: {name: ${name}}\nspec:\n  destinationSelector: [{kubeServiceRefs: {services: [{cluster: cluster-east, namespace: bookinfo, name: reviews}]}}]\n  policy: ${policy}\n`;
+
+/** An $EDITOR that changes the policy's timeout in the file it is given. */
+const sed = (from: string, to: string) => ({ EDITOR: `sed -i 's/requestTimeout: ${from}/requestTimeout: ${to}/'` });
 
 async function policyNames(): Promise<string[]> {
   const res = await cp.request("GET", "/v1/trafficpolicies", { token: admin });
@@ -281,6 +284,36 @@ describe("meshplane CLI", () => {
     expect(wl.stdout).toMatch(/TrafficPolicy\/first ACCEPTED \(every caller\) → reviews-bookinfo-cluster-east/);
     expect(await cli.run(["describe", "dest", "nope"], { env })).toMatchObject({ code: 1, stderr: expect.stringContaining("no destination named nope") });
     expect(await cli.run(["describe", "gadget", "x"], { env })).toMatchObject({ code: 2 });
+  });
+
+  it("edit: $EDITOR's change is applied with If-Match; unchanged is cancelled; a conflict or a bad field applies nothing and keeps the text", async () => {
+    expect((await cli.run(["apply", "-f", "-"], { stdin: tp("edited") })).code).toBe(0);
+    const timeoutOf = async () => ((await (await cp.request("GET", "/v1/trafficpolicies/edited", { token: admin })).json()) as { spec: { policy: { requestTimeout: string } } }).spec.policy.requestTimeout;
+    const edited = await cli.run(["edit", "tp", "edited"], { env: sed("2s", "7s") });
+    expect(edited).toMatchObject({ code: 0, stdout: "trafficpolicies/edited edited\n" });
+    expect(await timeoutOf()).toBe("7s");
+    expect(await cli.run(["edit", "tp", "edited"], { env: { EDITOR: "true" } })).toMatchObject({ code: 0, stderr: "edit cancelled: no changes made\n" });
+
+    const bad = await cli.run(["edit", "tp", "edited"], { env: sed("7s", "soon") });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/your text: (\S+)\)\n {2}spec\.policy\.requestTimeout: /);
+    expect(readFileSync(/your text: (\S+)\)/.exec(bad.stderr)?.[1] as string, "utf8")).toContain("requestTimeout: soon");
+    expect(await timeoutOf()).toBe("7s");
+
+    // Someone else changes it while the editor is open.
+    const meanwhile = join(cli.dir, "meanwhile.mjs");
+    writeFileSync(meanwhile, `import { readFileSync, writeFileSync } from "node:fs";
+const url = ${JSON.stringify(`${cp.url}/v1/trafficpolicies/edited`)}, headers = { authorization: "Bearer ${admin}", "content-type": "application/json" };
+const current = await (await fetch(url, { headers })).json();
+current.spec.policy.requestTimeout = "9s";
+await fetch(url, { method: "PUT", headers, body: JSON.stringify({ apiVersion: current.apiVersion, kind: current.kind, metadata: { name: "edited" }, spec: current.spec }) });
+writeFileSync(process.argv[2], readFileSync(process.argv[2], "utf8").replace("requestTimeout: 7s", "requestTimeout: 1s"));
+`);
+    const stale = await cli.run(["edit", "tp", "edited"], { env: { EDITOR: `node ${meanwhile}` } });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain("changed since you opened it; run edit again");
+    expect(await timeoutOf()).toBe("9s");
+    expect(await cli.run(["edit", "clusters", "east"])).toMatchObject({ code: 2 });
   });
 
   it("imports Gloo Mesh v1 YAML: documents on stdout that apply as they are, what was dropped on stderr", async () => {

@@ -82,6 +82,12 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .addHelpText("after", "\nExamples:\n  meshplane delete tp retries\n  meshplane delete -f policies/")
     .action(run(async () => (await import("./commands/resources")).remove));
 
+  cli
+    .command("edit <kind> <name>")
+    .description("Edit a VirtualMesh, TrafficPolicy or AccessPolicy in $VISUAL/$EDITOR; replaced only if nobody changed it meanwhile (If-Match)")
+    .addHelpText("after", "\nExamples:\n  meshplane edit tp reviews-timeout\n  EDITOR='code --wait' meshplane edit vm global")
+    .action(run(async () => (await import("./commands/edit")).edit));
+
   const cluster = cli.command("cluster").description("Register clusters and see their agents");
   cluster
     .command("register <name>")
