@@ -284,6 +284,11 @@ describe("meshplane CLI", () => {
     expect(wl.stdout).toMatch(/TrafficPolicy\/first ACCEPTED \(every caller\) → reviews-bookinfo-cluster-east/);
     expect(await cli.run(["describe", "dest", "nope"], { env })).toMatchObject({ code: 1, stderr: expect.stringContaining("no destination named nope") });
     expect(await cli.run(["describe", "gadget", "x"], { env })).toMatchObject({ code: 2 });
+
+    // A planned change, as a diff of the generated objects against what the cluster has now.
+    const plan = await cli.run(["apply", "--dry-run", "-f", "-"], { env, stdin: reviews("first", "{requestTimeout: 4s, retries: {attempts: 2}}") });
+    expect(plan.stdout).toMatch(/cluster cluster-east: 0 added, 1 changed, 0 removed\n {2}~ VirtualService bookinfo\/reviews\n {4}@@ [^\n]+ @@\n/);
+    expect(plan.stdout).toMatch(/\n {4}- +timeout: 1s\n {4}\+ +timeout: 4s\n/);
   });
 
   it("edit: $EDITOR's change is applied with If-Match; unchanged is cancelled; a conflict or a bad field applies nothing and keeps the text", async () => {

@@ -143,9 +143,14 @@ describe("plan", () => {
       },
     });
     expect(res.status).toBe(200);
-    const plan = (await res.json()) as { clusters: Record<string, { added: { kind: string; metadata: { name: string } }[]; changed: { kind: string; metadata: { name: string } }[]; removed: unknown[] }>; statuses: Record<string, { state: string; errors?: string[] }> };
+    type Obj = { kind: string; metadata: { name: string }; spec: unknown };
+    const plan = (await res.json()) as { clusters: Record<string, { added: Obj[]; changed: Obj[]; previous: Obj[]; removed: unknown[] }>; statuses: Record<string, { state: string; errors?: string[] }> };
     const east = plan.clusters["cluster-east"];
     expect(east?.changed.map((o) => `${o.kind}/${o.metadata.name}`)).toContain("VirtualService/reviews");
+    // Each changed object beside its form in the cluster's latest snapshot, same kind and name, other spec.
+    expect(east?.previous.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(east?.changed.map((o) => `${o.kind}/${o.metadata.name}`));
+    const at = east?.changed.findIndex((o) => o.metadata.name === "reviews" && o.kind === "VirtualService") as number;
+    expect(east?.previous[at]?.spec).not.toEqual(east?.changed[at]?.spec);
     expect(east?.added.map((o) => `${o.kind}/${o.metadata.name}`)).toContain("VirtualService/ratings");
     expect(east?.removed).toEqual([]);
     expect(plan.statuses["TrafficPolicy/dangling"]?.state).toBe("INVALID");

@@ -71,7 +71,15 @@ export async function plannedInput(cache: PlanInputCache, tenantId: string, writ
 }
 
 const planResult = z.object({
-  clusters: z.record(z.string(), z.object({ added: z.array(z.unknown()), changed: z.array(z.unknown()), removed: z.array(z.object({ apiVersion: z.string(), kind: z.string(), namespace: z.string().optional(), name: z.string() })) })),
+  clusters: z.record(
+    z.string(),
+    z.object({
+      added: z.array(z.unknown()),
+      changed: z.array(z.unknown()),
+      previous: z.array(z.unknown()).meta({ description: "each changed object as the cluster's latest snapshot has it, in the order of `changed` (for a diff)" }),
+      removed: z.array(z.object({ apiVersion: z.string(), kind: z.string(), namespace: z.string().optional(), name: z.string() })),
+    }),
+  ),
   statuses: z.record(z.string(), z.unknown()),
 });
 
@@ -97,9 +105,11 @@ export function planRoutes(deps: PlanDeps): Route[] {
           const head = heads.get(cluster)?.snapshot;
           const before = new Map((head ? (await storedPayload(store, tenantId, cluster, head)).objects : []).map((o) => [objectKeyOf(o as KubeObject), o as KubeObject]));
           const after = new Map(out.objects.map((o) => [objectKeyOf(o), o]));
+          const changed = [...after].filter(([k, o]) => before.has(k) && canonicalJson(before.get(k)) !== canonicalJson(o));
           clusters[cluster] = {
             added: [...after].filter(([k]) => !before.has(k)).map(([, o]) => o),
-            changed: [...after].filter(([k, o]) => before.has(k) && canonicalJson(before.get(k)) !== canonicalJson(o)).map(([, o]) => o),
+            changed: changed.map(([, o]) => o),
+            previous: changed.map(([k]) => before.get(k)),
             removed: [...before].filter(([k]) => !after.has(k)).map(([, o]) => ({ apiVersion: o.apiVersion, kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name })),
           };
         }

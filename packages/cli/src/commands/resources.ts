@@ -6,6 +6,7 @@ import { type SourceDocument, readDocuments } from "../documents";
 import { type Item, type Kind, kindNames, kindOf, stateOf, text } from "../kinds";
 import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, readStdin, streamsOf } from "../runtime";
+import { stringify } from "yaml";
 
 /** The API takes at most this many documents in one apply (each apply is atomic). */
 const APPLY_BATCH = 99;
@@ -98,8 +99,9 @@ function locate(error: unknown, batch: SourceDocument[]): unknown {
   return new ApiError(error.status, error.message, errors, error.requestId);
 }
 
+type PlannedObject = { kind: string; metadata: { name: string; namespace?: string } };
 interface PlanResult {
-  clusters: Record<string, { added: { kind: string; metadata: { name: string; namespace?: string } }[]; changed: { kind: string; metadata: { name: string; namespace?: string } }[]; removed: { kind: string; name: string; namespace?: string }[] }>;
+  clusters: Record<string, { added: PlannedObject[]; changed: PlannedObject[]; previous?: PlannedObject[]; removed: { kind: string; name: string; namespace?: string }[] }>;
   statuses: Record<string, Status>;
 }
 
@@ -144,7 +146,7 @@ export async function apply(_o: unknown, command: Command): Promise<number> {
       streams.out.write(formatData(plan, "json"));
       return Object.values(plan.statuses).some((s) => s.state === "INVALID") ? 1 : 0;
     }
-    return printPlan(plan);
+    return printPlan(plan, (await import("diff")).structuredPatch);
   }
   const results: { kind: string; name: string; action: string; generation: number }[] = [];
   for (let i = 0; i < docs.length; i += APPLY_BATCH) {
@@ -166,14 +168,33 @@ export async function apply(_o: unknown, command: Command): Promise<number> {
 
 const objectName = (o: { kind: string; name: string; namespace?: string }) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
 
-function printPlan(plan: PlanResult): number {
+const yaml = (o: unknown) => stringify(o, { lineWidth: 0 });
+const title = (o: PlannedObject) => objectName({ kind: o.kind, ...o.metadata });
+
+/**
+ * The plan as a reviewer reads it: per cluster, each added object in full (+), each changed one as a
+ * unified diff of its YAML against the cluster's latest snapshot, each removed one by name (-); then
+ * every policy's predicted state with its reasons.
+ */
+function printPlan(plan: PlanResult, patch: typeof import("diff").structuredPatch): number {
   const streams = streamsOf();
   const c = colours(streams.out, streams.env);
   for (const [cluster, changes] of Object.entries(plan.clusters).sort(([a], [b]) => a.localeCompare(b))) {
     const total = changes.added.length + changes.changed.length + changes.removed.length;
     streams.out.write(`${c.bold(`cluster ${cluster}`)}: ${total === 0 ? "no change" : `${changes.added.length} added, ${changes.changed.length} changed, ${changes.removed.length} removed`}\n`);
-    for (const o of changes.added) streams.out.write(c.green(`  + ${objectName({ kind: o.kind, ...o.metadata })}\n`));
-    for (const o of changes.changed) streams.out.write(c.yellow(`  ~ ${objectName({ kind: o.kind, ...o.metadata })}\n`));
+    for (const o of changes.added) {
+      streams.out.write(c.green(`  + ${title(o)}\n`));
+      for (const line of yaml(o).trimEnd().split("\n")) streams.out.write(c.green(`    + ${line}\n`));
+    }
+    changes.changed.forEach((o, i) => {
+      streams.out.write(c.yellow(`  ~ ${title(o)}\n`));
+      const before = changes.previous?.[i];
+      if (before === undefined) return;
+      for (const hunk of patch("before", "after", yaml(before), yaml(o), "", "", { context: 2 }).hunks) {
+        streams.out.write(c.cyan(`    @@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@\n`));
+        for (const line of hunk.lines) streams.out.write(`    ${line.startsWith("+") ? c.green(line) : line.startsWith("-") ? c.red(line) : line}\n`);
+      }
+    });
     for (const o of changes.removed) streams.out.write(c.red(`  - ${objectName(o)}\n`));
   }
   let invalid = false;
