@@ -2,9 +2,10 @@
  * Bundles the CLI (packages/cli/src/main.ts) into packages/cli/dist: one small entry that parses
  * arguments and a chunk per command group, loaded when that command runs, so `meshplane --version`
  * reads only the entry. Everything it imports (core's schemas, YAML, commander, …) is inside: the
- * packed package has no dependencies to install. Prints the sizes as JSON.
+ * packed package has no dependencies to install. The agent's Helm chart is copied beside it
+ * (dist/chart), for `cluster register --install`. Prints the sizes as JSON.
  */
-import { readFileSync, rmSync, statSync, readdirSync, chmodSync } from "node:fs";
+import { chmodSync, cpSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 
@@ -32,6 +33,7 @@ await build({
   logLevel: "warning",
 });
 chmodSync(join(out, "meshplane.mjs"), 0o755);
+cpSync(join(root, "packages/agent/chart"), join(out, "chart"), { recursive: true });
 
 const sizes = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? sizes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
 console.log(JSON.stringify({ cli: out, entry_kib: Math.round(statSync(join(out, "meshplane.mjs")).size / 1024), total_kib: Math.round(sizes(out) / 1024) }));

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -123,7 +123,7 @@ export async function startLabAgent(cp: ControlPlane, adminToken: string, name: 
 }
 
 /** What a user does when the status asks for it: add a trust-domain alias to istiod's meshConfig. */
-export async function addTrustDomainAlias(agent: LabAgent, configMap: string, alias: string): Promise<void> {
+export async function addTrustDomainAlias(agent: { cluster: LabCluster }, configMap: string, alias: string): Promise<void> {
   const path = `/api/v1/namespaces/istio-system/configmaps/${configMap}`;
   const existing = (await agent.cluster.request("GET", path)).body as { data: { mesh: string } };
   const mesh = `${existing.data.mesh.trimEnd()}\ntrustDomainAliases: [${alias}]\n`;
@@ -145,4 +145,90 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+}
+
+interface PodTemplate {
+  spec: {
+    serviceAccountName?: string;
+    containers: { args?: string[]; env?: { name: string; value?: string }[]; volumeMounts?: { name: string; mountPath: string }[] }[];
+    volumes?: { name: string; secret?: { secretName: string }; configMap?: { name: string } }[];
+  };
+}
+
+export interface DeploymentRunner {
+  /** The first agent process (replica) of the Deployment's current template, once there is one. */
+  current(): AgentProcess | undefined;
+  /** How many times a pod was started (a new template restarts it). */
+  starts(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The lab has no kubelet, so nothing runs the Pods of the agent's Deployment that `helm install`
+ * creates. This stands in for one, for that Deployment only: it watches the Deployment and runs its
+ * pod template's container as the agent bundle (as the image does), with the template's args, the
+ * Secret and ConfigMap volumes it mounts written to files, and the Deployment's ServiceAccount
+ * identity (`token`, which the apiserver maps to it), one process per replica. A new template (helm
+ * upgrade) restarts them; a deleted Deployment stops them. Only the health port is changed (to a free one).
+ */
+export function runAgentDeployment(cluster: LabCluster, token: string, namespace = AGENT_NS, name = "meshplane-agent"): DeploymentRunner {
+  let running: { generation: number; pods: AgentProcess[] } | undefined;
+  let starts = 0;
+  let stopped = false;
+  const dir = mkdtempSync(join(tmpdir(), `kubelet-${cluster.name}-`));
+  const materialise = async (template: PodTemplate, into: string): Promise<Map<string, string>> => {
+    const mounts = new Map<string, string>();
+    const container = template.spec.containers[0];
+    for (const mount of container?.volumeMounts ?? []) {
+      const volume = template.spec.volumes?.find((v) => v.name === mount.name);
+      const target = join(into, mount.name);
+      mkdirSync(target, { recursive: true });
+      if (volume?.secret) {
+        const secret = (await cluster.request<{ data?: Record<string, string> }>("GET", `/api/v1/namespaces/${namespace}/secrets/${volume.secret.secretName}`)).body;
+        for (const [key, value] of Object.entries(secret.data ?? {})) writeFileSync(join(target, key), Buffer.from(value, "base64"));
+      } else if (volume?.configMap) {
+        const map = (await cluster.request<{ data?: Record<string, string> }>("GET", `/api/v1/namespaces/${namespace}/configmaps/${volume.configMap.name}`)).body;
+        for (const [key, value] of Object.entries(map.data ?? {})) writeFileSync(join(target, key), value);
+      }
+      mounts.set(mount.mountPath, target);
+    }
+    return mounts;
+  };
+  const tick = async () => {
+    const res = await cluster.request<{ metadata: { generation: number }; spec: { replicas?: number; template: PodTemplate } }>("GET", `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
+    if (res.status === 404) {
+      await Promise.all((running?.pods ?? []).map((p) => p.stop()));
+      running = undefined;
+      return;
+    }
+    if (!res.ok || running?.generation === res.body.metadata.generation) return;
+    await Promise.all((running?.pods ?? []).map((p) => p.stop()));
+    const template = res.body.spec.template;
+    const pod = join(dir, `pod-${++starts}`);
+    const mounts = await materialise(template, pod);
+    const args = (template.spec.containers[0]?.args ?? []).map((arg) => {
+      if (arg.startsWith("--health-port=")) return "--health-port=0";
+      let out = arg;
+      for (const [path, file] of mounts) out = out.replace(path, file);
+      return out;
+    });
+    const kubeconfig = await cluster.writeKubeconfig(token, join(pod, "kubeconfig"));
+    const bundled = await agentBundle();
+    const replicas = res.body.spec.replicas ?? 1;
+    running = { generation: res.body.metadata.generation, pods: Array.from({ length: replicas }, (_, i) => spawnAgent([bundled, ...args, `--kubeconfig=${kubeconfig}`], `${name}-${starts}-${i}`)) };
+  };
+  let loop = Promise.resolve();
+  const timer = setInterval(() => {
+    loop = loop.then(() => (stopped ? undefined : tick())).catch(() => undefined);
+  }, 300);
+  return {
+    current: () => running?.pods[0],
+    starts: () => starts,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await loop;
+      await Promise.all((running?.pods ?? []).map((p) => p.stop()));
+    },
+  };
 }

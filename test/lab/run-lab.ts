@@ -2,15 +2,22 @@
  * `npm run lab`: a complete local world to try meshplane in — the control plane (DynamoDB Local, the
  * SQS emulator, the API and its worker) and two real Kubernetes API servers seeded with a Bookinfo-like
  * app on Istio, each with an agent running under the chart's RBAC. Ctrl-C stops everything.
+ *
+ * `npm run lab -- --bare`: the same clusters with no agent and nothing registered, for trying
+ * `meshplane cluster register NAME --install` as a user would: helm installs the chart, and a stand-in
+ * for the kubelet (which the lab does not have) runs the Deployment's pods as agent processes.
  */
 import { join } from "node:path";
 import { benchPlane } from "../bench/_harness";
 import { parseArgs } from "node:util";
 import { certificateInfo, fingerprintSha256, splitPemBundle, verifyChain } from "@meshplane/core";
-import { type LabAgent, addTrustDomainAlias, eventually, startLabAgent } from "../e2e/lab-agents";
+import { AGENT_NS, type DeploymentRunner, type LabAgent, addTrustDomainAlias, eventually, runAgentDeployment, startLabAgent } from "../e2e/lab-agents";
+import { type LabCluster, serviceAccountIdentity, startCluster } from "./cluster";
+import { seedCluster } from "../support/seed-cluster";
 import { FIXTURES } from "../support/agents";
 import type { ControlPlane } from "../support/control-plane";
 
+const args = parseArgs({ options: { "shared-trust": { type: "boolean" }, bare: { type: "boolean" } } }).values;
 const plane = await benchPlane({ worker: true });
 const admin: string = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "lab" })).json()) as { adminToken: string }).adminToken;
 // startLabAgent needs only these parts of the test harness's control plane.
@@ -20,13 +27,42 @@ const cp = {
   request: (method: string, path: string, o: { token?: string; body?: unknown } = {}) => plane.request(method, path, o.token ?? "", o.body),
 } as unknown as ControlPlane;
 const agents: LabAgent[] = [];
+const bare: { cluster: LabCluster; kubelet: DeploymentRunner }[] = [];
 const stop = async () => {
-  await Promise.all(agents.map((a) => a.stop()));
+  await Promise.all([...agents.map((a) => a.stop()), ...bare.map(async (b) => (await b.kubelet.stop(), await b.cluster.stop()))]);
   await plane.stop();
   process.exit(0);
 };
 process.once("SIGINT", () => void stop());
 process.once("SIGTERM", () => void stop());
+
+/** A seeded cluster whose agent Deployment, once helm creates it, runs as processes under its ServiceAccount. */
+async function bareCluster(name: string, fixture: string): Promise<void> {
+  const token = `agent-${name}-${Math.random().toString(36).slice(2)}`;
+  const cluster = await startCluster({ name, tokens: [{ token, ...serviceAccountIdentity(AGENT_NS, "meshplane-agent") }] });
+  await seedCluster(cluster, join(FIXTURES, fixture));
+  bare.push({ cluster, kubelet: runAgentDeployment(cluster, token) });
+}
+
+if (args.bare) {
+  await bareCluster("cluster-east", "istio-bookinfo.yaml");
+  await bareCluster("cluster-west", "istio-revision-eastwest.yaml");
+  const [east, west] = await Promise.all(bare.map((b) => b.cluster.writeKubeconfig()));
+  console.log(`meshplane lab is up, bare: two clusters, no agents yet
+  control plane    ${plane.url}   (tenant "lab", admin token: ${admin})
+  cluster-east     kubeconfig: ${east}
+  cluster-west     kubeconfig: ${west}
+
+Try (from the repository; \`npm run cli:build\` first):
+  alias meshplane="node $PWD/packages/cli/dist/meshplane.mjs"; export MESHPLANE_HELM=$(bash scripts/helm.sh)
+  echo ${admin} | meshplane login --url ${plane.url} --token-stdin --name lab
+  meshplane cluster register cluster-east --install --kubeconfig ${east} --values test/lab/agent-values.yaml
+  meshplane cluster register cluster-west --install --kubeconfig ${west} --values test/lab/agent-values.yaml
+  meshplane get meshes; meshplane cluster list; meshplane check
+Ctrl-C stops everything.`);
+  await new Promise(() => undefined);
+}
+
 agents.push(await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml")));
 agents.push(await startLabAgent(cp, admin, "cluster-west", join(FIXTURES, "istio-revision-eastwest.yaml")));
 
@@ -79,4 +115,4 @@ async function sharedTrust(east: LabAgent, west: LabAgent): Promise<void> {
   }
 }
 
-if (parseArgs({ options: { "shared-trust": { type: "boolean" } } }).values["shared-trust"]) await sharedTrust(agents[0] as LabAgent, agents[1] as LabAgent);
+if (args["shared-trust"]) await sharedTrust(agents[0] as LabAgent, agents[1] as LabAgent);

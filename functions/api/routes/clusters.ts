@@ -16,19 +16,29 @@ export interface ClusterDeps {
 }
 
 /**
- * The one line an operator runs against the cluster. The token expires and works once; the signing
- * keys are pinned in the line itself, so the agent never has to trust the network for them.
+ * The chart values that install a cluster's agent: where the control plane is, the cluster's name, the
+ * one-time bootstrap token, and the signing keys pinned so the agent never trusts the network for them.
  */
-export function helmInstallLine(apiUrl: string, cluster: string, token: string, jwks: { keys: unknown[] }): string {
+export function agentHelmValues(apiUrl: string, cluster: string, token: string, jwks: { keys: unknown[] }) {
+  return {
+    // A control plane served over plain http is a development one (`npm start`); say so explicitly.
+    controlPlane: { url: apiUrl, ...(apiUrl.startsWith("http://") ? { allowInsecure: true } : {}) },
+    cluster: { name: cluster },
+    bootstrap: { token },
+    trust: { jwks },
+  };
+}
+
+/** The same values as the one line an operator runs against the cluster. The token expires and works once. */
+export function helmInstallLine(values: ReturnType<typeof agentHelmValues>): string {
   return [
     "helm upgrade --install meshplane-agent packages/agent/chart",
     "--namespace meshplane-system --create-namespace",
-    `--set controlPlane.url=${apiUrl}`,
-    // A control plane served over plain http is a development one (`npm start`); say so explicitly.
-    ...(apiUrl.startsWith("http://") ? ["--set controlPlane.allowInsecure=true"] : []),
-    `--set cluster.name=${cluster}`,
-    `--set-string bootstrap.token=${token}`,
-    `--set-json 'trust.jwks=${JSON.stringify(jwks)}'`,
+    `--set controlPlane.url=${values.controlPlane.url}`,
+    ...(values.controlPlane.allowInsecure ? ["--set controlPlane.allowInsecure=true"] : []),
+    `--set cluster.name=${values.cluster.name}`,
+    `--set-string bootstrap.token=${values.bootstrap.token}`,
+    `--set-json 'trust.jwks=${JSON.stringify(values.trust.jwks)}'`,
   ].join(" ");
 }
 
@@ -36,12 +46,10 @@ export function helmInstallLine(apiUrl: string, cluster: string, token: string, 
 export function clusterRoutes(deps: ClusterDeps) {
   const { store } = deps;
   const apiUrl = (requestUrl: string) => deps.publicUrl ?? new URL(requestUrl).origin;
-  const bootstrapResponse = async (cluster: Cluster, token: string, expiresAt: string, url: string) => ({
-    cluster,
-    bootstrapToken: token,
-    expiresAt,
-    helmInstall: helmInstallLine(apiUrl(url), cluster.name, token, await deps.signer.jwks()),
-  });
+  const bootstrapResponse = async (cluster: Cluster, token: string, expiresAt: string, url: string) => {
+    const helmValues = agentHelmValues(apiUrl(url), cluster.name, token, await deps.signer.jwks());
+    return { cluster, bootstrapToken: token, expiresAt, helmInstall: helmInstallLine(helmValues), helmValues };
+  };
   return [
     route({
       method: "post", path: "/v1/clusters", tag: "clusters", access: "admin",

@@ -45,6 +45,8 @@ export function snapshotRoutes(deps: SnapshotDeps): Route[] {
           appliedGeneration: head?.appliedGeneration ?? 0,
           inSync: (head?.appliedGeneration ?? 0) === (snapshot?.generation ?? 0) && (report?.failures.length ?? 0) === 0,
           lastSeenAt: head?.lastSeenAt ?? null,
+          // The agent has reported what it found in the cluster at least once (meshes may still be none).
+          discoveryReported: head?.discoveryHash !== undefined,
           failures: report?.failures ?? [],
           agentError: report?.error ?? null,
           objects: payload?.objects ?? [],

@@ -195,7 +195,7 @@ describe("zsh", () => {
     expect(text).toContain("'tp:TrafficPolicy'");
     expect(text).toContain("    ('meshplane apply|-f'|'meshplane apply|--filename') _files; return ;;");
     expect(text).toContain("        '--context:the context to use (default: the current one; MESHPLANE_CONTEXT)'");
-    expect(text).toContain("        'register:Register a cluster: prints the helm line that installs its agent with a one-time bootstrap token'");
+    expect(text).toContain("        'register:Register a cluster: prints the helm line that installs its agent with a one-time bootstrap token, or with --install runs it and waits for the agent'");
   });
 
   it.runIf(installed("zsh"))("parses (zsh -n)", () => {
@@ -212,13 +212,13 @@ describe("fish", () => {
     expect(lines).toContain("complete -c meshplane -s h -l help -d 'display help for command'");
     expect(lines).toContain("complete -c meshplane -l context -x -d 'the context to use (default: the current one; MESHPLANE_CONTEXT)'");
     expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane\" 0' -a cluster -d 'Register clusters and see their agents'");
-    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane cluster\" 0' -a bootstrap-token -d 'A new one-time bootstrap token for a cluster whose agent must register again'");
+    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane cluster\" 0' -a bootstrap-token -d 'A new one-time bootstrap token for a cluster whose agent must register again; with --install, reinstalls the agent with it'");
     expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane get\"' -s o -l output -x -a 'table wide yaml json name' -d 'table, wide, yaml, json or name'");
     expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane token create\"' -l role -x -a 'admin editor viewer' -d 'admin, editor or viewer'");
     expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane get\" 0' -a tp -d 'TrafficPolicy'");
     expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane apply\"' -s f -l filename -r -F -d 'a file, a directory, or - for standard input'");
     expect(lines).toContain("complete -c meshplane -n '__meshplane_more \"meshplane apply\" -f --filename' -F");
-    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane cluster register\"' -s o -l output -x -a 'text json' -d 'text or json'");
+    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane cluster register\"' -s o -l output -x -a 'text json' -d 'text or json (without --install)'");
   });
 
   it("escapes quotes in descriptions the fish way", () => {

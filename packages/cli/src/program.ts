@@ -25,6 +25,18 @@ const withFiles = (command: Command) =>
 
 const output = () => new Option("-o, --output <format>", "table, wide, yaml, json or name").choices(["table", "wide", "yaml", "json", "name"]).default("table");
 
+/** What `cluster register` and `cluster bootstrap-token` take for `--install`. */
+const installOptions = (c: Command): Command =>
+  c
+    .option("--install", "run helm against the current kube context and wait until the agent has registered and reported discovery")
+    .option("--kube-context <name>", "with --install: the kube context (default: the kubeconfig's current one)")
+    .option("--kubeconfig <path>", "with --install: the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    .option("--namespace <name>", "with --install: the agent's namespace", "meshplane-system")
+    .option("--values <file...>", "with --install: more helm values files (image, resources, sync intervals)", [])
+    .option("--helm <path>", "with --install: the helm binary (default: $MESHPLANE_HELM, else helm on PATH)")
+    .option("--chart <dir>", "with --install: the agent chart (default: the one shipped with this CLI)")
+    .option("--timeout <seconds>", "with --install: how long to wait for the agent", "300");
+
 export function program(): Command {
   const cli = new Command("meshplane")
     .description("Manage service meshes across clusters with meshplane: register clusters, apply policies, see what they do.")
@@ -89,19 +101,24 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .action(run(async () => (await import("./commands/edit")).edit));
 
   const cluster = cli.command("cluster").description("Register clusters and see their agents");
-  cluster
-    .command("register <name>")
-    .description("Register a cluster: prints the helm line that installs its agent with a one-time bootstrap token")
-    .option("--label <key=value...>", "labels of the cluster", [])
-    .addOption(new Option("-o, --output <format>", "text or json").choices(["text", "json"]).default("text"))
+  installOptions(
+    cluster
+      .command("register <name>")
+      .description("Register a cluster: prints the helm line that installs its agent with a one-time bootstrap token, or with --install runs it and waits for the agent")
+      .option("--label <key=value...>", "labels of the cluster", [])
+      .addOption(new Option("-o, --output <format>", "text or json (without --install)").choices(["text", "json"]).default("text")),
+  )
+    .addHelpText("after", "\nExamples:\n  meshplane cluster register cluster-1\n  meshplane cluster register cluster-1 --install\n  meshplane cluster register cluster-2 --install --kube-context west --values agent-values.yaml --label region=eu")
     .action(run(async () => (await import("./commands/clusters")).register));
   cluster.command("list").description("Every cluster: agent state, last seen, applied generation").addOption(output()).action(run(async () => (await import("./commands/clusters")).list));
   cluster.command("describe <name>").description("One cluster: its agent, its snapshot and its certificates").addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text")).action(run(async () => (await import("./commands/clusters")).describe));
   cluster.command("deregister <name>").description("Remove a cluster, its discovery and its agent's credential").action(run(async () => (await import("./commands/clusters")).deregister));
-  cluster
-    .command("bootstrap-token <name>")
-    .description("A new one-time bootstrap token for a cluster whose agent must register again")
-    .addOption(new Option("-o, --output <format>", "text or json").choices(["text", "json"]).default("text"))
+  installOptions(
+    cluster
+      .command("bootstrap-token <name>")
+      .description("A new one-time bootstrap token for a cluster whose agent must register again; with --install, reinstalls the agent with it")
+      .addOption(new Option("-o, --output <format>", "text or json (without --install)").choices(["text", "json"]).default("text")),
+  )
     .action(run(async () => (await import("./commands/clusters")).bootstrapToken));
 
   const token = cli.command("token").description("API tokens of this tenant (admin)");

@@ -7,6 +7,7 @@
 import type { Client } from "./client";
 import { type Kind, kindOf } from "./kinds";
 import { colours, type Streams } from "./output";
+import { progress } from "./progress";
 import { reasonsOf } from "./commands/resources";
 
 interface Watched {
@@ -45,17 +46,17 @@ export async function waitFor(client: Client, streams: Streams, results: { kind:
     return kind ? [{ kind, name: r.name, generation: r.generation }] : [];
   });
   const c = colours(streams.err, streams.env);
-  const live = streams.err.isTTY === true && streams.env.CI === undefined ? (await import("log-update")).createLogUpdate(streams.err as NodeJS.WriteStream) : undefined;
+  const display = await progress(streams);
   const last = new Map<string, string>();
   const deadline = now() + timeoutMs;
   const done = new Set<string>();
   let failed = 0;
   for (let round = 0; ; round++) {
-    const lines: string[] = [];
+    const lines: { key: string; text: string }[] = [];
     for (const w of watched) {
       const id = `${w.kind.plural}/${w.name}`;
       if (done.has(id)) {
-        lines.push(last.get(id) as string);
+        lines.push({ key: id, text: last.get(id) as string });
         continue;
       }
       const { body } = await client.request<{ status?: Status }>("GET", `${w.kind.path}/${encodeURIComponent(w.name)}`);
@@ -65,18 +66,17 @@ export async function waitFor(client: Client, streams: Streams, results: { kind:
         done.add(id);
         if (p.failed) failed++;
       }
-      if (live === undefined && last.get(id) !== line) streams.err.write(`${line}\n`);
       last.set(id, line);
-      lines.push(line);
+      lines.push({ key: id, text: line });
     }
-    live?.(lines.join("\n"));
+    display.show(lines);
     if (done.size === watched.length) {
-      live?.done();
+      display.done();
       if (failed > 0) streams.err.write(c.red(`${failed} resource(s) INVALID or FAILED\n`));
       return failed > 0 ? 1 : 0;
     }
     if (now() > deadline) {
-      live?.done();
+      display.done();
       streams.err.write(c.red(`timed out after ${Math.round(timeoutMs / 1000)} s; still waiting: ${watched.filter((w) => !done.has(`${w.kind.plural}/${w.name}`)).map((w) => `${w.kind.plural}/${w.name}`).join(", ")}\n`));
       return 1;
     }

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../config";
 import { type ClusterView, STALE_AFTER_S, ago, certificateDays, healthOf, healthOfAll, problemsOf, secondsSince } from "../health";
+import { type InstallOptions, type InstallPlan, RELEASE, helmInstall, planInstall, waitForAgent } from "../install";
 import { type Item, text } from "../kinds";
 import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
@@ -12,6 +13,7 @@ interface Bootstrap {
   bootstrapToken: string;
   expiresAt: string;
   helmInstall: string;
+  helmValues?: unknown;
 }
 
 function labelsFrom(pairs: string[]): Record<string, string> {
@@ -34,17 +36,47 @@ function printBootstrap(b: Bootstrap, output: string, what: string): void {
   streams.out.write(`${what}. Install its agent with (the bootstrap token inside works once, until ${b.expiresAt}):\n\n${c.bold(b.helmInstall)}\n`);
 }
 
+type InstallFlags = InstallOptions & { install?: boolean; output: string };
+
+/** helm, then the wait for the agent; `undoRegistration` deregisters a cluster this command registered when helm fails. */
+async function installAgent(command: Command, name: string, b: Bootstrap, plan: InstallPlan, undoRegistration: boolean): Promise<number> {
+  const streams = streamsOf();
+  const c = colours(streams.err, streams.env);
+  const client = clientFor(command);
+  if (b.helmValues === undefined) throw new Error("the control plane did not return helmValues: it is older than this CLI; run the printed helm line instead");
+  streams.err.write(`installing the agent of cluster ${name} with helm: kube context ${plan.context}, namespace ${plan.namespace}, chart ${plan.chart}\n`);
+  const helm = await helmInstall(plan, b.helmValues, process.env);
+  if (helm.code !== 0) {
+    streams.err.write(`${helm.output.trimEnd()}\n${c.red("error:")} helm failed (exit ${helm.code}); ${helm.undone}.\n`);
+    if (undoRegistration) {
+      await client.request("DELETE", `/v1/clusters/${encodeURIComponent(name)}`);
+      streams.err.write(`cluster ${name} was deregistered again: nothing is left of it in meshplane.\n`);
+    }
+    return 1;
+  }
+  streams.err.write(`${c.green("✔")} helm: release ${RELEASE} installed\n`);
+  return waitForAgent(client, streams, name, plan);
+}
+
 export async function register(name: string, _o: unknown, command: Command): Promise<number> {
-  const o = optionsOf<{ label: string[]; output: string }>(command);
+  const o = optionsOf<{ label: string[] } & InstallFlags>(command);
   const labels = labelsFrom(o.label);
+  // helm and the chart are checked before anything is registered.
+  const plan = o.install ? planInstall(o, process.env) : undefined;
   const { body } = await clientFor(command).request<Bootstrap>("POST", "/v1/clusters", { body: { name, ...(Object.keys(labels).length > 0 ? { labels } : {}) } });
+  if (plan) {
+    streamsOf().err.write(`cluster ${name} registered\n`);
+    return installAgent(command, name, body, plan, true);
+  }
   printBootstrap(body, o.output, `cluster ${name} registered`);
   return 0;
 }
 
 export async function bootstrapToken(name: string, _o: unknown, command: Command): Promise<number> {
-  const o = optionsOf<{ output: string }>(command);
+  const o = optionsOf<InstallFlags>(command);
+  const plan = o.install ? planInstall(o, process.env) : undefined;
   const { body } = await clientFor(command).request<Bootstrap>("POST", `/v1/clusters/${encodeURIComponent(name)}/bootstrap-token`);
+  if (plan) return installAgent(command, name, body, plan, false);
   printBootstrap(body, o.output, `new bootstrap token for cluster ${name}`);
   return 0;
 }
