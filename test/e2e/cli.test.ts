@@ -190,7 +190,16 @@ spec:
     expect(described.code, described.stderr).toBe(0);
     expect(described.stdout).toContain("reviews-timeout");
     expect(described.stdout).toContain("bookinfo-reads");
-    expect(described.stdout).toContain("global");
+    expect(described.stdout).toContain("VirtualMesh/global ACCEPTED");
+    // Federated by the VirtualMesh (its objects name the VirtualMesh as parent, not the destination).
+    expect(described.stdout).toContain("from cluster-west as reviews.bookinfo.svc.cluster-east.global, through the east-west gateway of cluster-east (");
+    // Under shared trust, the list shows each cluster's intermediate CA expiry (from its agent's report).
+    const certificates = await eventually("certificates in cluster list", async () => {
+      const items = (JSON.parse((await cli.run(["cluster", "list", "-o", "json"])).stdout) as { items: { name: string; certificates?: { state: string; notAfter?: string }[] }[] }).items;
+      return items.every((i) => i.certificates?.some((c) => c.state === "issued" && c.notAfter)) ? items : undefined;
+    }, 60_000);
+    expect(certificates.map((i) => i.name)).toEqual(["cluster-east", "cluster-west"]);
+    expect((await cli.run(["cluster", "list"])).stdout).toMatch(/^cluster-east\s+registered.*\s\d+d$/m);
     const check = await eventually("check passes", async () => {
       const res = await cli.run(["check"]);
       return res.code === 0 ? res : undefined;

@@ -42,6 +42,11 @@ export function helmInstallLine(values: ReturnType<typeof agentHelmValues>): str
   ].join(" ");
 }
 
+/** A cluster as the API shows it: with each shared-trust mesh's `cacerts` as its agent last reported them. */
+function withCertificates<C extends object, R>(cluster: C, certificates: R | undefined): C & { certificates?: R } {
+  return certificates === undefined ? cluster : { ...cluster, certificates };
+}
+
 /** Cluster registration (admin) and reads (viewer). */
 export function clusterRoutes(deps: ClusterDeps) {
   const { store } = deps;
@@ -68,7 +73,10 @@ export function clusterRoutes(deps: ClusterDeps) {
       responses: { 200: { description: "one page of the clusters, sorted by name", schema: listOf(clusterView) } },
       handler: async (c, { query }) => {
         const tenantId = c.get("tenantId");
-        return c.json(await listPage(query, ["clusters", tenantId], namePosition, (request) => store.clusters.page(tenantId, request)));
+        const body = await listPage(query, ["clusters", tenantId], namePosition, (request) => store.clusters.page(tenantId, request));
+        // Each cluster's shared-trust certificates, as on GET /v1/clusters/{name}: one batch read per page.
+        const reports = await store.agents.reports(tenantId, body.items.map((cl) => cl.name));
+        return c.json({ ...body, items: body.items.map((cl) => withCertificates(cl, reports.get(cl.name)?.certificates)) });
       },
     }),
     route({
@@ -78,8 +86,7 @@ export function clusterRoutes(deps: ClusterDeps) {
         const name = c.req.param("name") as string;
         const cluster = await store.clusters.get(c.get("tenantId"), name);
         // The trust side of the cluster view: each shared-trust mesh's cacerts as its agent reported it.
-        const certificates = (await store.agents.reports(c.get("tenantId"), [name])).get(name)?.certificates;
-        return c.json({ ...cluster, ...(certificates === undefined ? {} : { certificates }) });
+        return c.json(withCertificates(cluster, (await store.agents.reports(c.get("tenantId"), [name])).get(name)?.certificates));
       },
     }),
     route({

@@ -5,6 +5,7 @@
  * policy: its state per destination and cluster, and its generated objects. A workload: what applies
  * to its outbound calls.
  */
+import { type VirtualMeshSpec, federatedHost } from "@meshplane/core";
 import type { Command } from "commander";
 import type { Client } from "../client";
 import { ApiError } from "../client";
@@ -38,18 +39,30 @@ async function userResources(client: Client): Promise<Resource[]> {
   return lists.flat() as Resource[];
 }
 
-/** Objects of every cluster's latest snapshot whose parents include `parent`. */
-async function generatedFor(client: Client, parent: { kind: string; name: string }): Promise<Generated[]> {
+interface SnapshotObject {
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  spec?: { hosts?: string[]; endpoints?: { address: string; ports?: Record<string, number> }[] };
+}
+
+/** Every cluster's latest snapshot objects, with the cluster each is in. */
+async function snapshotObjects(client: Client): Promise<{ cluster: string; object: SnapshotObject }[]> {
   const clusters = (await listAll(client, "/v1/clusters", new URLSearchParams())) as unknown as ClusterView[];
-  const out: Generated[] = [];
+  const out: { cluster: string; object: SnapshotObject }[] = [];
   for (const c of clusters) {
-    const { body } = await client.request<{ objects: { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } }[] }>("GET", `/v1/clusters/${encodeURIComponent(c.name)}/snapshot`);
-    for (const o of body.objects) {
-      const parents = JSON.parse(o.metadata.annotations?.["meshplane.dev/parents"] ?? "[]") as { kind: string; name: string }[];
-      if (parents.some((p) => p.kind === parent.kind && p.name === parent.name)) out.push({ cluster: c.name, kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name });
-    }
+    const { body } = await client.request<{ objects: SnapshotObject[] }>("GET", `/v1/clusters/${encodeURIComponent(c.name)}/snapshot`);
+    for (const object of body.objects) out.push({ cluster: c.name, object });
   }
   return out;
+}
+
+const generatedOf = ({ cluster, object: o }: { cluster: string; object: SnapshotObject }): Generated => ({ cluster, kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name });
+
+/** The objects whose parents include `parent`. */
+function parentedBy(objects: { cluster: string; object: SnapshotObject }[], parent: { kind: string; name: string }): Generated[] {
+  return objects
+    .filter(({ object }) => (JSON.parse(object.metadata.annotations?.["meshplane.dev/parents"] ?? "[]") as { kind: string; name: string }[]).some((p) => p.kind === parent.kind && p.name === parent.name))
+    .map(generatedOf);
 }
 
 /** The one discovered destination or workload of that name (in `cluster`, when given). */
@@ -86,10 +99,22 @@ async function describeDestination(client: Client, name: string, cluster: string
     .filter((r) => r.status?.destinations?.[name] !== undefined)
     .sort((a, b) => (a.status?.destinations?.[name]?.acceptanceOrder ?? 1e9) - (b.status?.destinations?.[name]?.acceptanceOrder ?? 1e9) || text(a.kind).localeCompare(text(b.kind)));
   const virtualMeshes = resources.filter((r) => r.kind === "VirtualMesh" && ((r.spec.meshes as { name: string }[] | undefined) ?? []).some((m) => m.name === destination.spec.mesh));
-  const generated = await generatedFor(client, { kind: "Destination", name });
-  const federatedTo = [...new Set(generated.filter((g) => g.cluster !== destination.spec.cluster && g.kind === "ServiceEntry").map((g) => g.cluster))];
+  const objects = await snapshotObjects(client);
+  const generated = parentedBy(objects, { kind: "Destination", name });
+  // A federated service is a ServiceEntry for its VirtualMesh host in each other cluster that may call it.
+  const service = destination.spec as { name: string; namespace: string; cluster: string };
+  const hosts = new Set(virtualMeshes.map((v) => federatedHost(service, v as unknown as { spec: VirtualMeshSpec })));
+  const federation = objects
+    .filter((o) => o.cluster !== service.cluster && o.object.kind === "ServiceEntry" && (o.object.spec?.hosts ?? []).some((h) => hosts.has(h)))
+    .map(({ cluster: from, object }) => ({
+      cluster: from,
+      host: (object.spec?.hosts ?? []).find((h) => hosts.has(h)) as string,
+      gateways: (object.spec?.endpoints ?? []).flatMap((e) => Object.values(e.ports ?? {}).map((port) => `${e.address}:${port}`)),
+    }))
+    .sort((a, b) => a.cluster.localeCompare(b.cluster));
+  const federatedTo = [...new Set(federation.map((f) => f.cluster))];
   if (output !== "text") {
-    process.stdout.write(formatData({ destination, policies: applying.map((r) => ({ kind: r.kind, name: r.metadata?.name, ...r.status?.destinations?.[name], fields: Object.keys((r.spec.policy as object | undefined) ?? {}) })), virtualMeshes: virtualMeshes.map((v) => v.metadata?.name), federatedTo, generated }, output as "yaml" | "json"));
+    process.stdout.write(formatData({ destination, policies: applying.map((r) => ({ kind: r.kind, name: r.metadata?.name, ...r.status?.destinations?.[name], fields: Object.keys((r.spec.policy as object | undefined) ?? {}) })), virtualMeshes: virtualMeshes.map((v) => v.metadata?.name), federatedTo, federation, generated }, output as "yaml" | "json"));
     return 0;
   }
   const p = printer(streamsOf());
@@ -129,7 +154,8 @@ async function describeDestination(client: Client, name: string, cluster: string
   p.heading("Federation");
   if (virtualMeshes.length === 0) p.line("its mesh is in no VirtualMesh");
   for (const v of virtualMeshes) p.line(`VirtualMesh/${text(v.metadata?.name)} ${p.paint(v.status?.state ?? "PENDING")}`);
-  p.line(federatedTo.length > 0 ? `reachable from clusters ${federatedTo.join(", ")} (a ServiceEntry there, through the east-west gateway of ${spec.cluster})` : "not federated to any other cluster");
+  if (federation.length === 0) p.line("not federated to any other cluster");
+  for (const f of federation) p.line(`from ${f.cluster} as ${f.host}, through the east-west gateway of ${spec.cluster}${f.gateways.length > 0 ? ` (${[...new Set(f.gateways)].join(", ")})` : ""}`);
   // Objects a policy writes for it (a VirtualService route, say) carry the policy as their parent.
   printGenerated(p, generated, "Generated objects (the service's own; a policy's: `meshplane describe policy NAME`)");
   return 0;
@@ -137,7 +163,7 @@ async function describeDestination(client: Client, name: string, cluster: string
 
 async function describePolicy(client: Client, kind: Kind, name: string, output: string): Promise<number> {
   const { body: r } = await client.request<Resource>("GET", `${kind.path}/${encodeURIComponent(name)}`);
-  const generated = await generatedFor(client, { kind: kind.kind, name });
+  const generated = parentedBy(await snapshotObjects(client), { kind: kind.kind, name });
   if (output !== "text") {
     process.stdout.write(formatData({ resource: r, generated }, output as "yaml" | "json"));
     return 0;

@@ -15,6 +15,11 @@ type FederationSelector = NonNullable<NonNullable<VirtualMeshSpec["federation"]>
 /** Federated hosts end in this when the VirtualMesh sets no hostnameSuffix (Gloo Mesh's default too). */
 export const DEFAULT_HOSTNAME_SUFFIX = "global";
 
+/** The name other meshes of a VirtualMesh call an exported service by: `<svc>.<ns>.svc.<cluster>.<suffix>`. */
+export function federatedHost(service: { name: string; namespace: string; cluster: string }, virtualMesh: { spec: Pick<VirtualMeshSpec, "federation"> }): string {
+  return `${service.name}.${service.namespace}.svc.${service.cluster}.${virtualMesh.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX}`;
+}
+
 /** One destination made reachable from other meshes of its VirtualMesh. */
 export interface FederatedExport {
   destination: Destination;
@@ -148,8 +153,7 @@ export function planFederation(model: Model, members: ReadonlyMap<string, Member
     const name = destination.metadata.name;
     const vm = (members.get(destination.spec.mesh) as Membership).virtualMesh;
     const { meshes, names } = targets.get(name) as Targets;
-    const { name: svc, namespace, cluster } = destination.spec;
-    const host = `${svc}.${namespace}.svc.${cluster}.${vm.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX}`;
+    const host = federatedHost(destination.spec, vm);
     if (!parents.has(vm)) parents.set(vm, [{ kind: "VirtualMesh", name: vm.metadata.name }]);
     exports.set(name, {
       destination,
