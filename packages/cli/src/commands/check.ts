@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { ApiError } from "../client";
 import { UsageError } from "../config";
-import { type ClusterView, healthOfAll, problemsOf } from "../health";
+import { type ClusterView, certificateDays, healthOfAll, problemsOf } from "../health";
 import { colours, formatData } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
 import { listAll } from "./resources";
@@ -34,7 +34,8 @@ export async function check(_o: unknown, command: Command): Promise<number> {
     const now = new Date();
     for (const h of await healthOfAll(client, clusters)) {
       const problems = problemsOf(h, now, { staleAfterS, certificateWarnDays });
-      checks.push({ name: `cluster ${h.cluster.name}: agent connected, generation ${h.snapshot.generation} applied, no failures`, ok: problems.length === 0, problems });
+      const days = certificateDays(h.cluster, now);
+      checks.push({ name: `cluster ${h.cluster.name}: agent connected, generation ${h.snapshot.generation} applied, no failures${days === undefined ? "" : `, certificates valid ${days} more days`}`, ok: problems.length === 0, problems });
     }
   }
   const ok = checks.every((c) => c.ok);
