@@ -107,6 +107,7 @@ export class AgentStore {
           },
         ],
         onConditionFailed: () => new UnauthorizedError("the cluster has no registered agent"),
+        changes: [{ type: "discovery", cluster }],
       }));
     } catch (error) {
       // Deregistered meanwhile: what this report wrote after the purge listed the partition would
@@ -151,7 +152,8 @@ export class AgentStore {
       }
       return undefined;
     }
-    return writeWithRevision(doc, table, tenantId, () => ({ items: [put, seen], onConditionFailed: (i) => (i === 1 ? agentGone() : undefined) }));
+    // Reports are read afresh by every translate job: nothing for the change log to name.
+    return writeWithRevision(doc, table, tenantId, () => ({ items: [put, seen], onConditionFailed: (i) => (i === 1 ? agentGone() : undefined), changes: [{ type: "none" }] }));
   }
 
   /** Last reports of the given clusters. */

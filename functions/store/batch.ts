@@ -32,43 +32,35 @@ export async function batchGet(doc: DynamoDBDocumentClient, table: string, wante
   return out;
 }
 
-/** Every key of a partition (optionally under an SK prefix), following pagination. */
-export async function queryKeys(doc: DynamoDBDocumentClient, table: string, pk: string, skPrefix?: string): Promise<Key[]> {
-  const out: Key[] = [];
+/** Every item a strongly consistent Query answers, following pagination. */
+async function queryAll(doc: DynamoDBDocumentClient, input: Omit<ConstructorParameters<typeof QueryCommand>[0], "ExclusiveStartKey" | "ConsistentRead">): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: skPrefix ? "PK = :pk AND begins_with(SK, :p)" : "PK = :pk",
-        ExpressionAttributeValues: skPrefix ? { ":pk": pk, ":p": skPrefix } : { ":pk": pk },
-        ProjectionExpression: "PK, SK",
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push({ PK: item.PK as string, SK: item.SK as string });
+    const page = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start, ConsistentRead: true }));
+    out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
   return out;
 }
 
+/** Every key of a partition (optionally under an SK prefix), following pagination. */
+export async function queryKeys(doc: DynamoDBDocumentClient, table: string, pk: string, skPrefix?: string): Promise<Key[]> {
+  const items = await queryAll(doc, {
+    TableName: table,
+    KeyConditionExpression: skPrefix ? "PK = :pk AND begins_with(SK, :p)" : "PK = :pk",
+    ExpressionAttributeValues: skPrefix ? { ":pk": pk, ":p": skPrefix } : { ":pk": pk },
+    ProjectionExpression: "PK, SK",
+  });
+  return items.map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
+}
+
 /** Every item of a partition under an SK prefix, following pagination. */
-export async function queryItems(doc: DynamoDBDocumentClient, table: string, pk: string, skPrefix: string): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: "PK = :pk AND begins_with(SK, :p)",
-        ExpressionAttributeValues: { ":pk": pk, ":p": skPrefix },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    out.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+export function queryItems(doc: DynamoDBDocumentClient, table: string, pk: string, skPrefix: string): Promise<Record<string, unknown>[]> {
+  return queryAll(doc, { TableName: table, KeyConditionExpression: "PK = :pk AND begins_with(SK, :p)", ExpressionAttributeValues: { ":pk": pk, ":p": skPrefix } });
+}
+
+/** Every item of a partition with an SK from `from` to `to` (inclusive), following pagination. */
+export function queryItemsBetween(doc: DynamoDBDocumentClient, table: string, pk: string, from: string, to: string): Promise<Record<string, unknown>[]> {
+  return queryAll(doc, { TableName: table, KeyConditionExpression: "PK = :pk AND SK BETWEEN :from AND :to", ExpressionAttributeValues: { ":pk": pk, ":from": from, ":to": to } });
 }

@@ -97,6 +97,8 @@ export class CaStore {
         },
       ],
       onConditionFailed: () => new ConflictError(`the CA of VirtualMesh ${next.virtualMesh} changed meanwhile; retry`),
+      // Every translate job reads the CAs afresh.
+      changes: [{ type: "none" }],
     }));
     return { record, revision };
   }

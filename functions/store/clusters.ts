@@ -70,6 +70,7 @@ export class ClusterStore {
         SnapshotStore.created(table, tenantId, input.name, randomUUID()),
       ],
       onConditionFailed: (index) => (index === 0 ? new ConflictError(`cluster ${input.name} already exists`) : undefined),
+      changes: [{ type: "cluster", name: input.name }],
     }));
     return { cluster, bootstrap, revision };
   }
@@ -136,6 +137,7 @@ export class ClusterStore {
         ...(current.bootstrapHash ? [{ Delete: { TableName: table, Key: keys.bootstrapLookup(current.bootstrapHash as string) } }] : []),
       ],
       onConditionFailed: () => new NotFoundError(`cluster ${name} not found`),
+      changes: [{ type: "cluster", name }],
     }));
   }
 

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { AgentStore } from "./agents";
 import { CaStore } from "./certificate-authorities";
+import { ChangeLog } from "./changes";
 import { ClusterStore } from "./clusters";
 import { DiscoveredStore } from "./discovered";
 import { RateLimitStore } from "./rate-limits";
@@ -19,6 +20,7 @@ export interface Store {
   agents: AgentStore;
   cas: CaStore;
   rateLimits: RateLimitStore;
+  changes: ChangeLog;
 }
 
 /** The whole store over one table. */
@@ -33,6 +35,7 @@ export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; 
     agents: new AgentStore(deps),
     cas: new CaStore(deps),
     rateLimits: new RateLimitStore(deps),
+    changes: new ChangeLog(deps),
   };
 }
 
@@ -44,3 +47,4 @@ export type { WriteResult, DocumentWrite } from "./resources";
 export type { ClusterHead, SnapshotHead } from "./snapshots";
 export type { StoredReport } from "./agents";
 export type { Authority, CaRecord } from "./certificate-authorities";
+export { CHANGE_LOG_SLACK, type Change } from "./changes";

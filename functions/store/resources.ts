@@ -7,6 +7,7 @@ import { batchGet } from "./batch";
 import { keys, tenantPk } from "./keys";
 import { LABELS_ATTRIBUTE, labelFilter } from "./label-filter";
 import { type Decoded, type Page, type PageRequest, readPage } from "./page";
+import type { Change } from "./changes";
 import { writeWithRevision } from "./revision";
 
 export interface StoreDeps {
@@ -138,7 +139,7 @@ export class ResourceStore {
   async write(tenantId: string, writes: DocumentWrite[], now: string): Promise<WriteResult[]> {
     let results: WriteResult[] = [];
     const revision = await writeWithRevision(this.deps.doc, this.deps.table, tenantId, async (rev) => {
-      const existing = await this.getMany(tenantId, writes.map((w) => w.doc));
+      const existing = await this.getMany(tenantId, writes.map((w) => ({ kind: w.doc.kind, name: w.doc.metadata.name })));
       results = [];
       const items = [];
       const conditionErrors: (Error | undefined)[] = [];
@@ -161,7 +162,8 @@ export class ResourceStore {
         );
       }
       if (items.length === 0) throw new NoChange();
-      return { items, onConditionFailed: (index) => conditionErrors[index] };
+      const changes = results.filter((r) => r.action !== "unchanged").map((r): Change => ({ type: "resource", kind: r.resource.kind as UserKind, name: r.resource.metadata.name }));
+      return { items, onConditionFailed: (index) => conditionErrors[index], changes };
     }).catch((error: unknown) => {
       if (error instanceof NoChange) return undefined;
       throw error;
@@ -190,6 +192,7 @@ export class ResourceStore {
         ],
         onConditionFailed: () =>
           ifMatch !== undefined ? new PreconditionFailedError(`${kind} ${name} was changed by someone else; read it again`) : undefined,
+        changes: [{ type: "resource", kind, name }],
       };
     });
     return { resource: deleted as StoredResource, action: "deleted", revision };
@@ -218,8 +221,9 @@ export class ResourceStore {
     }
   }
 
-  private async getMany(tenantId: string, docs: UserDocument[]): Promise<(StoredResource | undefined)[]> {
-    const wanted = docs.map((d) => keys.resource(tenantId, d.kind, d.metadata.name));
+  /** The stored resources of these kinds and names, strongly read, in order (undefined: none). */
+  async getMany(tenantId: string, refs: readonly { kind: UserKind; name: string }[]): Promise<(StoredResource | undefined)[]> {
+    const wanted = refs.map((r) => keys.resource(tenantId, r.kind, r.name));
     const found = new Map((await batchGet(this.deps.doc, this.deps.table, wanted, true)).map((item) => [item.SK as string, toResource(item)]));
     return wanted.map((k) => found.get(k.SK));
   }

@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
+import { CHANGE_LOG_SLACK, type Change, changeLogPut } from "./changes";
 import { keys } from "./keys";
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]["TransactItems"]>[number];
@@ -10,7 +11,15 @@ export interface RevisionWrite {
   items: TransactItem[];
   /** Maps a failed condition on items[index] to the error to raise; undefined means "retry". */
   onConditionFailed: (index: number) => Error | undefined;
+  /**
+   * What the write touches, for the change log (changes.ts). Absent: unknown, and a worker holding the
+   * tenant's input reloads it whole.
+   */
+  changes?: readonly Change[];
 }
+
+/** DynamoDB's limit on the items of one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
 
 /**
  * How long a writer keeps retrying a lost race for the tenant's revision before answering 409: long
@@ -41,7 +50,11 @@ export async function writeWithRevision(
   const deadline = Date.now() + REVISION_RETRY_BUDGET_MS;
   for (let attempt = 1; ; attempt++) {
     const current = await revisionOf(doc, table, tenantId);
-    const write = await build(current + 1);
+    const built = current + 1;
+    const write = await build(built);
+    // The change log entry rides in the same transaction; with no room or no description, the
+    // tenant item counts one more unlogged change.
+    const logged = write.changes !== undefined && write.items.length + 2 <= MAX_TRANSACTION_ITEMS;
     try {
       await doc.send(
         new TransactWriteCommand({
@@ -50,13 +63,16 @@ export async function writeWithRevision(
               Update: {
                 TableName: table,
                 Key: keys.tenant(tenantId),
-                UpdateExpression: "SET revision = revision + :one",
-                ConditionExpression: "#state = :active",
+                UpdateExpression: logged ? "SET revision = revision + :one" : "SET revision = revision + :one ADD unloggedChanges :one",
+                // The commit may land at most CHANGE_LOG_SLACK revisions above `built`: what lets a
+                // change-log reader know how far back to look.
+                ConditionExpression: "#state = :active AND revision < :limit",
                 ExpressionAttributeNames: { "#state": "state" },
-                ExpressionAttributeValues: { ":one": 1, ":active": "active" },
+                ExpressionAttributeValues: { ":one": 1, ":active": "active", ":limit": current + CHANGE_LOG_SLACK },
               },
             },
             ...write.items,
+            ...(logged ? [changeLogPut(table, tenantId, built, write.changes ?? [], new Date())] : []),
           ],
         }),
       );
@@ -64,8 +80,9 @@ export async function writeWithRevision(
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
-      if (reasons[0]?.Code === "ConditionalCheckFailed") throw new NotFoundError(`tenant ${tenantId} not found`, { cause: error });
-      const failed = reasons.findIndex((r, i) => i > 0 && r.Code === "ConditionalCheckFailed");
+      // Gone (revisionOf throws NotFoundError), or too many writers landed meanwhile: retry.
+      if (reasons[0]?.Code === "ConditionalCheckFailed") await revisionOf(doc, table, tenantId);
+      const failed = reasons.findIndex((r, i) => i > 0 && i <= write.items.length && r.Code === "ConditionalCheckFailed");
       if (failed > 0) {
         const mapped = write.onConditionFailed(failed - 1);
         if (mapped) throw mapped;

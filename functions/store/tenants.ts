@@ -15,6 +15,8 @@ export interface Tenant {
   /** The highest revision whose translation has been published. */
   translatedRevision: number;
   createdAt: string;
+  /** How many changes went without a change-log entry (changes.ts); absent: none. */
+  unloggedChanges?: number;
 }
 
 /** Tenants, as the operator manages them. */
@@ -145,5 +147,6 @@ function toTenant(item: Record<string, unknown>): Tenant {
     revision: item.revision as number,
     translatedRevision: (item.translatedRevision as number | undefined) ?? 0,
     createdAt: item.createdAt as string,
+    ...(typeof item.unloggedChanges === "number" ? { unloggedChanges: item.unloggedChanges } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { translateJob } from "../queue/translate-queue";
 import { describeError } from "../shared/logger";
 import { type WorkerDeps, translateTenant } from "./translate-tenant";
+import { WarmInputs } from "./warm-input";
 
 /**
  * The SQS handler: each record is parsed at the boundary and processed on its own; failures are
@@ -11,7 +12,9 @@ import { type WorkerDeps, translateTenant } from "./translate-tenant";
  * record of a message group fails, the group's later records are returned unprocessed, as FIFO
  * ordering requires.
  */
-export function createWorker(deps: WorkerDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+export function createWorker(workerDeps: WorkerDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  // Inputs stay warm for the life of this handler (a Lambda instance, or the local process).
+  const deps: WorkerDeps = { ...workerDeps, warm: workerDeps.warm ?? new WarmInputs(workerDeps.store) };
   return async (event) => {
     const failed: string[] = [];
     const failedGroups = new Set<string>();

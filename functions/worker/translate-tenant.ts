@@ -7,12 +7,15 @@ import { type PublishDeps, publishCluster } from "./publish";
 import { withClusterStatus } from "./statuses";
 import { advanceRotations, reconcileAuthorities, trustInput } from "./trust";
 import type { AuthorityDeps } from "../pki/authority";
+import type { WarmInputs } from "./warm-input";
 
 export interface WorkerDeps extends PublishDeps {
   log: Logger;
   now: () => Date;
   /** Makes and seals VirtualMesh CAs (needs only to seal keys, never to open them). */
   authority: AuthorityDeps;
+  /** Tenants' inputs kept between jobs (warm-input.ts); without it every job loads the tenant whole. */
+  warm?: WarmInputs;
 }
 
 export type JobOutcome = "translated" | "skipped";
@@ -44,7 +47,8 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
     throw error;
   }
   if (tenant.translatedRevision >= job.revision && !job.force) return "skipped";
-  const input = await loadTranslateInput(store, job.tenantId);
+  const loaded = deps.warm ? await deps.warm.load(tenant) : undefined;
+  const input = loaded?.input ?? (await loadTranslateInput(store, job.tenantId));
   const now = deps.now();
   const reports = await store.agents.reports(job.tenantId, input.clusters);
   input.certificates = Object.fromEntries([...reports].map(([cluster, r]) => [cluster, r.certificates ?? []]));
@@ -69,13 +73,17 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
   await inParallel(resources, 16, async (resource) => {
     const status = statuses[resourceKeyOf(resource)] as ResourceStatus | undefined;
     if (!status || canonicalJson(status) === canonicalJson(resource.status)) return;
-    if (await store.resources.writeStatus(job.tenantId, resource.kind as UserKind, resource.metadata.name, resource.metadata.generation, status)) written++;
+    if (await store.resources.writeStatus(job.tenantId, resource.kind as UserKind, resource.metadata.name, resource.metadata.generation, status)) {
+      written++;
+      deps.warm?.statusWritten(job.tenantId, resource.kind as UserKind, resource.metadata.name, status);
+    }
   });
   await store.tenants.markTranslated(job.tenantId, tenant.revision);
   deps.log.info("tenant translated", {
     tenant: job.tenantId,
     revision: tenant.revision,
     clusters: input.clusters.length,
+    ...(loaded ? { input: loaded.stats.mode, ...(loaded.stats.reason ? { fullLoadReason: loaded.stats.reason } : {}), itemsRead: loaded.stats.itemsRead, itemsHeld: loaded.stats.itemsHeld } : {}),
     published: [...generations].filter(([c, g]) => g !== (heads.get(c)?.snapshot?.generation ?? 0)).length,
     statusesWritten: written,
   });
