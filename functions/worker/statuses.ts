@@ -6,12 +6,17 @@ type ClusterStatus = NonNullable<ResourceStatus["clusters"]>[string];
 /** For each cluster: parent resource key → ids of the objects it produced there. */
 function objectsByParent(outputs: Record<string, ClusterOutput>): Map<string, Map<string, string[]>> {
   const out = new Map<string, Map<string, string[]>>();
+  // Objects with the same parents share one annotation text: parse each text once, not per object.
+  const parsed = new Map<string, string[]>();
+  const parentKeys = (text: string): string[] => {
+    let keys = parsed.get(text);
+    if (keys === undefined) parsed.set(text, (keys = (JSON.parse(text) as { kind: string; name: string }[]).map((p) => resourceKey(p.kind, p.name))));
+    return keys;
+  };
   for (const [cluster, output] of Object.entries(outputs)) {
     const byParent = new Map<string, string[]>();
     for (const obj of output.objects) {
-      const parents = JSON.parse(obj.metadata.annotations[ANNOTATION_PARENTS] ?? "[]") as { kind: string; name: string }[];
-      for (const p of parents) {
-        const key = resourceKey(p.kind, p.name);
+      for (const key of parentKeys(obj.metadata.annotations[ANNOTATION_PARENTS] ?? "[]")) {
         const ids = byParent.get(key);
         const id = objectKey(obj.kind, obj.metadata.namespace, obj.metadata.name);
         if (ids) ids.push(id);
