@@ -1,5 +1,5 @@
 import { gzipSync } from "node:zlib";
-import { type ClusterOutput, SNAPSHOT_TYPE, type SnapshotPayload, snapshotAudience } from "@meshplane/core";
+import { type ClusterOutput, SNAPSHOT_TYPE, type SnapshotPayload, objectCount, objectsJson, snapshotAudience } from "@meshplane/core";
 import type { Signer } from "../signer/signer";
 import type { ClusterHead, Store } from "../store/index";
 
@@ -26,9 +26,9 @@ export async function publishCluster(deps: PublishDeps, tenantId: string, cluste
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const fresh = current !== undefined && current.exp - nowSeconds > deps.refreshBeforeSeconds;
   if (current?.hash === output.hash && fresh) return current.generation;
-  if (!current && output.objects.length === 0 && output.certificates.length === 0) return 0;
+  if (!current && objectCount(output) === 0 && output.certificates.length === 0) return 0;
   const generation = (current?.generation ?? 0) + 1;
-  const payload: SnapshotPayload = {
+  const payload: Omit<SnapshotPayload, "objects"> = {
     iss: deps.issuer,
     aud: snapshotAudience(tenantId, cluster, head?.incarnation),
     tenant: tenantId,
@@ -37,10 +37,12 @@ export async function publishCluster(deps: PublishDeps, tenantId: string, cluste
     iat: nowSeconds,
     exp: nowSeconds + deps.validitySeconds,
     hash: output.hash,
-    objects: output.objects as SnapshotPayload["objects"],
     certificates: output.certificates as unknown as SnapshotPayload["certificates"],
   };
-  const jws = await deps.signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
+  // The objects go in as the JSON translation already encoded (and hashed), never built as objects.
+  const fields = JSON.stringify(payload);
+  const body = Buffer.concat([Buffer.from(`${fields.slice(0, -1)},"objects":`), objectsJson(output), Buffer.from("}")]);
+  const jws = await deps.signer.sign(body, SNAPSHOT_TYPE);
   await deps.store.snapshots.write(tenantId, cluster, current, { generation, hash: output.hash, signedAt: now.toISOString(), exp: payload.exp, ...(head?.incarnation ? { incarnation: head.incarnation } : {}) }, gzipSync(jws), output.certificates);
   return generation;
 }

@@ -1,4 +1,4 @@
-import { ANNOTATION_PARENTS, type ClusterOutput, type ResourceKey, type ResourceStatus, objectKey, resourceKey } from "@meshplane/core";
+import { type ClusterOutput, type ResourceKey, type ResourceStatus, objectKey, objectRefs, resourceKey } from "@meshplane/core";
 import type { StoredReport } from "../store/index";
 
 type ClusterStatus = NonNullable<ResourceStatus["clusters"]>[string];
@@ -15,10 +15,11 @@ function objectsByParent(outputs: Record<string, ClusterOutput>): Map<string, Ma
   };
   for (const [cluster, output] of Object.entries(outputs)) {
     const byParent = new Map<string, string[]>();
-    for (const obj of output.objects) {
-      for (const key of parentKeys(obj.metadata.annotations[ANNOTATION_PARENTS] ?? "[]")) {
+    // Read from the output's encoding: the objects themselves are never built here.
+    for (const obj of objectRefs(output)) {
+      for (const key of parentKeys(obj.parents)) {
         const ids = byParent.get(key);
-        const id = objectKey(obj.kind, obj.metadata.namespace, obj.metadata.name);
+        const id = objectKey(obj.kind, obj.namespace, obj.name);
         if (ids) ids.push(id);
         else byParent.set(key, [id]);
       }

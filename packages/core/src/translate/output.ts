@@ -58,6 +58,8 @@ interface Ready {
 }
 
 const COMMA = Buffer.from(",");
+const OPEN = Buffer.from("[");
+const CLOSE = Buffer.from("]");
 
 /**
  * Collects the generated objects of every registered cluster and turns them into ClusterOutputs:
@@ -122,18 +124,74 @@ export class OutputSink {
     const certificates = (this.certificates.get(cluster) ?? []).map((c) => canonicalize(c)).sort((a, b) => compareStrings(a.mesh, b.mesh));
     const hash = new HashWriter();
     hash.text(`{"certificates":[${certificates.map((c) => JSON.stringify(c)).join(",")}],"objects":[`);
-    const objects = entries.map((entry, i): KubeObject => {
-      const ready = entry.ready ?? (entry.ready = preparer.prepare(entry.draft));
+    const ready = entries.map((entry, i): Ready => {
+      const r = entry.ready ?? (entry.ready = preparer.prepare(entry.draft));
       if (i > 0) hash.bytes(COMMA);
-      hash.bytes(ready.head);
+      hash.bytes(r.head);
       hash.bytes(labelBytes);
-      hash.bytes(ready.tail);
-      const { apiVersion, kind, name, namespace } = entry.draft;
-      return { apiVersion, kind, metadata: { annotations: ready.annotations, labels, name, namespace }, spec: ready.spec };
+      hash.bytes(r.tail);
+      return r;
     });
     hash.text("]}");
-    return { objects, certificates, hash: hash.digest() };
+    return encodedOutput(entries.map((e) => e.draft), ready, labels, labelBytes, certificates, hash.digest());
   }
+}
+
+/** What an output of the sink keeps instead of materialised objects: the drafts and their encodings. */
+interface Encoding {
+  drafts: readonly ObjectDraft[];
+  ready: readonly Ready[];
+  labels: Record<string, string>;
+  labelBytes: Buffer;
+}
+
+const ENCODING = Symbol("meshplane.encoding");
+
+/**
+ * A ClusterOutput whose `objects` are built on first use. A 100-cluster tenant has over a million
+ * objects, and the worker never needs them as JS objects: it publishes their JSON (`objectsJson`)
+ * and reads their names and parents (`objectRefs`) straight from the encodings.
+ */
+function encodedOutput(drafts: readonly ObjectDraft[], ready: readonly Ready[], labels: Record<string, string>, labelBytes: Buffer, certificates: CertificateDirective[], hash: string): ClusterOutput {
+  let objects: KubeObject[] | undefined;
+  const output = { certificates, hash } as ClusterOutput;
+  Object.defineProperty(output, "objects", {
+    enumerable: true,
+    get: () =>
+      (objects ??= drafts.map((draft, i): KubeObject => {
+        const r = ready[i] as Ready;
+        return { apiVersion: draft.apiVersion, kind: draft.kind, metadata: { annotations: r.annotations, labels, name: draft.name, namespace: draft.namespace }, spec: r.spec };
+      })),
+  });
+  Object.defineProperty(output, ENCODING, { enumerable: false, value: { drafts, ready, labels, labelBytes } satisfies Encoding });
+  return output;
+}
+
+const encodingOf = (output: ClusterOutput): Encoding | undefined => (output as unknown as { [ENCODING]?: Encoding })[ENCODING];
+
+/** The JSON array of a cluster's objects, exactly as hashed (canonical), without building them. */
+export function objectsJson(output: ClusterOutput): Buffer {
+  const encoding = encodingOf(output);
+  if (encoding === undefined) return Buffer.from(`[${output.objects.map((o) => canonicalJson(o)).join(",")}]`);
+  const pieces: Buffer[] = [OPEN];
+  encoding.ready.forEach((r, i) => {
+    if (i > 0) pieces.push(COMMA);
+    pieces.push(r.head, encoding.labelBytes, r.tail);
+  });
+  pieces.push(CLOSE);
+  return Buffer.concat(pieces);
+}
+
+/** How many objects a cluster's output holds, without building them. */
+export function objectCount(output: ClusterOutput): number {
+  return encodingOf(output)?.drafts.length ?? output.objects.length;
+}
+
+/** Each object's kind, namespace, name and parents annotation, in output order, without building the objects. */
+export function objectRefs(output: ClusterOutput): { kind: string; namespace?: string; name: string; parents: string }[] {
+  const encoding = encodingOf(output);
+  if (encoding === undefined) return output.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, parents: o.metadata.annotations[ANNOTATION_PARENTS] ?? "[]" }));
+  return encoding.drafts.map((d, i) => ({ kind: d.kind, namespace: d.namespace, name: d.name, parents: (encoding.ready[i] as Ready).annotations[ANNOTATION_PARENTS] ?? "[]" }));
 }
 
 /**
