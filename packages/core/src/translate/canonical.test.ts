@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Canonicalizer, canonicalize, canonicalJson } from "./canonical";
+import { CONTENT_HASH_SCHEME, Canonicalizer, canonicalize, canonicalJson } from "./canonical";
 
 describe("canonicalJson", () => {
   it.each([
@@ -31,16 +31,35 @@ describe("canonicalJson", () => {
   });
 });
 
+const sha = (text: string) => createHash("sha256").update(text).digest();
+
 describe("Canonicalizer.contentHash", () => {
-  it("equals sha256 of the one-shot canonical JSON of {objects, certificates}", () => {
+  it("is the fold its definition gives: scheme, certificates, then per object the digests of its JSON without labels and of its labels", () => {
     const shared = { hosts: ["a"], location: "MESH_INTERNAL" };
+    const labels = { team: "x" };
     const objects = [
-      { kind: "ServiceEntry", apiVersion: "v1", metadata: { name: "a" }, spec: shared },
-      { kind: "ServiceEntry", apiVersion: "v1", metadata: { name: "b" }, spec: shared },
+      { kind: "ServiceEntry", apiVersion: "v1", metadata: { name: "a", labels }, spec: shared },
+      { kind: "ServiceEntry", apiVersion: "v1", metadata: { name: "b", labels }, spec: shared },
     ];
     const certificates = [{ mesh: "m", ttlDays: 1 }];
-    const expected = createHash("sha256").update(canonicalJson({ objects, certificates })).digest("hex");
-    expect(new Canonicalizer().contentHash(objects, certificates)).toBe(`sha256:${expected}`);
+    const expected = createHash("sha256").update(`${CONTENT_HASH_SCHEME}\n[{"mesh":"m","ttlDays":1}]\n`);
+    for (const name of ["a", "b"]) {
+      expected.update(sha(`{"apiVersion":"v1","kind":"ServiceEntry","metadata":{"name":"${name}"},"spec":{"hosts":["a"],"location":"MESH_INTERNAL"}}`));
+      expected.update(sha('{"team":"x"}'));
+    }
+    expect(new Canonicalizer().contentHash(objects, certificates)).toBe(`sha256:${expected.digest("hex")}`);
+  });
+
+  it("changes when labels, certificates or the order of objects change", () => {
+    const c = new Canonicalizer();
+    const a = { apiVersion: "v1", kind: "K", metadata: { name: "a", labels: { x: "1" } } };
+    const b = { apiVersion: "v1", kind: "K", metadata: { name: "b", labels: { x: "1" } } };
+    const base = c.contentHash([a, b], []);
+    expect(c.contentHash([a, { ...b, metadata: { ...b.metadata, labels: { x: "2" } } }], [])).not.toBe(base);
+    expect(c.contentHash([b, a], [])).not.toBe(base);
+    expect(c.contentHash([a, b], [{ mesh: "m" }])).not.toBe(base);
+    // Labels moved between objects of one snapshot are a different snapshot too.
+    expect(c.contentHash([{ ...a, metadata: { name: "a" } }, b], [])).not.toBe(base);
   });
 
   it("changes when any object changes", () => {

@@ -47,19 +47,40 @@ export class Canonicalizer {
   }
 
   /**
-   * `sha256:<hex>` of the canonical JSON of `{ certificates, objects }`, fed to the hash piece by
-   * piece so a cluster with tens of thousands of objects never needs one giant string. The agent
-   * recomputes it from the objects it receives; OutputSink computes the same bytes faster (tested).
+   * The snapshot content hash (`sha256:<hex>`), a fold of per-object digests (CONTENT_HASH_SCHEME):
+   *
+   *     SHA-256( "meshplane-content/2\n" ‖ canonical JSON of the certificates ‖ "\n" ‖
+   *              for each object, in order: SHA-256(its canonical JSON without metadata.labels)
+   *                                         ‖ SHA-256(canonical JSON of its metadata.labels) )
+   *
+   * Each object enters by its two digests, so translation hashes an object shared by a hundred
+   * clusters once, and only the labels (the same for every object of a cluster) differ per cluster;
+   * a cluster's hash is then a pass over 64 bytes per object. The agent recomputes it from the
+   * objects it receives; OutputSink computes the same value from its encodings (tested).
    */
   contentHash(objects: readonly unknown[], certificates: readonly unknown[]): string {
     const hash = createHash("sha256");
-    hash.update('{"certificates":[');
-    certificates.forEach((certificate, i) => hash.update((i === 0 ? "" : ",") + canonicalJson(certificate)));
-    hash.update('],"objects":[');
-    objects.forEach((object, i) => hash.update((i === 0 ? "" : ",") + canonicalJson(object)));
-    hash.update("]}");
+    hash.update(`${CONTENT_HASH_SCHEME}\n${canonicalJson(certificates)}\n`);
+    const labelDigests = new Map<string, Buffer>();
+    for (const object of objects) {
+      const { metadata, ...rest } = object as { metadata?: Record<string, unknown> };
+      const { labels, ...otherMetadata } = metadata ?? {};
+      hash.update(digest(canonicalJson(metadata === undefined ? rest : { ...rest, metadata: otherMetadata })));
+      const labelsJson = canonicalJson(labels ?? null);
+      let labelDigest = labelDigests.get(labelsJson);
+      if (labelDigest === undefined) labelDigests.set(labelsJson, (labelDigest = digest(labelsJson)));
+      hash.update(labelDigest);
+    }
     return `sha256:${hash.digest("hex")}`;
   }
+}
+
+/** Names the content-hash definition; it leads what is hashed, so another definition can never collide with it. */
+export const CONTENT_HASH_SCHEME = "meshplane-content/2";
+
+/** The raw SHA-256 of `text` (or bytes). */
+export function digest(text: string | Buffer): Buffer {
+  return createHash("sha256").update(text).digest();
 }
 
 /** `sha256:<hex>` of `text`. */

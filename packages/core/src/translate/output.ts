@@ -1,5 +1,5 @@
 import { resourceKey } from "../identity";
-import { canonicalize, canonicalJson } from "./canonical";
+import { CONTENT_HASH_SCHEME, canonicalize, canonicalJson, digest } from "./canonical";
 import { compareStrings } from "./compare";
 import { TranslateError } from "./errors";
 import { HashWriter } from "./hash-writer";
@@ -49,12 +49,14 @@ interface Entry {
   ready?: Ready;
 }
 
-/** What stamping needs: canonical spec, annotations, and the canonical JSON around the labels. */
+/** What stamping needs: canonical spec, annotations, the canonical JSON around the labels, and the object's digest. */
 interface Ready {
   spec: Record<string, unknown>;
   annotations: Record<string, string>;
   head: Buffer;
   tail: Buffer;
+  /** SHA-256 of the object's canonical JSON without its labels (Canonicalizer.contentHash). */
+  digest: Buffer;
 }
 
 const COMMA = Buffer.from(",");
@@ -69,8 +71,8 @@ const CLOSE = Buffer.from("]");
  * objects under one name are a translator bug and throw TranslateError.
  *
  * A 100-cluster tenant yields over a million objects, most of them one draft shared by many
- * clusters, so each distinct draft is prepared and sorted once; per cluster only integer ranks are
- * sorted and pre-encoded bytes streamed into the hash. The hash is byte-identical to
+ * clusters, so each distinct draft is prepared, sorted and digested once; per cluster only integer
+ * ranks are sorted and 64 bytes per object folded into the hash. The hash equals
  * `Canonicalizer.contentHash` over the returned objects (tested).
  */
 export class OutputSink {
@@ -122,17 +124,17 @@ export class OutputSink {
     const labels = { [LABEL_MANAGED_BY]: "meshplane", [LABEL_CLUSTER]: cluster, [LABEL_TENANT]: this.tenant };
     const labelBytes = Buffer.from(JSON.stringify(labels));
     const certificates = (this.certificates.get(cluster) ?? []).map((c) => canonicalize(c)).sort((a, b) => compareStrings(a.mesh, b.mesh));
+    // The content hash as Canonicalizer.contentHash defines it: per object its digest (made once
+    // per distinct object) and the cluster's labels digest.
     const hash = new HashWriter();
-    hash.text(`{"certificates":[${certificates.map((c) => JSON.stringify(c)).join(",")}],"objects":[`);
-    const ready = entries.map((entry, i): Ready => {
+    hash.text(`${CONTENT_HASH_SCHEME}\n[${certificates.map((c) => JSON.stringify(c)).join(",")}]\n`);
+    const labelDigest = digest(labelBytes);
+    const ready = entries.map((entry): Ready => {
       const r = entry.ready ?? (entry.ready = preparer.prepare(entry.draft));
-      if (i > 0) hash.bytes(COMMA);
-      hash.bytes(r.head);
-      hash.bytes(labelBytes);
-      hash.bytes(r.tail);
+      hash.bytes(r.digest);
+      hash.bytes(labelDigest);
       return r;
     });
-    hash.text("]}");
     return encodedOutput(entries.map((e) => e.draft), ready, labels, labelBytes, certificates, hash.digest());
   }
 }
@@ -230,11 +232,15 @@ class Preparer {
     const { apiVersion, kind, name, namespace } = draft;
     const spec = this.spec(draft.spec);
     const note = this.annotations(draft.parents);
+    const front = `{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(kind)},"metadata":{"annotations":${note.json}`;
+    const tail = `,"name":${JSON.stringify(name)},"namespace":${JSON.stringify(namespace)}},"spec":${spec.json}}`;
     return {
       spec: spec.spec,
       annotations: note.value,
-      head: Buffer.from(`{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(kind)},"metadata":{"annotations":${note.json},"labels":`),
-      tail: Buffer.from(`,"name":${JSON.stringify(name)},"namespace":${JSON.stringify(namespace)}},"spec":${spec.json}}`),
+      head: Buffer.from(`${front},"labels":`),
+      tail: Buffer.from(tail),
+      // The canonical JSON without labels is the same text with the labels member left out.
+      digest: digest(front + tail),
     };
   }
 
