@@ -22,7 +22,8 @@ const reject = (why: string): never => {
 /**
  * Verifies an agent's self-signed JWT: ES256 by the key registered for the cluster it names (one read
  * of the cluster's head item), issuer `agent`, audience = this API's URL, at most 5 minutes long, not
- * expired, and a `jti` never seen before. The tenant and cluster come from the verified token alone.
+ * expired, for this request's method when it names one (`htm`), and — unless it is a read bound to
+ * GET — a `jti` never seen before. The tenant and cluster come from the verified token alone.
  */
 export async function authenticateAgent(c: Context<AppEnv>, deps: { store: Store; now: () => Date; apiUrl: string }): Promise<AgentIdentity> {
   const header = c.req.header("authorization") ?? "";
@@ -58,6 +59,11 @@ export async function authenticateAgent(c: Context<AppEnv>, deps: { store: Store
     return reject((error as { code?: string }).code ?? "invalid token");
   }
   if (claims.exp - claims.iat > MAX_AGENT_TOKEN_SECONDS) reject("lifetime over 5 minutes");
-  if (!(await deps.store.snapshots.useJti(claims.tenant, claims.sub, claims.jti, claims.exp))) reject("jti already used");
+  const method = c.req.method;
+  if (claims.htm !== undefined && claims.htm !== method) reject(`the token is for ${claims.htm}, not ${method}`);
+  // A token bound to GET can only read the cluster's own signed, audience-bound snapshot: replaying
+  // it within its minute gains nothing, so it costs no write. Any other token is accepted once.
+  const readOnly = method === "GET" && claims.htm === "GET";
+  if (!readOnly && !(await deps.store.snapshots.useJti(claims.tenant, claims.sub, claims.jti, claims.exp))) reject("jti already used");
   return { tenantId: claims.tenant, cluster: claims.sub, head };
 }

@@ -22,7 +22,9 @@ export class RateLimitStore {
         await this.deps.doc.send(
           new UpdateCommand({
             TableName: this.deps.table,
-            Key: { PK: partition, SK: `RL#${bucket}#${windowStart}` },
+            // The window's length is part of its key: windows of different lengths (a deploy that
+            // changes a budget, two configurations on one table) never share a counter.
+            Key: { PK: partition, SK: `RL#${bucket}#${windowMs}#${windowStart}` },
             UpdateExpression: "ADD used :n SET #ttl = :ttl",
             ConditionExpression: "attribute_not_exists(used) OR used <= :max",
             ExpressionAttributeNames: { "#ttl": TTL_ATTRIBUTE },

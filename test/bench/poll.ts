@@ -1,6 +1,8 @@
 /**
  * The agent poll path: an unchanged snapshot answered 304. Measures polls per second through the
- * local HTTP server, server CPU per poll, and DynamoDB operations per poll (the read must be one).
+ * local HTTP server, server CPU per poll, and DynamoDB operations per poll (one read, no write), and
+ * prices a cluster-month from those counts at AWS list prices (us-east-1): at the default 15 s poll,
+ * and with a push channel and a 300 s fallback poll (docs/aws.md, "What a cluster costs").
  */
 import { cpus } from "node:os";
 import { snapshotEtag } from "@meshplane/core";
@@ -9,6 +11,49 @@ import { agentKey } from "../support/agents";
 import { benchPlane } from "./_harness";
 
 const POLLS = Number(process.env.POLLS ?? 2000);
+
+const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
+const MONTH_S = 30 * 86_400;
+/** List prices, us-east-1, per unit. */
+const PRICE = {
+  httpApiRequest: 1.0 / 1e6,
+  lambdaRequest: 0.2 / 1e6,
+  /** arm64, 512 MB: $0.0000133334 per GB-second. */
+  lambdaMs: (0.0000133334 * 0.5) / 1000,
+  readUnit: 0.125 / 1e6,
+  writeUnit: 0.625 / 1e6,
+  logGb: 0.5,
+  webSocketMessage: 1.0 / 1e6,
+  webSocketMinute: 0.25 / 1e6,
+};
+
+/**
+ * A cluster-month from counted per-poll figures. Polls are the interval plus the agent's mean 10 %
+ * jitter. A poll is an HTTP API request, a Lambda invocation billed at the measured CPU time
+ * (rounded up to the millisecond, at least 1), the counted DynamoDB reads (0.5 read unit each: an
+ * eventually consistent read under 4 KB) and writes; lastSeenAt adds a write per 5 minutes; the
+ * access log about 250 bytes a request. With push: one WebSocket connection open all month, a
+ * keepalive message each way every 9 minutes (API Gateway drops idle connections at 10) and a
+ * connect a day (deploys, network changes), each a Lambda invocation as well.
+ */
+function clusterMonth(o: { pollSeconds: number; reads: number; writes: number; cpuMs: number; push?: boolean }) {
+  const polls = MONTH_S / (o.pollSeconds * 1.1);
+  const seenWrites = MONTH_S / 300;
+  const keepalives = o.push ? (MONTH_S / 540) * 2 : 0;
+  const invocations = polls + (o.push ? keepalives / 2 + 30 : 0);
+  const items: Record<string, number> = {
+    "HTTP API requests": polls * PRICE.httpApiRequest,
+    "Lambda requests and duration": invocations * (PRICE.lambdaRequest + Math.max(1, Math.ceil(o.cpuMs)) * PRICE.lambdaMs),
+    "DynamoDB reads": polls * o.reads * 0.5 * PRICE.readUnit,
+    "DynamoDB writes": (polls * o.writes + seenWrites) * PRICE.writeUnit,
+    "API access logs": ((polls + keepalives) * 250 * PRICE.logGb) / 1e9,
+  };
+  if (o.push) {
+    items["WebSocket connection-minutes"] = (MONTH_S / 60) * PRICE.webSocketMinute;
+    items["WebSocket messages"] = keepalives * PRICE.webSocketMessage;
+  }
+  return { items, total: Object.values(items).reduce((a, b) => a + b, 0) };
+}
 const CONCURRENCY = 8;
 
 // The server's own throughput is measured, not the per-cluster budget (which would refuse it).
@@ -23,7 +68,7 @@ try {
   await plane.store.snapshots.write("bench", "c1", undefined, { generation: 1, hash: `sha256:${"0".repeat(64)}`, signedAt: new Date().toISOString(), exp: 2e9 }, Buffer.from("x"));
   const etag = snapshotEtag(1, `sha256:${"0".repeat(64)}`);
   // Tokens are minted before timing: the agent's signing cost is not the server's.
-  const tokens = await Promise.all(Array.from({ length: POLLS }, () => client.token()));
+  const tokens = await Promise.all(Array.from({ length: POLLS }, () => client.token("GET")));
   const poll = async (token: string) => {
     const res = await fetch(`${plane.url}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${token}`, "if-none-match": etag } });
     if (res.status !== 304) throw new Error(`expected 304, got ${res.status}`);
@@ -50,8 +95,13 @@ try {
     dynamodb_writes_per_poll: Number((plane.ops.get("Put", "PutItem", "Update", "UpdateItem", "TransactWrite", "BatchWrite") / polls).toFixed(2)),
     cores: cpus().length,
   };
+  const at15 = clusterMonth({ pollSeconds: 15, reads: figures.dynamodb_reads_per_poll, writes: figures.dynamodb_writes_per_poll, cpuMs: figures.process_cpu_ms_per_poll });
+  const withPush = clusterMonth({ pollSeconds: 300, reads: figures.dynamodb_reads_per_poll, writes: figures.dynamodb_writes_per_poll, cpuMs: figures.process_cpu_ms_per_poll, push: true });
   console.log(`${polls} polls → 304 in ${seconds.toFixed(2)} s with ${CONCURRENCY} in flight`);
-  console.log(JSON.stringify(figures));
+  for (const [what, c] of [["15 s poll", at15], ["push + 300 s poll", withPush]] as const) {
+    console.log(`per cluster-month, ${what}: $${c.total.toFixed(3)} (${Object.entries(c.items).map(([k, v]) => `${k} $${v.toFixed(4)}`).join(", ")})`);
+  }
+  console.log(JSON.stringify({ ...figures, cluster_month_usd_15s_poll: round(at15.total), cluster_month_usd_push_300s_poll: round(withPush.total) }));
 } finally {
   await plane.stop();
 }

@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { queryKeys } from "../../functions/store/batch";
+import { createDocumentClient } from "../../functions/store/client";
+import { clusterPk } from "../../functions/store/keys";
 import { ControlPlaneClient } from "../../packages/agent/src/client";
 import { agentKey, discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
@@ -33,12 +36,13 @@ interface Claims {
   jti?: string;
   kid?: string;
   key?: CryptoKey;
+  htm?: "GET" | "POST";
 }
 
 async function jwt(c: Claims = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const iat = c.iat ?? now;
-  return new SignJWT({ tenant: c.tenant ?? "agents" })
+  return new SignJWT({ tenant: c.tenant ?? "agents", ...(c.htm ? { htm: c.htm } : {}) })
     .setProtectedHeader({ alg: "ES256", kid: c.kid ?? kidA })
     .setIssuer("agent")
     .setSubject(c.sub ?? "cluster-a")
@@ -94,6 +98,26 @@ describe("agent credentials", () => {
     const before = await state();
     expect((await post(token, discoveryOf("istio-revision-eastwest", "cluster-a"))).status).toBe(401);
     expect(await state()).toEqual(before);
+    const write = await jwt({ htm: "POST" });
+    expect((await post(write, discoveryOf("istio-revision-eastwest", "cluster-a"))).status).toBe(202);
+    expect((await post(write, discoveryOf("istio-revision-eastwest", "cluster-a"))).status).toBe(401);
+  });
+
+  it("a token bound to GET reads without a replay record, and can never be spent on a write", async () => {
+    // The replay records (J#<jti>) in the cluster's partition, read straight from the table.
+    const doc = createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") });
+    const jtis = async () => (await queryKeys(doc, cp.table, clusterPk("agents", "cluster-a"), "J#")).length;
+    const read = await jwt({ htm: "GET" });
+    const recorded = await jtis();
+    for (let i = 0; i < 3; i++) expect((await fetch(`${cp.url}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${read}` } })).status).not.toBe(401);
+    expect(await jtis()).toBe(recorded);
+    const before = await state();
+    const res = await post(read, discoveryOf("istio-revision-eastwest", "cluster-a"));
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { detail: string }).detail).toContain("the token is for GET, not POST");
+    expect(await state()).toEqual(before);
+    // And a token bound to POST is no read token.
+    expect((await fetch(`${cp.url}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${await jwt({ htm: "POST" })}` } })).status).toBe(401);
   });
 
   it("a bootstrap token works once and not after it expired", async () => {

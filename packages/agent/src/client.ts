@@ -59,11 +59,14 @@ export class ControlPlaneClient {
     return answerOf(registerResponse, "POST /v1/agent/register", await res.json());
   }
 
-  /** A JWT for one call: 60 s lifetime (the server accepts at most 300), never reused. */
-  async token(): Promise<string> {
+  /**
+   * A JWT for one call: 60 s lifetime (the server accepts at most 300), never reused, bound to the
+   * call's HTTP method when given (a read's token then costs the control plane no replay record).
+   */
+  async token(method?: "GET" | "POST"): Promise<string> {
     this.kid ??= await calculateJwkThumbprint(this.options.key.publicJwk);
     const now = Math.floor((this.options.now?.() ?? new Date()).getTime() / 1000);
-    return new SignJWT({ tenant: this.options.tenant })
+    return new SignJWT({ tenant: this.options.tenant, ...(method ? { htm: method } : {}) })
       .setProtectedHeader({ alg: "ES256", kid: this.kid })
       .setIssuer("agent")
       .setSubject(this.options.cluster)
@@ -76,7 +79,7 @@ export class ControlPlaneClient {
 
   /** The snapshot, unless `current` (generation and hash held) is still current. */
   async snapshot(current?: { generation: number; hash: string }): Promise<SnapshotAnswer> {
-    const headers: Record<string, string> = { authorization: `Bearer ${await this.token()}`, "accept-encoding": "gzip" };
+    const headers: Record<string, string> = { authorization: `Bearer ${await this.token("GET")}`, "accept-encoding": "gzip" };
     if (current) headers["if-none-match"] = snapshotEtag(current.generation, current.hash);
     const res = await call(this.fetcher, `${this.options.url}/v1/agent/snapshot`, { headers }, [304, 404]);
     if (res.status === 304) return { changed: false };
@@ -109,7 +112,7 @@ export class ControlPlaneClient {
   private async post<T>(path: string, body: unknown): Promise<T> {
     const res = await call(this.fetcher, `${this.options.url}${path}`, {
       method: "POST",
-      headers: { authorization: `Bearer ${await this.token()}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${await this.token("POST")}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
     return (await res.json()) as T;

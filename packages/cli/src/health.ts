@@ -27,8 +27,11 @@ export interface ClusterHealth {
   snapshot: SnapshotView;
 }
 
-/** Seen within this many seconds counts as connected: four polls at the default 15 s interval. */
-export const STALE_AFTER_S = 60;
+/**
+ * Seen within this many seconds counts as connected. The control plane records a poll at most every
+ * 5 minutes (its one write per cluster), so twice that: a missed record is not an outage.
+ */
+export const STALE_AFTER_S = 600;
 
 export async function healthOf(client: Client, cluster: ClusterView): Promise<ClusterHealth> {
   const { body } = await client.request<SnapshotView>("GET", `/v1/clusters/${encodeURIComponent(cluster.name)}/snapshot`);

@@ -152,7 +152,7 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
   cli
     .command("check")
     .description("Is everything working? The control plane answers, and every cluster's agent is connected, on the latest generation, with no apply failures and certificates far from expiry")
-    .option("--stale-after <seconds>", "an agent not seen for longer is a problem", "60")
+    .option("--stale-after <seconds>", "an agent not seen for longer is a problem (the control plane records a poll at most every 5 minutes)", "600")
     .option("--certificate-days <days>", "an intermediate CA expiring sooner is a problem", "7")
     .addOption(new Option("-o, --output <format>", "text or json").choices(["text", "json"]).default("text"))
     .addHelpText("after", "\nExit status: 0 when every check passes, 1 otherwise (for CI).\n\nExamples:\n  meshplane check\n  meshplane check -o json | jq '.checks[] | select(.ok | not)'")

@@ -134,5 +134,10 @@ export const agentClaims = z.object({
   iat: z.number().int(),
   exp: z.number().int(),
   jti: z.string().min(8).max(128),
+  /**
+   * The HTTP method the token is for (as DPoP's `htm`). A token for `GET` reads only, so its `jti`
+   * need not be recorded; it can never be spent on a write. Absent: any method, `jti` recorded.
+   */
+  htm: z.enum(["GET", "POST"]).optional(),
 });
 export type AgentClaims = z.infer<typeof agentClaims>;
