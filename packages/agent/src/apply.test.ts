@@ -7,6 +7,10 @@ import { FakeKube, SCOPE } from "./test-fakes";
 const everyKind = (): KubeObject[] =>
   GENERATED_KINDS.toReversed().map((row) => ({ apiVersion: apiVersionsOf(row)[0] as string, kind: row.kind, metadata: { name: "x", namespace: "ns", labels: ownerLabels(SCOPE), annotations: {} }, spec: {} }));
 
+/** `n` owned objects of one kind. */
+const many = (kind: string, n: number): KubeObject[] =>
+  Array.from({ length: n }, (_, i) => ({ apiVersion: apiVersionsOf(GENERATED_KINDS.find((r) => r.kind === kind) as never)[0] as string, kind, metadata: { name: `${kind.toLowerCase()}-${i}`, namespace: "ns", labels: ownerLabels(SCOPE), annotations: {} }, spec: {} }));
+
 describe("apply and prune over GENERATED_KINDS", () => {
   it("applies in the table's order", async () => {
     const kube = new FakeKube();
@@ -31,8 +35,6 @@ describe("apply and prune over GENERATED_KINDS", () => {
       if (inFlight === 0) kindsInFlight.clear();
       return apply(obj);
     };
-    const many = (kind: string, n: number): KubeObject[] =>
-      Array.from({ length: n }, (_, i) => ({ apiVersion: apiVersionsOf(GENERATED_KINDS.find((r) => r.kind === kind) as never)[0] as string, kind, metadata: { name: `${kind.toLowerCase()}-${i}`, namespace: "ns", labels: ownerLabels(SCOPE), annotations: {} }, spec: {} }));
     const desired = [...many("VirtualService", 40), ...many("ServiceEntry", 40), ...many("DestinationRule", 40)];
     const outcome = await applyObjects(kube, SCOPE, desired, new Map(), new Set(), 8);
     expect(most).toBe(8);
