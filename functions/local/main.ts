@@ -12,6 +12,7 @@ import { readEnv } from "../env";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { createRuntime } from "../runtime";
 import { createWorker } from "../worker/handler";
+import { PushHub } from "../push/hub";
 import { startPoller } from "../worker/poller";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,8 +65,11 @@ async function main(): Promise<void> {
   // instances start instead).
   const app = createApp({ ...runtime.app, sharing: SINGLE_PROCESS_SHARING });
   const sqsClient = new SQSClient({ region: env.region, endpoint: sqs.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
-  const poller = startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(runtime.worker), log: runtime.worker.log });
+  // Agents' push channel on the API's own port: the worker tells it each generation it publishes.
+  const hub = new PushHub({ store: runtime.store, now: () => new Date(), log: runtime.worker.log, publicUrl: env.publicUrl ?? `http://127.0.0.1:${port}` });
+  const poller = startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker({ ...runtime.worker, push: hub }), log: runtime.worker.log });
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
+  hub.attach(server as never);
   await new Promise<void>((ok, fail) => {
     server.once("listening", ok);
     server.once("error", fail);
@@ -85,6 +89,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping`);
+    hub.close();
     await new Promise<void>((ok) => server.close(() => ok()));
     await poller.stop();
     await sqs.stop();

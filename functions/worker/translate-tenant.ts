@@ -1,6 +1,6 @@
 import { type ResourceStatus, type UserKind, canonicalJson, resourceKeyOf, translate } from "@meshplane/core";
 import type { TranslateJob } from "../queue/translate-queue";
-import type { Logger } from "../shared/logger";
+import { type Logger, describeError } from "../shared/logger";
 import { NotFoundError } from "../shared/errors";
 import { loadTranslateInput } from "../shared/translate-input";
 import { type PublishDeps, publishCluster } from "./publish";
@@ -8,6 +8,7 @@ import { withClusterStatus } from "./statuses";
 import { advanceRotations, reconcileAuthorities, trustInput } from "./trust";
 import type { AuthorityDeps } from "../pki/authority";
 import type { WarmInputs } from "./warm-input";
+import type { PushNotifier } from "../push/hub";
 
 export interface WorkerDeps extends PublishDeps {
   log: Logger;
@@ -16,6 +17,8 @@ export interface WorkerDeps extends PublishDeps {
   authority: AuthorityDeps;
   /** Tenants' inputs kept between jobs (warm-input.ts); without it every job loads the tenant whole. */
   warm?: WarmInputs;
+  /** Tells connected agents that their cluster has a new generation (docs/push.md); best effort. */
+  push?: PushNotifier;
 }
 
 export type JobOutcome = "translated" | "skipped";
@@ -64,7 +67,12 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
   const heads = await store.snapshots.heads(job.tenantId, input.clusters);
   const generations = new Map<string, number>();
   await inParallel(Object.keys(output.clusters), 8, async (cluster) => {
-    generations.set(cluster, await publishCluster(deps, job.tenantId, cluster, output.clusters[cluster] as never, heads.get(cluster), now));
+    const generation = await publishCluster(deps, job.tenantId, cluster, output.clusters[cluster] as never, heads.get(cluster), now);
+    generations.set(cluster, generation);
+    // A push only says "fetch": an agent that misses it finds the generation at its next poll.
+    if (deps.push && generation !== (heads.get(cluster)?.snapshot?.generation ?? 0)) {
+      await Promise.resolve(deps.push.published(job.tenantId, cluster, generation)).catch((error: unknown) => deps.log.error("push failed", { cluster, ...describeError(error) }));
+    }
   });
 
   const statuses = withClusterStatus(output.statuses, output.clusters, generations, reports);

@@ -13,6 +13,7 @@ import { ensureTable } from "../../functions/store/table";
 import { LocalKeySigner } from "../../functions/signer/local-key";
 import type { AuthorityDeps } from "../../functions/pki/authority";
 import { LocalKeyVault } from "../../functions/pki/key-vault";
+import { PushHub } from "../../functions/push/hub";
 import { createWorker } from "../../functions/worker/handler";
 import type { WorkerDeps } from "../../functions/worker/translate-tenant";
 import { mkdtempSync } from "node:fs";
@@ -53,6 +54,8 @@ export interface ControlPlane {
   workRedelivered(ms?: number): Promise<{ handled: number; failed: number }>;
   signer: LocalKeySigner;
   worker: WorkerDeps;
+  /** Agents' push channel on the same server (docs/push.md). */
+  push: PushHub;
   queueUrl: string;
   sqs: SQSClient;
   request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Response>;
@@ -111,7 +114,9 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: log.child({ service: "worker" }), now: () => clock.now, authority };
+  const push = new PushHub({ store, now: () => clock.now, log, publicUrl: url });
+  push.attach(server as never);
+  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: log.child({ service: "worker" }), now: () => clock.now, authority, push };
   const handler = createWorker(worker);
   const operatorToken = options.table ? "" : ((await store.tokens.ensureOperator(clock.now.toISOString())) as string);
 
@@ -131,6 +136,7 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
     store,
     signer,
     worker,
+    push,
     queueUrl,
     sqs,
     async work() {
@@ -199,6 +205,7 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
       }
     },
     async stop() {
+      push.close();
       await new Promise<void>((ok) => server.close(() => ok()));
       sqs.destroy();
     },

@@ -11,6 +11,7 @@ import { meshWorkloads } from "./mesh-workloads";
 import { Metrics } from "./metrics";
 import type { AgentOptions } from "./options";
 import { type AgentState, StateStore, loadAgentKey, newAgentKey } from "./state";
+import { PushChannel } from "./push";
 import { SyncLoop } from "./sync";
 
 export const AGENT_VERSION = "0.1.0";
@@ -76,6 +77,7 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
   let discovery: DiscoveryWatch | undefined;
   const life = { stopped: false };
   let timer: NodeJS.Timeout | undefined;
+  let push: PushChannel | undefined;
   const elector = new LeaderElector({
     kube,
     namespace: options.namespace,
@@ -115,11 +117,39 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
       onError: (what, error) => log.error(`${what} failed`, { detail: (error as Error)?.message ?? String(error) }),
     });
     await discovery.start();
+    // One cycle at a time: a push that arrives mid-cycle runs the next one as soon as this one ends.
+    let running = false;
+    let again = false;
     const tick = async () => {
       if (life.stopped || !loop) return;
-      const wait = await loop.cycle();
-      if (!life.stopped) timer = setTimeout(() => void tick(), wait);
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      clearTimeout(timer);
+      let wait: number;
+      try {
+        wait = await loop.cycle();
+      } finally {
+        running = false;
+      }
+      if (life.stopped) return;
+      timer = setTimeout(() => void tick(), again ? 0 : wait);
+      again = false;
     };
+    if (options.push) {
+      push = new PushChannel({
+        controlPlaneUrl: options.controlPlaneUrl,
+        token: () => client.token("GET"),
+        log,
+        // Only a hint to look now: what is fetched is verified as any polled snapshot is.
+        onGeneration: (generation) => {
+          if (generation > state.appliedGeneration) void tick();
+        },
+      });
+      push.start();
+    }
     await tick();
   };
   elector.start();
@@ -134,6 +164,7 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
     async stop() {
       life.stopped = true;
       if (timer) clearTimeout(timer);
+      push?.stop();
       discovery?.stop();
       await elector.stop();
       await booting;

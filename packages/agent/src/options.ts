@@ -15,6 +15,8 @@ export interface AgentOptions {
   /** Snapshot signing keys pinned at install: a JWK set. */
   trustedKeys: JWK[];
   pollIntervalMs: number;
+  /** Keep a push channel open (docs/push.md), so a new generation is fetched at once; polling goes on. */
+  push: boolean;
   /** Fraction of the interval added at random, so a fleet does not poll in lockstep. */
   pollJitter: number;
   /** How often objects are re-applied even when the snapshot is unchanged (drift correction). */
@@ -60,6 +62,7 @@ const FLAGS = {
   "auto-restart-pods": "MESHPLANE_AUTO_RESTART_PODS",
   "restart-pause": "MESHPLANE_RESTART_PAUSE_SECONDS",
   "allow-insecure-control-plane": "MESHPLANE_ALLOW_INSECURE_CONTROL_PLANE",
+  push: "MESHPLANE_PUSH",
 } as const;
 
 const yesNo = (fallback: boolean) => z.enum(["true", "false"], { error: "must be true or false" }).default(fallback ? "true" : "false").transform((v) => v === "true");
@@ -83,6 +86,7 @@ const raw = z.strictObject({
   "auto-restart-pods": yesNo(false),
   "restart-pause": z.coerce.number().min(0).max(3600).default(30),
   "allow-insecure-control-plane": yesNo(false),
+  push: yesNo(true),
 });
 
 /** Hosts an `http://` control plane may be on without opting in: this machine only. */
@@ -133,6 +137,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
     bootstrapTokenFile: o["bootstrap-token-file"],
     trustedKeys: keys,
     pollIntervalMs: o["poll-interval"] * 1000,
+    push: o.push,
     pollJitter: o["poll-jitter"],
     resyncIntervalMs: o["resync-interval"] * 1000,
     discoveryDebounceMs: o["discovery-debounce"],

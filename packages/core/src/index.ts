@@ -7,3 +7,4 @@ export * from "./pki/index";
 export * from "./snapshot/index";
 export { Canonicalizer, canonicalJson, sha256 } from "./translate/canonical";
 export * from "./translate/index";
+export * from "./push";
