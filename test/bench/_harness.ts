@@ -17,6 +17,7 @@ import { LocalKeySigner } from "../../functions/signer/local-key";
 import { createDocumentClient } from "../../functions/store/client";
 import { createStore } from "../../functions/store/index";
 import { ensureTable } from "../../functions/store/table";
+import { PushHub } from "../../functions/push/hub";
 import { createWorker } from "../../functions/worker/handler";
 import { startPoller } from "../../functions/worker/poller";
 import type { WorkerDeps } from "../../functions/worker/translate-tenant";
@@ -62,7 +63,10 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: silent, now: () => new Date(), authority };
+  // The push channel on the same server, as `npm start` serves it (docs/push.md).
+  const push = new PushHub({ store, now: () => new Date(), log: silent, publicUrl: url, maxPerCluster: 4 });
+  push.attach(server as never);
+  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: silent, now: () => new Date(), authority, push };
   const sqsClient = new SQSClient({ region: "us-east-1", endpoint: sqs.endpoint, credentials: CREDENTIALS });
   const poller = options.worker ? startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(worker), log: silent, waitSeconds: 1 }) : undefined;
   const operatorToken = (await store.tokens.ensureOperator(new Date().toISOString())) as string;
@@ -73,12 +77,14 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
     signer,
     ops,
     worker,
+    push,
     operatorToken,
     sqs: sqsClient,
     queueUrl: sqs.queueUrl,
     request: (method: string, path: string, token: string, body?: unknown) =>
       fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) }),
     async stop() {
+      push.close();
       await poller?.stop();
       await new Promise<void>((ok) => server.close(() => ok()));
       await sqs.stop();
