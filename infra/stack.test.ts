@@ -2,6 +2,8 @@ import { App, Aspects } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { AwsSolutionsChecks } from "cdk-nag";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MeshplaneStack } from "./lib/stack";
 
@@ -17,7 +19,7 @@ function synth(stage: string) {
   const template = Template.fromStack(stack);
   const annotations = Annotations.fromStack(stack);
   const nag = Match.stringLikeRegexp("AwsSolutions-.*");
-  return { stack, template, nagFindings: [...annotations.findError("*", nag), ...annotations.findWarning("*", nag)] };
+  return { app, stack, template, nagFindings: [...annotations.findError("*", nag), ...annotations.findWarning("*", nag)] };
 }
 
 let dev: ReturnType<typeof synth>;
@@ -95,6 +97,19 @@ describe("the AWS stack", () => {
     const ours = fns.filter((f) => f.Architectures?.includes("arm64"));
     expect(ours).toHaveLength(4);
     expect(ours.every((f) => f.Runtime === "nodejs22.x")).toBe(true);
+  });
+
+  it("gives each function its own locally built bundle: index.mjs and the chunks it loads on demand", () => {
+    const fns = Object.entries(dev.template.findResources("AWS::Lambda::Function"))
+      .map(([id, f]) => [id, (f as { Properties: { Code: { S3Key?: string }; Handler: string; Architectures?: string[] } }).Properties] as const)
+      .filter(([, f]) => f.Architectures?.includes("arm64"));
+    const assets = fns.map(([id, f]) => [id, join(dev.app.outdir, `asset.${String(f.Code.S3Key).replace(/\.zip$/, "")}`)] as const);
+    expect(new Set(assets.map(([, dir]) => dir)).size).toBe(4);
+    expect(fns.map(([, f]) => f.Handler)).toEqual(Array(4).fill("index.handler"));
+    for (const [id, dir] of assets) {
+      expect(existsSync(join(dir, "index.mjs")), id).toBe(true);
+      expect(readdirSync(join(dir, "chunks")).some((f) => f.endsWith(".mjs")), id).toBe(true);
+    }
   });
 
   it("throttles the API stage and logs its access; CORS stays off", () => {

@@ -7,7 +7,6 @@ import type { Store } from "../store/index";
 import { authorize } from "./auth";
 import { DEFAULT_LIMITS, MAX_IN_FLIGHT_PER_CREDENTIAL, type RateClass, type RateLimit, RateLimiter, fairTurns, inFlightLimit, rateLimit, type Sharing, refuseExhausted } from "./rate-limit";
 import type { AppEnv } from "./context";
-import { openApiDocument } from "./openapi";
 import { onError, problem } from "./problem";
 import { type Route, honoPath, route } from "./route";
 import { agentRoutes } from "./routes/agent";
@@ -92,7 +91,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     responses: { 200: { description: "alive" } },
     handler: async (c) => c.json({ ok: true }),
   });
-  const spec = openApiDocument([...routes, health], deps.version ?? "0.1.0");
+  // Generated on the first request for it, not at start: converting every route's schemas to JSON
+  // Schema takes tens of milliseconds that no other request needs.
+  let spec: Promise<Record<string, unknown>> | undefined;
+  const openApi = () => (spec ??= import("./openapi").then((m) => m.openApiDocument([...routes, health], deps.version ?? "0.1.0")));
   const limiter = new RateLimiter(deps.store.rateLimits, { ...DEFAULT_LIMITS, ...deps.limits }, () => now().getTime());
   const lanes = inFlightLimit(MAX_IN_FLIGHT_PER_CREDENTIAL, deps.sharing?.holdRefusalsMs ?? 0);
   const turns: MiddlewareHandler<AppEnv> = deps.sharing ? fairTurns(deps.sharing.maxConcurrent, deps.sharing.perCredential) : (_c, next) => next();
@@ -108,7 +110,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.res.headers.set("x-content-type-options", "nosniff");
     if (!c.res.headers.has("cache-control")) c.res.headers.set("cache-control", "no-store");
   });
-  app.get("/openapi.json", (c) => c.json(spec));
+  app.get("/openapi.json", async (c) => c.json(await openApi()));
   for (const r of [...routes, health]) {
     app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), lanes, refuseExhausted(limiter, r), turns, authorize(deps.store, r.access, now, apiUrl), rateLimit(limiter, r), (c) => r.handle(c));
   }

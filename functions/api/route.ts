@@ -1,6 +1,6 @@
 import { ValidationError, parseOrThrow } from "@meshplane/core";
 import type { Context } from "hono";
-import { type Document, parseAllDocuments } from "yaml";
+import type { Document } from "yaml";
 import type { z } from "zod";
 import type { Access } from "./auth";
 import type { AppEnv } from "./context";
@@ -83,6 +83,8 @@ async function readBody(c: Context<AppEnv>, schema: z.ZodType, types: readonly s
   const text = await c.req.text();
   let value: unknown;
   if (YAML_TYPES.has(mime)) {
+    // Most bodies are JSON: the YAML parser is loaded on the first YAML body.
+    const { parseAllDocuments } = await import("./yaml");
     const docs = parseAllDocuments(text);
     const bad = docs.flatMap((d) => d.errors);
     if (bad.length > 0) throw new ValidationError("malformed YAML", [{ path: "(body)", message: `malformed YAML: ${bad[0]?.message.split("\n")[0]}` }]);

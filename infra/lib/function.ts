@@ -1,11 +1,10 @@
-import { Duration, RemovalPolicy } from "aws-cdk-lib";
-import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
-import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { AssetHashType, type BundlingOptions, DockerImage, Duration, type ILocalBundling, type RemovalPolicy } from "aws-cdk-lib";
+import { Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
-import { Construct } from "constructs";
+import type { Construct } from "constructs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-
-const ROOT = join(import.meta.dirname, "../..");
+import { ROOT } from "./bundle";
 
 export interface MeshplaneFunctionProps {
   /** Entry file, relative to the repository root (e.g. functions/api/handler.ts). */
@@ -19,17 +18,41 @@ export interface MeshplaneFunctionProps {
 }
 
 /**
- * A meshplane Lambda function: bundled locally with esbuild (no Docker), ESM, minified, with source
- * maps, on Node.js 22 and arm64, JSON logs into a log group the stack owns (so retention and removal
- * are set here, not left to Lambda's implicit group). The bundle's size is printed at synthesis.
+ * Bundling done on this machine (never Docker): infra/lib/bundle.ts into the asset directory —
+ * `index.mjs`, the chunks it loads on demand, source maps. CDK tells assets apart by these fields,
+ * so `entry` is one of them.
  */
-export class MeshplaneFunction extends NodejsFunction {
+class LocalBundling implements BundlingOptions {
+  // Required by the API, never used: local bundling either succeeds or fails the synthesis.
+  readonly image = DockerImage.fromRegistry("unused");
+  readonly local: ILocalBundling;
+
+  constructor(readonly entry: string) {
+    this.local = {
+      tryBundle(outputDir) {
+        const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "infra/bin/bundle.ts"), entry, outputDir], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+        if (run.status !== 0) throw new Error(`bundling ${entry} failed (${run.error?.message ?? `exit ${run.status}`})`);
+        return true;
+      },
+    };
+  }
+}
+
+/** The function's code, hashed by the bundle: a change that leaves the bundle as it was deploys nothing. */
+const bundledCode = (entry: string): Code => Code.fromAsset(ROOT, { assetHashType: AssetHashType.OUTPUT, bundling: new LocalBundling(entry) });
+
+/**
+ * A meshplane Lambda function: bundled locally with esbuild (no Docker; see infra/lib/bundle.ts), ESM
+ * with code splitting, minified, with source maps, on Node.js 22 and arm64, JSON logs into a log
+ * group the stack owns (so retention and removal are set here, not left to Lambda's implicit group).
+ * The bundle's size is printed at synthesis.
+ */
+export class MeshplaneFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: MeshplaneFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetention, removalPolicy: props.removalPolicy });
     super(scope, id, {
-      entry: join(ROOT, props.entry),
-      projectRoot: ROOT,
-      depsLockFilePath: join(ROOT, "package-lock.json"),
+      code: bundledCode(props.entry),
+      handler: "index.handler",
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -39,16 +62,6 @@ export class MeshplaneFunction extends NodejsFunction {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       tracing: Tracing.ACTIVE,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: "node22",
-        minify: true,
-        sourceMap: true,
-        logLevel: LogLevel.INFO,
-        // ESM bundles of CommonJS dependencies need a require() in scope.
-        banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-        mainFields: ["module", "main"],
-      },
     });
   }
 }

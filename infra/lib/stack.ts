@@ -13,6 +13,7 @@ import { Provider } from "aws-cdk-lib/custom-resources";
 import type { Construct } from "constructs";
 import { MeshplaneAlarms } from "./alarms";
 import { MeshplaneData } from "./data";
+import { FUNCTION_ENTRIES } from "./entries";
 import { MeshplaneFunction } from "./function";
 import { acknowledgeFindings } from "./nag";
 
@@ -80,7 +81,7 @@ export class MeshplaneStack extends Stack {
       new MeshplaneFunction(this, name, { entry, description, environment: { ...common, ...extra }, logRetention: props.logRetention, removalPolicy, ...(timeout ? { timeout } : {}) });
 
     // --- the API
-    const apiFn = fn("ApiFunction", "functions/api/handler.ts", "meshplane REST and agent API");
+    const apiFn = fn("ApiFunction", FUNCTION_ENTRIES.api, "meshplane REST and agent API");
     const httpApi = new HttpApi(this, "HttpApi", {
       description: "meshplane API",
       createDefaultStage: false,
@@ -109,7 +110,7 @@ export class MeshplaneStack extends Stack {
     apiFn.addToRolePolicy(new PolicyStatement({ actions: ["kms:Decrypt"], resources: [caKey.keyArn], conditions: caContext }));
 
     // --- the translate worker
-    const worker = fn("WorkerFunction", "functions/worker/lambda.ts", "meshplane translate worker", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.seconds(120));
+    const worker = fn("WorkerFunction", FUNCTION_ENTRIES.worker, "meshplane translate worker", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.seconds(120));
     worker.addEventSource(new SqsEventSource(data.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 20 }));
     worker.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"], LEADING_KEYS.worker));
     worker.addToRolePolicy(new PolicyStatement({ actions: ["kms:Sign", "kms:GetPublicKey"], resources: [signingKey.keyArn] }));
@@ -117,14 +118,14 @@ export class MeshplaneStack extends Stack {
     worker.addToRolePolicy(new PolicyStatement({ actions: ["kms:GenerateDataKey"], resources: [caKey.keyArn], conditions: caContext }));
 
     // --- scheduled upkeep: re-enqueue lost jobs; re-sign snapshots before they expire
-    const maintenance = fn("MaintenanceFunction", "functions/ops/maintenance-lambda.ts", "meshplane reconcile and refresh", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.minutes(5));
+    const maintenance = fn("MaintenanceFunction", FUNCTION_ENTRIES.maintenance, "meshplane reconcile and refresh", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.minutes(5));
     maintenance.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "Query"], LEADING_KEYS.maintenance));
     maintenance.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [data.queue.queueArn] }));
     new Rule(this, "ReconcileSchedule", { schedule: Schedule.rate(Duration.minutes(5)), targets: [new LambdaFunction(maintenance, { event: RuleTargetInput.fromObject({ task: "reconcile" }) })] });
     new Rule(this, "RefreshSchedule", { schedule: Schedule.rate(Duration.hours(6)), targets: [new LambdaFunction(maintenance, { event: RuleTargetInput.fromObject({ task: "refresh" }) })] });
 
     // --- the operator credential: its hash is stored by a deploy-time custom resource
-    const bootstrap = fn("OperatorBootstrapFunction", "functions/ops/bootstrap-operator.ts", "meshplane operator credential bootstrap", { MESHPLANE_OPERATOR_SECRET_ARN: operatorSecret.secretArn });
+    const bootstrap = fn("OperatorBootstrapFunction", FUNCTION_ENTRIES.bootstrap, "meshplane operator credential bootstrap", { MESHPLANE_OPERATOR_SECRET_ARN: operatorSecret.secretArn });
     bootstrap.addToRolePolicy(tableAccess(data.table.tableArn, ["PutItem"], LEADING_KEYS.bootstrap));
     bootstrap.addToRolePolicy(new PolicyStatement({ actions: ["secretsmanager:GetSecretValue"], resources: [operatorSecret.secretArn] }));
     const provider = new Provider(this, "OperatorBootstrapProvider", { onEventHandler: bootstrap, logGroup: new LogGroup(this, "ProviderLogs", { retention: props.logRetention, removalPolicy }) });

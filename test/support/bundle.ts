@@ -4,9 +4,14 @@ import { build } from "esbuild";
 const ROOT = resolve(import.meta.dirname, "../..");
 
 /**
- * Bundles an entry point the way the deployables are bundled (ESM, minified, for Node), so tests and
- * benchmarks measure what ships: the Lambda functions (infra/lib/function.ts) and the agent image
- * (packages/agent/Dockerfile). Returns `outfile`.
+ * Lambda functions are bundled by infra/lib/bundle.ts (ESM with code splitting: a directory with
+ * `index.mjs` and its chunks); tests and benchmarks call the very same function the stack does.
+ */
+export { bundleFunction, describeBundle, type FunctionBundle } from "../../infra/lib/bundle";
+
+/**
+ * Bundles an entry point the way the agent image is bundled (packages/agent/Dockerfile: one ESM
+ * file, minified, for Node), so tests measure what ships. Returns `outfile`.
  */
 export async function bundleEntry(entry: string, outfile: string, target: "node20" | "node22"): Promise<string> {
   await build({

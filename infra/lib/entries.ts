@@ -1,0 +1,9 @@
+/** Each Lambda function's entry point, relative to the repository root (the stack and test/bench use these). */
+export const FUNCTION_ENTRIES = {
+  api: "functions/api/handler.ts",
+  worker: "functions/worker/lambda.ts",
+  maintenance: "functions/ops/maintenance-lambda.ts",
+  bootstrap: "functions/ops/bootstrap-operator.ts",
+} as const;
+
+export type FunctionName = keyof typeof FUNCTION_ENTRIES;
