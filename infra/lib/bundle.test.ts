@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FunctionBundle, ROOT, bundleFunction } from "./bundle";
 import { FUNCTION_ENTRIES } from "./entries";
 
@@ -14,10 +14,11 @@ function inputs(bundle: FunctionBundle, initial: boolean): string[] {
 
 const all = (bundle: FunctionBundle) => [...inputs(bundle, true), ...inputs(bundle, false)];
 
+const out = mkdtempSync(join(tmpdir(), "meshplane-bundle-test-"));
 let api: FunctionBundle;
 let worker: FunctionBundle;
+afterAll(() => rmSync(out, { recursive: true, force: true }));
 beforeAll(async () => {
-  const out = mkdtempSync(join(tmpdir(), "meshplane-bundle-test-"));
   api = await bundleFunction(join(ROOT, FUNCTION_ENTRIES.api), join(out, "api"));
   worker = await bundleFunction(join(ROOT, FUNCTION_ENTRIES.worker), join(out, "worker"));
 }, 120_000);
