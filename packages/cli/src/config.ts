@@ -23,6 +23,13 @@ export type ConfigFile = z.infer<typeof configFile>;
 
 export class UsageError extends Error {}
 
+/** A positive number of seconds given as option `flag`; UsageError naming the flag otherwise. */
+export function seconds(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a number of seconds, not "${value}"`);
+  return n;
+}
+
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.MESHPLANE_CONFIG) return env.MESHPLANE_CONFIG;
   const base = process.platform === "win32" ? (env.APPDATA ?? join(homedir(), "AppData", "Roaming")) : (env.XDG_CONFIG_HOME ?? join(homedir(), ".config"));

@@ -14,7 +14,7 @@ import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import type { Client } from "./client";
-import { UsageError } from "./config";
+import { UsageError, seconds } from "./config";
 import { colours, type Streams } from "./output";
 import { progress } from "./progress";
 
@@ -81,8 +81,7 @@ export function planInstall(o: InstallOptions, env: NodeJS.ProcessEnv): InstallP
   const chart = o.chart ?? bundledChart();
   if (!chart || !existsSync(join(chart, "Chart.yaml"))) throw new UsageError(`no agent chart at ${chart ?? "(none shipped with this CLI)"}: pass --chart DIR`);
   for (const file of o.values) if (!existsSync(file)) throw new UsageError(`--values ${file}: no such file`);
-  const timeoutS = Number(o.timeout);
-  if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${o.timeout}"`);
+  const timeoutS = seconds("--timeout", o.timeout);
   const kubeArgs = [...(o.kubeconfig ? ["--kubeconfig", o.kubeconfig] : []), ...(o.kubeContext ? ["--kube-context", o.kubeContext] : [])];
   return { helm, chart, namespace: o.namespace, kubeArgs, values: o.values.map((v) => (isAbsolute(v) ? v : join(process.cwd(), v))), timeoutMs: timeoutS * 1000, context: kubeContext(o, env) };
 }

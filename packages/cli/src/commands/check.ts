@@ -1,7 +1,7 @@
 /** `check`: is everything working? An exit code for CI and a line per check for people. */
 import type { Command } from "commander";
 import { ApiError } from "../client";
-import { UsageError } from "../config";
+import { UsageError, seconds } from "../config";
 import { type ClusterView, certificateDays, healthOfAll, problemsOf } from "../health";
 import { colours, formatData } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
@@ -15,9 +15,8 @@ interface Check {
 
 export async function check(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string; staleAfter: string; certificateDays: string }>(command);
-  const staleAfterS = Number(o.staleAfter);
+  const staleAfterS = seconds("--stale-after", o.staleAfter);
   const certificateWarnDays = Number(o.certificateDays);
-  if (!Number.isFinite(staleAfterS) || staleAfterS <= 0) throw new UsageError(`--stale-after must be a number of seconds, not "${o.staleAfter}"`);
   if (!Number.isFinite(certificateWarnDays) || certificateWarnDays < 0) throw new UsageError(`--certificate-days must be a number of days, not "${o.certificateDays}"`);
   const client = clientFor(command);
   const checks: Check[] = [];

@@ -1,7 +1,7 @@
 /** `get`, `apply` and `delete`. */
 import type { Command } from "commander";
 import { ApiError, type Client } from "../client";
-import { UsageError } from "../config";
+import { UsageError, seconds } from "../config";
 import { type SourceDocument, readDocuments } from "../documents";
 import { type Item, type Kind, kindNames, kindOf, stateOf, text } from "../kinds";
 import { colours, formatData, table } from "../output";
@@ -127,8 +127,7 @@ export function reasonsOf(status: Status): string[] {
 
 export async function apply(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ filename: string[]; recursive?: boolean; dryRun?: boolean; wait?: boolean; timeout: string; output: string }>(command);
-  const timeoutS = Number(o.timeout);
-  if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${o.timeout}"`);
+  const timeoutS = seconds("--timeout", o.timeout);
   const streams = streamsOf();
   const docs = readDocuments(o.filename, o.recursive === true, readStdin);
   if (docs.length === 0) throw new UsageError("no documents found");
