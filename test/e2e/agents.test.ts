@@ -122,6 +122,12 @@ describe("two clusters, two agents, one control plane", () => {
     expect(refused).toContain("add west.example.com to meshConfig.trustDomainAliases");
     await addTrustDomainAlias(east, "istio", "west.example.com");
     await addTrustDomainAlias(west, "istio-1-24", "cluster.local");
+    // Discovery reports the aliases and the VirtualMesh is translated again; until then its status
+    // (and the clusters' applied generations) may still be the refusal's, so wait for the change itself.
+    await eventually("VirtualMesh global accepted once the aliases are discovered", async () => {
+      const status = ((await (await cp.request("GET", "/v1/virtualmeshes/global", { token: admin })).json()) as { status: { state: string } }).status;
+      return status.state === "ACCEPTED" ? true : undefined;
+    });
     const cacerts = await eventually("cacerts written in both clusters", async () => {
       const got = await Promise.all([east, west].map(async (a) => (await a.cluster.request("GET", "/api/v1/namespaces/istio-system/secrets/cacerts")).body as { data?: Record<string, string> }));
       return got.every((s) => s.data?.["ca-cert.pem"]) ? got : undefined;
