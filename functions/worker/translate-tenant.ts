@@ -57,11 +57,14 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
   input.certificates = Object.fromEntries([...reports].map(([cluster, r]) => [cluster, r.certificates ?? []]));
   const cas = await reconcileAuthorities(deps, job.tenantId, input.virtualMeshes, now);
   input.trust = trustInput(cas);
-  let output = translate(input);
+  // A warm tenant's translation redoes only what changed since its last job (core Translator).
+  const translator = loaded?.translator;
+  const run = (i: typeof input) => (translator ? translator.translate(i) : translate(i));
+  let output = run(input);
   // A rotation phase that ends changes the directives: translate once more with the next phase.
   if (await advanceRotations(deps, job.tenantId, input, output, cas, now)) {
     input.trust = trustInput(cas);
-    output = translate(input);
+    output = run(input);
   }
 
   const heads = await store.snapshots.heads(job.tenantId, input.clusters);

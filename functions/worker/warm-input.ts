@@ -8,7 +8,7 @@
  * does not name (an unlogged change) is loaded whole, exactly as `POST /v1/plan` loads it. The log
  * is read from CHANGE_LOG_SLACK revisions back (changes.ts says why); an entry is applied once.
  */
-import type { Destination, Mesh, ResourceStatus, StoredResource, TranslateInput, UserKind, Workload } from "@meshplane/core";
+import { type Destination, type Mesh, type ResourceStatus, type StoredResource, type TranslateInput, Translator, type UserKind, type Workload } from "@meshplane/core";
 import { loadTranslateInput } from "../shared/translate-input";
 import { CHANGE_LOG_SLACK, type Store, type Tenant } from "../store/index";
 
@@ -32,6 +32,8 @@ interface Held {
   loadedAt: number;
   /** Change-log entries already applied (ids), those that may still be in the read window. */
   applied: Map<string, number>;
+  /** The tenant's translation kept warm (core Translator), for the most recently used tenants only. */
+  translator?: Translator;
 }
 
 export interface WarmOptions {
@@ -39,10 +41,15 @@ export interface WarmOptions {
   maxTenants: number;
   /** A held input older than this is loaded whole again: a safety net, not a correctness need. */
   maxAgeMs: number;
+  /**
+   * Tenants whose translation is kept too (the most recently used): a large tenant's translation holds
+   * its output, hundreds of MiB, so fewer of these are kept than inputs.
+   */
+  maxTranslators: number;
   now: () => number;
 }
 
-export const DEFAULT_WARM: WarmOptions = { maxTenants: 8, maxAgeMs: 15 * 60_000, now: () => Date.now() };
+export const DEFAULT_WARM: WarmOptions = { maxTenants: 8, maxAgeMs: 15 * 60_000, maxTranslators: 2, now: () => Date.now() };
 
 const USER_LISTS = { VirtualMesh: "virtualMeshes", TrafficPolicy: "trafficPolicies", AccessPolicy: "accessPolicies" } as const;
 
@@ -61,7 +68,7 @@ export class WarmInputs {
    * The input of `tenant` (read strongly just before, at its revision) — a fresh object each time, so
    * a job may add certificates and trust to it. The lists inside are shared: never mutate them.
    */
-  async load(tenant: Tenant): Promise<{ input: TranslateInput; stats: LoadStats }> {
+  async load(tenant: Tenant): Promise<{ input: TranslateInput; stats: LoadStats; translator: Translator }> {
     const held = this.held.get(tenant.id);
     const from = held ? held.revision - CHANGE_LOG_SLACK + 1 : 0;
     const reason =
@@ -108,8 +115,9 @@ export class WarmInputs {
     const applied = new Map([...held.applied, ...fresh.map((e): [string, number] => [e.id, e.revision])]);
     const oldest = tenant.revision - CHANGE_LOG_SLACK + 1;
     for (const [id, revision] of applied) if (revision < oldest) applied.delete(id);
-    this.keep(tenant.id, { ...held, revision: tenant.revision, input, applied });
-    return { input: { ...input }, stats: { mode: "changes", itemsRead, itemsHeld: itemsOf(input) } };
+    const translator = held.translator ?? new Translator();
+    this.keep(tenant.id, { ...held, revision: tenant.revision, input, applied, translator });
+    return { input: { ...input }, stats: { mode: "changes", itemsRead, itemsHeld: itemsOf(input) }, translator };
   }
 
   /** What the job wrote: the status the store now holds for a resource, so the next job starts from it. */
@@ -129,15 +137,16 @@ export class WarmInputs {
     this.held.delete(tenantId);
   }
 
-  private async full(tenant: Tenant, reason: string): Promise<{ input: TranslateInput; stats: LoadStats }> {
+  private async full(tenant: Tenant, reason: string): Promise<{ input: TranslateInput; stats: LoadStats; translator: Translator }> {
     // An entry is there only once its change committed: every entry read before the load is in it.
     // One that commits during the load is not marked, and is applied (again) by the next load.
     const entries = await this.store.changes.since(tenant.id, tenant.revision - CHANGE_LOG_SLACK + 1);
     const input = await loadTranslateInput(this.store, tenant.id);
     const applied = new Map(entries.map((e): [string, number] => [e.id, e.revision]));
-    this.keep(tenant.id, { incarnation: tenant.createdAt, revision: tenant.revision, unlogged: tenant.unloggedChanges ?? 0, input, loadedAt: this.options.now(), applied });
+    const translator = new Translator();
+    this.keep(tenant.id, { incarnation: tenant.createdAt, revision: tenant.revision, unlogged: tenant.unloggedChanges ?? 0, input, loadedAt: this.options.now(), applied, translator });
     const items = itemsOf(input);
-    return { input: { ...input }, stats: { mode: "full", reason, itemsRead: entries.length + items, itemsHeld: items } };
+    return { input: { ...input }, stats: { mode: "full", reason, itemsRead: entries.length + items, itemsHeld: items }, translator };
   }
 
   /** The discovered objects of `clusters` read again (none for a cluster no longer registered). */
@@ -161,6 +170,9 @@ export class WarmInputs {
     this.held.delete(tenantId);
     this.held.set(tenantId, held);
     while (this.held.size > this.options.maxTenants) this.held.delete(this.held.keys().next().value as string);
+    // The map is in order of use, the latest last: only the latest keep their translation.
+    let translators = 0;
+    for (const other of [...this.held.values()].reverse()) if (other.translator !== undefined && ++translators > this.options.maxTranslators) delete other.translator;
   }
 }
 

@@ -1,18 +1,15 @@
 import type { Destination } from "../api/index";
-import { pushTo, sortedUnique } from "./compare";
+import { sortedUnique } from "./compare";
 import { type AccessPolicy, authorizationPolicy, authorizationRule } from "./istio/authorization-policy";
 import { identityErrors, istioSources, type IstioSources } from "./istio/principals";
 import type { Model } from "./model";
 import { osmPortError, osmSources, trafficTargets } from "./osm/traffic-target";
-import type { PolicyOutcome } from "./outcome";
-import type { OutputSink } from "./output";
-import { resourceKeyOf } from "../identity";
-import type { Reporter } from "./reporter";
+import { Collector, type DraftSink } from "./output";
 import { selectDestinations } from "./selectors";
 
 type Report = (policy: AccessPolicy, error: string) => void;
 
-function istioDestination(destination: Destination, policies: readonly AccessPolicy[], sources: Map<string, IstioSources>, model: Model, report: Report, sink: OutputSink): Set<AccessPolicy> {
+function istioDestination(destination: Destination, policies: readonly AccessPolicy[], sources: Map<string, IstioSources>, model: Model, report: Report, sink: DraftSink): Set<AccessPolicy> {
   if (Object.keys(destination.spec.selector).length === 0) {
     for (const p of policies) report(p, "the service has no selector: an AuthorizationPolicy for it would apply to every workload of the namespace");
     return new Set();
@@ -22,7 +19,7 @@ function istioDestination(destination: Destination, policies: readonly AccessPol
   return new Set(policies);
 }
 
-function osmDestination(destination: Destination, policies: readonly AccessPolicy[], model: Model, report: Report, sink: OutputSink): Set<AccessPolicy> {
+function osmDestination(destination: Destination, policies: readonly AccessPolicy[], model: Model, report: Report, sink: DraftSink): Set<AccessPolicy> {
   const accounts = sortedUnique(model.backingWorkloads(destination).map((w) => w.spec.serviceAccount));
   const accepted = new Set<AccessPolicy>();
   for (const policy of policies) {
@@ -40,32 +37,42 @@ function osmDestination(destination: Destination, policies: readonly AccessPolic
   return accepted;
 }
 
+/** What an AccessPolicy selects, its policy-wide errors and its Istio sources: depends on the policy and the discovered world only. */
+export interface AccessSelection {
+  /** Names of the selected destinations, sorted. */
+  destinations: string[];
+  errors: string[];
+  sources: IstioSources;
+}
+
+export function selectAccessPolicy(policy: AccessPolicy, model: Model): AccessSelection {
+  const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
+  const errors = [...missing.map((ref) => `destinationSelector: service ${ref} not found`), ...identityErrors(policy.spec.sourceSelector, model)];
+  return { destinations: matched.map((d) => d.metadata.name), errors, sources: istioSources(policy.spec.sourceSelector, model) };
+}
+
+/** How the AccessPolicies selecting one destination fared there, and what they generated. */
+export interface AccessUnit {
+  accepted: Set<string>;
+  /** [policy name, error] on this destination. */
+  reports: [string, string][];
+  objects: Collector;
+}
+
 /**
- * Applies every AccessPolicy (API.md §6): Istio destinations get one AuthorizationPolicy with a rule
- * per policy, OSM destinations SMI TrafficTargets and HTTPRouteGroups. Access policies are additive
- * and never conflict, so they are applied in name order and carry no acceptance numbers. Refs to
- * unknown services or clusters make a policy INVALID and unapplied. Returns outcomes for status.
+ * Applies the AccessPolicies selecting one destination (API.md §6), `policies` in name order and
+ * `selection` giving each one's sources and validity: Istio destinations get one
+ * AuthorizationPolicy with a rule per policy, OSM destinations SMI TrafficTargets and
+ * HTTPRouteGroups. Access policies are additive and never conflict, so they carry no acceptance
+ * numbers; one with policy-wide errors is applied nowhere.
  */
-export function translateAccessPolicies(model: Model, reporter: Reporter, sink: OutputSink): Map<string, PolicyOutcome> {
-  const outcomes = new Map<string, PolicyOutcome>();
-  const byDestination = new Map<string, AccessPolicy[]>();
-  const sources = new Map<string, IstioSources>();
-  for (const policy of model.accessPolicies) {
-    const key = resourceKeyOf(policy);
-    const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
-    for (const ref of missing) reporter.report(key, undefined, `destinationSelector: service ${ref} not found`);
-    for (const error of identityErrors(policy.spec.sourceSelector, model)) reporter.report(key, undefined, error);
-    sources.set(policy.metadata.name, istioSources(policy.spec.sourceSelector, model));
-    outcomes.set(policy.metadata.name, { destinations: new Map() });
-    for (const d of matched) pushTo(byDestination, d.metadata.name, policy);
-  }
-  for (const [name, policies] of byDestination) {
-    const destination = model.destinations.get(name) as Destination;
-    const valid = policies.filter((p) => !reporter.hasErrors(resourceKeyOf(p)));
-    const report: Report = (p, error) => reporter.report(resourceKeyOf(p), name, error);
-    const accepted =
-      model.meshOf(destination).spec.type === "istio" ? istioDestination(destination, valid, sources, model, report, sink) : osmDestination(destination, valid, model, report, sink);
-    for (const p of policies) outcomes.get(p.metadata.name)?.destinations.set(name, { accepted: accepted.has(p) });
-  }
-  return outcomes;
+export function applyAccessToDestination(destination: Destination, policies: readonly AccessPolicy[], selection: (p: AccessPolicy) => AccessSelection, model: Model): AccessUnit {
+  const unit: AccessUnit = { accepted: new Set(), reports: [], objects: new Collector() };
+  const valid = policies.filter((p) => selection(p).errors.length === 0);
+  const report: Report = (p, error) => unit.reports.push([p.metadata.name, error]);
+  const sources = new Map(valid.map((p) => [p.metadata.name, selection(p).sources]));
+  const accepted =
+    model.meshOf(destination).spec.type === "istio" ? istioDestination(destination, valid, sources, model, report, unit.objects) : osmDestination(destination, valid, model, report, unit.objects);
+  for (const p of accepted) unit.accepted.add(p.metadata.name);
+  return unit;
 }

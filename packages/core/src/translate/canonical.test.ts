@@ -32,21 +32,28 @@ describe("canonicalJson", () => {
 });
 
 const sha = (text: string) => createHash("sha256").update(text).digest();
+const json = (name: string) => `{"apiVersion":"v1","kind":"ServiceEntry","metadata":{"name":"${name}"},"spec":{"hosts":["a"],"location":"MESH_INTERNAL"}}`;
 
 describe("Canonicalizer.contentHash", () => {
-  it("is the fold its definition gives: scheme, certificates, then per object the digests of its JSON without labels and of its labels", () => {
+  it("is the tree its definition gives: scheme, certificates, then the digests of chunks of per-object digests, cut after a digest starting with a zero byte", () => {
     const shared = { hosts: ["a"], location: "MESH_INTERNAL" };
     const labels = { team: "x" };
-    const objects = [
-      { kind: "ServiceEntry", apiVersion: "v1", metadata: { name: "a", labels }, spec: shared },
-      { kind: "ServiceEntry", apiVersion: "v1", metadata: { name: "b", labels }, spec: shared },
-    ];
+    // Enough objects that some digests start with a zero byte, so the chunks are several.
+    const names = Array.from({ length: 1200 }, (_, i) => `o-${i}`);
+    const ends = names.filter((n) => sha(json(n))[0] === 0);
+    expect(ends.length).toBeGreaterThan(1);
+    const objects = names.map((name) => ({ kind: "ServiceEntry", apiVersion: "v1", metadata: { name, labels }, spec: shared }));
     const certificates = [{ mesh: "m", ttlDays: 1 }];
     const expected = createHash("sha256").update(`${CONTENT_HASH_SCHEME}\n[{"mesh":"m","ttlDays":1}]\n`);
-    for (const name of ["a", "b"]) {
-      expected.update(sha(`{"apiVersion":"v1","kind":"ServiceEntry","metadata":{"name":"${name}"},"spec":{"hosts":["a"],"location":"MESH_INTERNAL"}}`));
-      expected.update(sha('{"team":"x"}'));
-    }
+    let chunk = createHash("sha256");
+    names.forEach((name, i) => {
+      chunk.update(sha(json(name)));
+      chunk.update(sha('{"team":"x"}'));
+      if (ends.includes(name) || i === names.length - 1) {
+        expected.update(chunk.digest());
+        chunk = createHash("sha256");
+      }
+    });
     expect(new Canonicalizer().contentHash(objects, certificates)).toBe(`sha256:${expected.digest("hex")}`);
   });
 

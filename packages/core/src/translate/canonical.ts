@@ -47,36 +47,52 @@ export class Canonicalizer {
   }
 
   /**
-   * The snapshot content hash (`sha256:<hex>`), a fold of per-object digests (CONTENT_HASH_SCHEME):
+   * The snapshot content hash (`sha256:<hex>`), a two-level tree of per-object digests
+   * (CONTENT_HASH_SCHEME):
    *
-   *     SHA-256( "meshplane-content/2\n" ‖ canonical JSON of the certificates ‖ "\n" ‖
-   *              for each object, in order: SHA-256(its canonical JSON without metadata.labels)
-   *                                         ‖ SHA-256(canonical JSON of its metadata.labels) )
+   *     object digests   d = SHA-256(its canonical JSON without metadata.labels),
+   *                      l = SHA-256(canonical JSON of its metadata.labels)
+   *     chunks           the objects in order, cut after every object whose d starts with a zero
+   *                      byte (and after the last): chunk digest = SHA-256(d ‖ l of each object in it)
+   *     hash             SHA-256( "meshplane-content/3\n" ‖ canonical JSON of the certificates ‖ "\n" ‖
+   *                               the chunk digests in order )
    *
    * Each object enters by its two digests, so translation hashes an object shared by a hundred
-   * clusters once, and only the labels (the same for every object of a cluster) differ per cluster;
-   * a cluster's hash is then a pass over 64 bytes per object. The agent recomputes it from the
-   * objects it receives; OutputSink computes the same value from its encodings (tested).
+   * clusters once, and only the labels (the same for every object of a cluster) differ per cluster.
+   * Chunk ends depend on content alone, so a change to a few objects changes only the chunks that
+   * hold them, and a translator that keeps the previous chunks re-hashes only those. The agent
+   * recomputes the hash from the objects it receives; OutputSink computes the same value from its
+   * encodings (tested).
    */
   contentHash(objects: readonly unknown[], certificates: readonly unknown[]): string {
     const hash = createHash("sha256");
     hash.update(`${CONTENT_HASH_SCHEME}\n${canonicalJson(certificates)}\n`);
     const labelDigests = new Map<string, Buffer>();
-    for (const object of objects) {
+    let chunk: Buffer[] = [];
+    objects.forEach((object, i) => {
       const { metadata, ...rest } = object as { metadata?: Record<string, unknown> };
       const { labels, ...otherMetadata } = metadata ?? {};
-      hash.update(digest(canonicalJson(metadata === undefined ? rest : { ...rest, metadata: otherMetadata })));
+      const objectDigest = digest(canonicalJson(metadata === undefined ? rest : { ...rest, metadata: otherMetadata }));
       const labelsJson = canonicalJson(labels ?? null);
       let labelDigest = labelDigests.get(labelsJson);
       if (labelDigest === undefined) labelDigests.set(labelsJson, (labelDigest = digest(labelsJson)));
-      hash.update(labelDigest);
-    }
+      chunk.push(objectDigest, labelDigest);
+      if (endsChunk(objectDigest) || i === objects.length - 1) {
+        hash.update(digest(Buffer.concat(chunk)));
+        chunk = [];
+      }
+    });
     return `sha256:${hash.digest("hex")}`;
   }
 }
 
+/** Whether an object whose digest (without labels) is `objectDigest` ends a chunk of the content hash: about one in 256 does. */
+export function endsChunk(objectDigest: Buffer): boolean {
+  return objectDigest[0] === 0;
+}
+
 /** Names the content-hash definition; it leads what is hashed, so another definition can never collide with it. */
-export const CONTENT_HASH_SCHEME = "meshplane-content/2";
+export const CONTENT_HASH_SCHEME = "meshplane-content/3";
 
 /** The raw SHA-256 of `text` (or bytes). */
 export function digest(text: string | Buffer): Buffer {

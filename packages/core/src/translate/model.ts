@@ -67,6 +67,14 @@ function uniqueByName<T extends { metadata: { name: string } }>(items: readonly 
  * Throws TranslateError when two discovered objects or two user resources of a kind share a name.
  */
 export function buildModel(input: TranslateInput): Model {
+  return withPolicies(buildWorld(input), input);
+}
+
+/**
+ * The model of `input` without its TrafficPolicies and AccessPolicies: what discovery, the
+ * VirtualMeshes and their CAs say. Translator keeps it while those stay the same.
+ */
+export function buildWorld(input: TranslateInput): Model {
   const clusters = [...new Set(input.clusters)].sort(compareStrings);
   const registered = new Set(clusters);
   const meshes = uniqueByName(input.meshes.filter((m) => registered.has(m.spec.cluster)), "meshes");
@@ -88,8 +96,8 @@ export function buildModel(input: TranslateInput): Model {
     destinationIndex: new PlacementIndex([...destinations.values()], place),
     workloadIndex: new PlacementIndex([...workloads.values()], place),
     virtualMeshes: [...uniqueByName(input.virtualMeshes, "VirtualMeshes").values()],
-    trafficPolicies: [...uniqueByName(input.trafficPolicies, "TrafficPolicies").values()],
-    accessPolicies: [...uniqueByName(input.accessPolicies, "AccessPolicies").values()],
+    trafficPolicies: [],
+    accessPolicies: [],
     trust: input.trust ?? {},
     certificateReport: (cluster, mesh) => (registered.has(cluster) ? reports(cluster, mesh) : undefined),
     destinationByRef: (ref) => byRef.get(refKey(ref)),
@@ -97,5 +105,14 @@ export function buildModel(input: TranslateInput): Model {
     meshOf: (item) => meshes.get(item.spec.mesh) as Mesh,
     backingWorkloads: (d) => d.spec.workloads.flatMap((name) => workloads.get(name) ?? []).sort((a, b) => compareStrings(a.metadata.name, b.metadata.name)),
     istioVersions: (cluster) => versions.get(cluster) ?? istioApiVersions([]),
+  };
+}
+
+/** `world` with `input`'s TrafficPolicies and AccessPolicies, sorted by name (TranslateError on a name used twice). */
+export function withPolicies(world: Model, input: Pick<TranslateInput, "trafficPolicies" | "accessPolicies">): Model {
+  return {
+    ...world,
+    trafficPolicies: [...uniqueByName(input.trafficPolicies, "TrafficPolicies").values()],
+    accessPolicies: [...uniqueByName(input.accessPolicies, "AccessPolicies").values()],
   };
 }

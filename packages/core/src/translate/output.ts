@@ -1,11 +1,10 @@
 import { resourceKey } from "../identity";
-import { CONTENT_HASH_SCHEME, canonicalize, canonicalJson, digest } from "./canonical";
+import { canonicalize, canonicalJson, digest } from "./canonical";
+import { ClusterObjects, type Entry, type Ready, objectRefs as refsOf, sortAll } from "./cluster-objects";
 import { compareStrings } from "./compare";
 import { TranslateError } from "./errors";
-import { HashWriter } from "./hash-writer";
 import { GENERATED_KINDS, type GeneratedKind, apiVersionsOf, kindRank } from "./generated-kinds";
-import { deepEqual } from "./owned-fields";
-import type { CertificateDirective, ClusterOutput, KubeObject } from "./types";
+import type { CertificateDirective, ClusterOutput } from "./types";
 
 /** Labels and annotation every generated object carries (API.md §8); the agent prunes by them. */
 export const LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
@@ -38,30 +37,35 @@ export interface ObjectDraft {
   parents: readonly Parent[];
 }
 
-/** A draft as the sink tracks it: prepared once however many clusters it goes to. */
-interface Entry {
-  draft: ObjectDraft;
-  /** Orders by kind, namespace, name (`\0` sorts before any name character). */
-  key: string;
-  /** Position of the entry among all distinct entries in output order. */
-  rank: number;
-  /** Set on first use by `prepared`. */
-  ready?: Ready;
+/** Where translators put what they generate: objects and certificate directives, per cluster. */
+export interface DraftSink {
+  add(cluster: string, draft: ObjectDraft): void;
+  addCertificate(cluster: string, directive: CertificateDirective): void;
 }
 
-/** What stamping needs: canonical spec, annotations, the canonical JSON around the labels, and the object's digest. */
-interface Ready {
-  spec: Record<string, unknown>;
-  annotations: Record<string, string>;
-  head: Buffer;
-  tail: Buffer;
-  /** SHA-256 of the object's canonical JSON without its labels (Canonicalizer.contentHash). */
-  digest: Buffer;
+/**
+ * What one unit of translation (the VirtualMeshes, one destination's routing, one destination's
+ * access) generated. Units hand their contribution to OutputSink whole; a unit whose contribution
+ * is the same object as last time costs the sink nothing.
+ */
+export interface Contribution {
+  readonly objects: readonly { cluster: string; draft: ObjectDraft }[];
+  readonly certificates: readonly { cluster: string; directive: CertificateDirective }[];
 }
 
-const COMMA = Buffer.from(",");
-const OPEN = Buffer.from("[");
-const CLOSE = Buffer.from("]");
+/** A DraftSink that keeps what it is given as one Contribution. */
+export class Collector implements DraftSink {
+  readonly objects: { cluster: string; draft: ObjectDraft }[] = [];
+  readonly certificates: { cluster: string; directive: CertificateDirective }[] = [];
+
+  add(cluster: string, draft: ObjectDraft): void {
+    this.objects.push({ cluster, draft });
+  }
+
+  addCertificate(cluster: string, directive: CertificateDirective): void {
+    this.certificates.push({ cluster, directive });
+  }
+}
 
 /**
  * Collects the generated objects of every registered cluster and turns them into ClusterOutputs:
@@ -70,154 +74,129 @@ const CLOSE = Buffer.from("]");
  * VirtualMesh sharing an Istio namespace) is kept once with the parents merged; two *different*
  * objects under one name are a translator bug and throw TranslateError.
  *
- * A 100-cluster tenant yields over a million objects, most of them one draft shared by many
- * clusters, so each distinct draft is prepared, sorted and digested once; per cluster only integer
- * ranks are sorted and 64 bytes per object folded into the hash. The hash equals
- * `Canonicalizer.contentHash` over the returned objects (tested).
+ * The sink lives across translations (Translator): units hand in their whole contribution each time
+ * (`contribute`), and only what changed since the previous `finish` reaches the clusters
+ * (ClusterObjects re-cuts and re-digests only the chunks it falls in); a cluster nothing changed in
+ * keeps its output object. A 100-cluster tenant yields over a million objects, most of them one
+ * draft shared by many clusters, so each distinct draft is prepared and digested once, and clusters
+ * sorted whole sort integer ranks. The hash equals `Canonicalizer.contentHash` over the returned
+ * objects (tested).
  */
-export class OutputSink {
+export class OutputSink implements DraftSink {
   private readonly entries = new Map<ObjectDraft, Entry>();
-  private readonly byCluster = new Map<string, Entry[]>();
-  private readonly certificates = new Map<string, CertificateDirective[]>();
+  private readonly clusters = new Map<string, ClusterObjects>();
+  private readonly units = new Map<string, Contribution>();
+  private readonly seen = new Set<string>();
+  private pending: Collector | undefined;
+  private certificatesChanged = false;
 
-  constructor(
-    private readonly tenant: string,
-    clusters: readonly string[],
-  ) {
-    for (const cluster of clusters) {
-      this.byCluster.set(cluster, []);
-      this.certificates.set(cluster, []);
-    }
+  constructor(tenant: string, clusters: readonly string[]) {
+    for (const cluster of clusters) this.clusters.set(cluster, new ClusterObjects(cluster, { [LABEL_MANAGED_BY]: "meshplane", [LABEL_CLUSTER]: cluster, [LABEL_TENANT]: tenant }));
   }
 
+  /** Adds one object to the sink's own unit (for callers that are not split into units). */
   add(cluster: string, draft: ObjectDraft): void {
-    const list = this.byCluster.get(cluster);
-    if (list === undefined) throw new TranslateError(`generated ${draft.kind} ${draft.name} for unregistered cluster ${cluster}`);
-    let entry = this.entries.get(draft);
-    if (entry === undefined) {
-      if (!API_VERSIONS.get(draft.kind)?.has(draft.apiVersion)) throw new TranslateError(`generated ${draft.kind} ${draft.name} as ${draft.apiVersion}, which GENERATED_KINDS does not list`);
-      this.entries.set(draft, (entry = { draft, key: `${KIND_PREFIX.get(draft.kind)}${draft.namespace}\u0000${draft.name}`, rank: -1 }));
-    }
-    list.push(entry);
+    this.check(cluster, draft);
+    (this.pending ??= new Collector()).add(cluster, draft);
   }
 
   addCertificate(cluster: string, directive: CertificateDirective): void {
-    const list = this.certificates.get(cluster);
-    if (list === undefined) throw new TranslateError(`certificate directive for unregistered cluster ${cluster}`);
-    list.push(directive);
+    (this.pending ??= new Collector()).addCertificate(cluster, directive);
+  }
+
+  /**
+   * Sets what `unit` generates now, replacing what it generated before. Units not contributed
+   * between two `finish` calls are taken as gone. Throws TranslateError for an unregistered cluster
+   * or an apiVersion GENERATED_KINDS does not list.
+   */
+  contribute(unit: string, contribution: Contribution): void {
+    this.seen.add(unit);
+    const previous = this.units.get(unit);
+    if (previous === contribution) return;
+    for (const { cluster, draft } of contribution.objects) this.check(cluster, draft);
+    for (const { cluster } of contribution.certificates) if (!this.clusters.has(cluster)) throw new TranslateError(`certificate directive for unregistered cluster ${cluster}`);
+    this.units.set(unit, contribution);
+    const before = placements(previous);
+    const after = placements(contribution);
+    for (const [cluster, drafts] of before) for (const draft of drafts) if (!after.get(cluster)?.has(draft)) this.release(cluster, draft);
+    for (const [cluster, drafts] of after) for (const draft of drafts) if (!before.get(cluster)?.has(draft)) this.hold(cluster, draft);
+    if (contribution.certificates.length > 0 || (previous?.certificates.length ?? 0) > 0) this.certificatesChanged = true;
   }
 
   /** One ClusterOutput per registered cluster, objects sorted and canonical, with its content hash. */
   finish(): Record<string, ClusterOutput> {
-    const ordered = [...this.entries.values()].sort((a, b) => compareStrings(a.key, b.key));
-    ordered.forEach((entry, rank) => (entry.rank = rank));
-    const preparer = new Preparer();
-    const out: Record<string, ClusterOutput> = {};
-    for (const [cluster, entries] of this.byCluster) {
-      out[cluster] = this.clusterOutput(cluster, inOutputOrder(entries, ordered, cluster), preparer);
-      this.byCluster.set(cluster, []);
+    if (this.pending !== undefined) this.contribute("", this.pending);
+    this.pending = undefined;
+    for (const unit of this.units.keys()) {
+      if (this.seen.has(unit)) continue;
+      this.contribute(unit, EMPTY);
+      this.units.delete(unit);
     }
+    this.seen.clear();
+    if (this.certificatesChanged) this.placeCertificates();
+    this.certificatesChanged = false;
+    const preparer = new Preparer();
+    const prepare = (entry: Entry) => (entry.ready ??= preparer.prepare(entry.draft));
+    const rebuild = [...this.clusters.values()].filter((c) => c.wantsRebuild());
+    const sorted = sortAll(rebuild.map((c) => c.takeAll()));
+    rebuild.forEach((c, i) => c.rebuild(sorted[i] as Entry[], prepare));
+    const out: Record<string, ClusterOutput> = {};
+    for (const [cluster, objects] of this.clusters) out[cluster] = objects.output(prepare);
     return out;
   }
 
-  private clusterOutput(cluster: string, entries: readonly Entry[], preparer: Preparer): ClusterOutput {
-    const labels = { [LABEL_MANAGED_BY]: "meshplane", [LABEL_CLUSTER]: cluster, [LABEL_TENANT]: this.tenant };
-    const labelBytes = Buffer.from(JSON.stringify(labels));
-    const certificates = (this.certificates.get(cluster) ?? []).map((c) => canonicalize(c)).sort((a, b) => compareStrings(a.mesh, b.mesh));
-    // The content hash as Canonicalizer.contentHash defines it: per object its digest (made once
-    // per distinct object) and the cluster's labels digest.
-    const hash = new HashWriter();
-    hash.text(`${CONTENT_HASH_SCHEME}\n[${certificates.map((c) => JSON.stringify(c)).join(",")}]\n`);
-    const labelDigest = digest(labelBytes);
-    const ready = entries.map((entry): Ready => {
-      const r = entry.ready ?? (entry.ready = preparer.prepare(entry.draft));
-      hash.bytes(r.digest);
-      hash.bytes(labelDigest);
-      return r;
-    });
-    return encodedOutput(entries.map((e) => e.draft), ready, labels, labelBytes, certificates, hash.digest());
+  private check(cluster: string, draft: ObjectDraft): void {
+    if (!this.clusters.has(cluster)) throw new TranslateError(`generated ${draft.kind} ${draft.name} for unregistered cluster ${cluster}`);
+    if (!API_VERSIONS.get(draft.kind)?.has(draft.apiVersion)) throw new TranslateError(`generated ${draft.kind} ${draft.name} as ${draft.apiVersion}, which GENERATED_KINDS does not list`);
+  }
+
+  private hold(cluster: string, draft: ObjectDraft): void {
+    let entry = this.entries.get(draft);
+    if (entry === undefined) this.entries.set(draft, (entry = { draft, key: `${KIND_PREFIX.get(draft.kind)}${draft.namespace}\u0000${draft.name}`, rank: -1, refs: 0 }));
+    entry.refs++;
+    const objects = this.clusters.get(cluster) as ClusterObjects;
+    objects.added.push(entry);
+    objects.dirty = true;
+  }
+
+  private release(cluster: string, draft: ObjectDraft): void {
+    const entry = this.entries.get(draft) as Entry;
+    if (--entry.refs === 0) this.entries.delete(draft);
+    const objects = this.clusters.get(cluster) as ClusterObjects;
+    objects.removed.push(entry);
+    objects.dirty = true;
+  }
+
+  /** Every cluster's certificate directives from the units that hold some; clusters whose list changed are dirty. */
+  private placeCertificates(): void {
+    const lists = new Map<string, CertificateDirective[]>([...this.clusters.keys()].map((c) => [c, []]));
+    for (const contribution of this.units.values()) for (const { cluster, directive } of contribution.certificates) lists.get(cluster)?.push(directive);
+    for (const [cluster, list] of lists) {
+      const objects = this.clusters.get(cluster) as ClusterObjects;
+      const sorted = list.map((c) => canonicalize(c)).sort((a, b) => compareStrings(a.mesh, b.mesh));
+      if (JSON.stringify(sorted) === JSON.stringify(objects.certificates)) continue;
+      objects.certificates = sorted;
+      objects.dirty = true;
+    }
   }
 }
 
-/** What an output of the sink keeps instead of materialised objects: the drafts and their encodings. */
-interface Encoding {
-  drafts: readonly ObjectDraft[];
-  ready: readonly Ready[];
-  labels: Record<string, string>;
-  labelBytes: Buffer;
-}
-
-const ENCODING = Symbol("meshplane.encoding");
-
-/**
- * A ClusterOutput whose `objects` are built on first use. A 100-cluster tenant has over a million
- * objects, and the worker never needs them as JS objects: it publishes their JSON (`objectsJson`)
- * and reads their names and parents (`objectRefs`) straight from the encodings.
- */
-function encodedOutput(drafts: readonly ObjectDraft[], ready: readonly Ready[], labels: Record<string, string>, labelBytes: Buffer, certificates: CertificateDirective[], hash: string): ClusterOutput {
-  let objects: KubeObject[] | undefined;
-  const output = { certificates, hash } as ClusterOutput;
-  Object.defineProperty(output, "objects", {
-    enumerable: true,
-    get: () =>
-      (objects ??= drafts.map((draft, i): KubeObject => {
-        const r = ready[i] as Ready;
-        return { apiVersion: draft.apiVersion, kind: draft.kind, metadata: { annotations: r.annotations, labels, name: draft.name, namespace: draft.namespace }, spec: r.spec };
-      })),
-  });
-  Object.defineProperty(output, ENCODING, { enumerable: false, value: { drafts, ready, labels, labelBytes } satisfies Encoding });
-  return output;
-}
-
-const encodingOf = (output: ClusterOutput): Encoding | undefined => (output as unknown as { [ENCODING]?: Encoding })[ENCODING];
-
-/** The JSON array of a cluster's objects, exactly as hashed (canonical), without building them. */
-export function objectsJson(output: ClusterOutput): Buffer {
-  const encoding = encodingOf(output);
-  if (encoding === undefined) return Buffer.from(`[${output.objects.map((o) => canonicalJson(o)).join(",")}]`);
-  const pieces: Buffer[] = [OPEN];
-  encoding.ready.forEach((r, i) => {
-    if (i > 0) pieces.push(COMMA);
-    pieces.push(r.head, encoding.labelBytes, r.tail);
-  });
-  pieces.push(CLOSE);
-  return Buffer.concat(pieces);
-}
-
-/** How many objects a cluster's output holds, without building them. */
-export function objectCount(output: ClusterOutput): number {
-  return encodingOf(output)?.drafts.length ?? output.objects.length;
-}
+export { objectCount, objectsJson } from "./cluster-objects";
 
 /** Each object's kind, namespace, name and parents annotation, in output order, without building the objects. */
 export function objectRefs(output: ClusterOutput): { kind: string; namespace?: string; name: string; parents: string }[] {
-  const encoding = encodingOf(output);
-  if (encoding === undefined) return output.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, parents: o.metadata.annotations[ANNOTATION_PARENTS] ?? "[]" }));
-  return encoding.drafts.map((d, i) => ({ kind: d.kind, namespace: d.namespace, name: d.name, parents: (encoding.ready[i] as Ready).annotations[ANNOTATION_PARENTS] ?? "[]" }));
+  return refsOf(output, ANNOTATION_PARENTS);
 }
 
-/**
- * A cluster's entries in output order, identical duplicates folded into one with their parents
- * merged (different duplicates throw). Sorting integer ranks is what keeps this cheap per cluster.
- */
-function inOutputOrder(entries: readonly Entry[], ordered: readonly Entry[], cluster: string): Entry[] {
-  const ranks = Int32Array.from(entries, (e) => e.rank).sort();
-  const out: Entry[] = [];
-  let previous = -1;
-  for (const rank of ranks) {
-    if (rank === previous) continue; // the same draft added twice
-    previous = rank;
-    const entry = ordered[rank] as Entry;
-    const last = out[out.length - 1];
-    if (last === undefined || last.key !== entry.key) {
-      out.push(entry);
-      continue;
-    }
-    const { draft } = entry;
-    if (last.draft.apiVersion !== draft.apiVersion || !deepEqual(last.draft.spec, draft.spec)) {
-      throw new TranslateError(`two different ${draft.kind} objects named ${draft.namespace}/${draft.name} in cluster ${cluster}`);
-    }
-    out[out.length - 1] = { ...last, draft: { ...last.draft, parents: [...last.draft.parents, ...draft.parents] }, ready: undefined };
+const EMPTY: Contribution = { objects: [], certificates: [] };
+
+/** A contribution's drafts by cluster (a draft listed twice for one cluster counts once). */
+function placements(contribution: Contribution | undefined): Map<string, Set<ObjectDraft>> {
+  const out = new Map<string, Set<ObjectDraft>>();
+  for (const { cluster, draft } of contribution?.objects ?? []) {
+    const set = out.get(cluster);
+    if (set === undefined) out.set(cluster, new Set([draft]));
+    else set.add(draft);
   }
   return out;
 }

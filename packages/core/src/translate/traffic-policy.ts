@@ -1,18 +1,15 @@
 import type { Destination, Workload } from "../api/index";
-import { AcceptanceCounter, acceptanceOrder } from "./acceptance";
-import { pushTo } from "./compare";
+import { AcceptanceCounter, acceptanceOrder, previousOrder } from "./acceptance";
 import type { FederationPlan } from "./federation-plan";
 import { applyToIstioDestination } from "./istio/apply-traffic-policies";
 import { shiftSubsets } from "./istio/decorators/index";
 import type { TrafficPolicy } from "./istio/destination-state";
 import { type IstioOutputs, renderIstioDestination } from "./istio/render-destination";
-import { SubsetDemands } from "./istio/subsets";
+import type { SubsetDemands } from "./istio/subsets";
 import type { Model } from "./model";
 import { applyToOsmDestination, trafficSplit } from "./osm/traffic-split";
-import type { PolicyOutcome } from "./outcome";
-import type { OutputSink } from "./output";
-import { resourceKeyOf } from "../identity";
-import type { Reporter } from "./reporter";
+import type { DestinationOutcome } from "./outcome";
+import type { ObjectDraft } from "./output";
 import { selectDestinations, selectWorkloads } from "./selectors";
 import { trafficPolicyErrors } from "./traffic-validation";
 
@@ -45,65 +42,92 @@ function sourceWorkloads(policy: TrafficPolicy, matched: readonly Destination[],
   return [...names.slice(0, MAX_STATUS_WORKLOADS), `…and ${names.length - MAX_STATUS_WORKLOADS} more`];
 }
 
-/** Selects each policy's destinations and sources and reports policy-wide errors; returns policies by destination. */
-function select(model: Model, plan: FederationPlan, reporter: Reporter, outcomes: Map<string, PolicyOutcome>): Map<string, TrafficPolicy[]> {
-  const byDestination = new Map<string, TrafficPolicy[]>();
-  for (const policy of model.trafficPolicies) {
-    const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
-    for (const error of trafficPolicyErrors(policy, model, missing)) reporter.report(resourceKeyOf(policy), undefined, error);
-    outcomes.set(policy.metadata.name, { destinations: new Map(), workloads: sourceWorkloads(policy, matched, model, plan) });
-    for (const d of matched) pushTo(byDestination, d.metadata.name, policy);
-  }
-  return byDestination;
+/** What a TrafficPolicy selects, and its policy-wide errors: depends on the policy and the discovered world only. */
+export interface TrafficSelection {
+  /** Names of the selected destinations, sorted. */
+  destinations: string[];
+  /** Errors that make the policy INVALID everywhere (it is then applied nowhere). */
+  errors: string[];
+  workloads: string[] | undefined;
+}
+
+/** Selects one policy's destinations and sources and finds its policy-wide errors. */
+export function selectTrafficPolicy(policy: TrafficPolicy, model: Model, plan: FederationPlan): TrafficSelection {
+  const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
+  return { destinations: matched.map((d) => d.metadata.name), errors: trafficPolicyErrors(policy, model, missing), workloads: sourceWorkloads(policy, matched, model, plan) };
+}
+
+/** A subset a policy's trafficShift routes to on another destination (its DestinationRule must define it). */
+export interface SubsetDemand {
+  destination: string;
+  labels: Record<string, string>;
+  policy: string;
+}
+
+/** How every policy selecting one destination fared there, and what the destination's routing needs rendered. */
+export interface TrafficUnit {
+  /** Per policy name, accepted or not and its acceptance number. */
+  outcomes: Map<string, DestinationOutcome>;
+  /** [policy name, error] on this destination. */
+  reports: [string, string][];
+  /** Istio: the merged routing state, rendered once subset demands are known (undefined: nothing to render). */
+  istio: IstioOutputs | undefined;
+  /** OSM: the TrafficSplit, if a policy shifts traffic. */
+  osm: ObjectDraft | undefined;
+  demands: SubsetDemand[];
 }
 
 /**
- * Applies every TrafficPolicy (API.md §5) and adds the resulting objects to `sink`: per destination,
- * policies in acceptance order, Istio destinations through the decorators into VirtualServices and
- * DestinationRules (in their own cluster and every mesh they are federated to), OSM destinations
- * into a TrafficSplit. Every Istio destination gets its DestinationRule, policies or not. Returns
- * per-policy outcomes for status; user errors go to `reporter`.
+ * Applies `policies` (those selecting `destination`; `valid` says which have no policy-wide errors)
+ * to one destination (API.md §5): in acceptance order, Istio destinations through the decorators,
+ * OSM destinations into a TrafficSplit. The result depends only on the destination, the discovered
+ * world and those policies with their previous acceptance numbers here, so it can be kept while they
+ * stay the same.
  */
-export function translateTrafficPolicies(model: Model, plan: FederationPlan, reporter: Reporter, sink: OutputSink): Map<string, PolicyOutcome> {
-  const outcomes = new Map<string, PolicyOutcome>();
-  const byDestination = select(model, plan, reporter, outcomes);
-  const demands = new SubsetDemands();
-  const istio: IstioOutputs[] = [];
-  for (const destination of model.destinations.values()) {
-    const name = destination.metadata.name;
-    const ordered = acceptanceOrder(byDestination.get(name) ?? [], name);
-    const valid = ordered.filter((p) => !reporter.hasErrors(resourceKeyOf(p)));
-    const report = (p: TrafficPolicy, error: string) => reporter.report(resourceKeyOf(p), name, error);
-    let accepted: TrafficPolicy[];
-    if (model.meshOf(destination).spec.type === "istio") {
-      const applied = applyToIstioDestination(destination, valid, { model, plan }, report);
-      // A mesh's own ingress/east-west gateway gets nothing unasked: a default ISTIO_MUTUAL rule
-      // would make in-mesh clients wrap mTLS around traffic the gateway's listeners expect plain.
-      if (!(isMeshGateway(model, destination) && applied.accepted.length === 0)) istio.push(applied.outputs);
-      accepted = applied.accepted;
-      for (const p of accepted) for (const s of shiftSubsets(p.spec.policy)) demandSubset(model, demands, s, p);
-    } else {
-      const applied = applyToOsmDestination(destination, valid, model, report);
-      accepted = applied.accepted;
-      if (applied.split !== undefined) sink.add(destination.spec.cluster, trafficSplit(destination, applied.split, accepted));
+export function applyTrafficToDestination(destination: Destination, policies: readonly TrafficPolicy[], valid: (p: TrafficPolicy) => boolean, model: Model, plan: FederationPlan): TrafficUnit {
+  const name = destination.metadata.name;
+  const ordered = acceptanceOrder(policies, name);
+  const usable = ordered.filter(valid);
+  const unit: TrafficUnit = { outcomes: new Map(), reports: [], istio: undefined, osm: undefined, demands: [] };
+  const report = (p: TrafficPolicy, error: string) => unit.reports.push([p.metadata.name, error]);
+  let accepted: TrafficPolicy[];
+  if (model.meshOf(destination).spec.type === "istio") {
+    const applied = applyToIstioDestination(destination, usable, { model, plan }, report);
+    // A mesh's own ingress/east-west gateway gets nothing unasked: a default ISTIO_MUTUAL rule
+    // would make in-mesh clients wrap mTLS around traffic the gateway's listeners expect plain.
+    if (!(isMeshGateway(model, destination) && applied.accepted.length === 0)) unit.istio = applied.outputs;
+    accepted = applied.accepted;
+    for (const p of accepted) {
+      for (const s of shiftSubsets(p.spec.policy)) {
+        const target = model.destinationByRef(s);
+        if (target !== undefined) unit.demands.push({ destination: target.metadata.name, labels: s.labels, policy: p.metadata.name });
+      }
     }
-    const counter = new AcceptanceCounter(ordered, name);
-    const acceptedSet = new Set(accepted);
-    for (const p of ordered) {
-      const ok = acceptedSet.has(p);
-      outcomes.get(p.metadata.name)?.destinations.set(name, { accepted: ok, order: counter.take(p, name, ok) });
-    }
+  } else {
+    const applied = applyToOsmDestination(destination, usable, model, report);
+    accepted = applied.accepted;
+    if (applied.split !== undefined) unit.osm = trafficSplit(destination, applied.split, accepted);
   }
-  for (const outputs of istio) for (const { cluster, draft } of renderIstioDestination(outputs, demands, { model, plan })) sink.add(cluster, draft);
-  return outcomes;
+  const counter = new AcceptanceCounter(ordered, name);
+  const acceptedSet = new Set(accepted);
+  for (const p of ordered) {
+    const ok = acceptedSet.has(p);
+    unit.outcomes.set(p.metadata.name, { accepted: ok, order: counter.take(p, name, ok) });
+  }
+  return unit;
+}
+
+/** What `applyTrafficToDestination` reads of each policy besides its content: its previous acceptance number there. */
+export function trafficUnitKey(destination: string, policies: readonly TrafficPolicy[], fingerprint: (p: TrafficPolicy) => string, valid: (p: TrafficPolicy) => boolean): string {
+  return policies.map((p) => `${fingerprint(p)}\u0000${previousOrder(p, destination) ?? ""}\u0000${valid(p) ? 1 : 0}`).join("\u0001");
+}
+
+/** Renders an Istio destination's routing with the subsets other destinations' policies demand of it. */
+export function renderTraffic(outputs: IstioOutputs, demands: SubsetDemands, model: Model, plan: FederationPlan): { cluster: string; draft: ObjectDraft }[] {
+  return renderIstioDestination(outputs, demands, { model, plan });
 }
 
 function isMeshGateway(model: Model, destination: Destination): boolean {
   const gateways = model.meshOf(destination).spec.istio?.gateways ?? [];
   return gateways.some((g) => g.name === destination.spec.name && g.namespace === destination.spec.namespace);
-}
-
-function demandSubset(model: Model, demands: SubsetDemands, s: ReturnType<typeof shiftSubsets>[number], policy: TrafficPolicy): void {
-  const target = model.destinationByRef(s);
-  if (target !== undefined) demands.add(target.metadata.name, s.labels, policy.metadata.name);
 }

@@ -6,14 +6,14 @@ import { globalAccess } from "./istio/global-access";
 import { strictPeerAuthentication } from "./istio/peer-authentication";
 import type { Membership } from "./membership";
 import type { Model } from "./model";
-import type { OutputSink } from "./output";
+import type { DraftSink } from "./output";
 import { trustOf } from "./trust";
 
 /**
  * Per member mesh: with shared trust, once the VirtualMesh's CA can issue, a certificate directive
  * and STRICT mTLS; deny-by-default with global access.
  */
-function memberObjects(member: Membership, model: Model, sink: OutputSink, secrets: Set<string>): void {
+function memberObjects(member: Membership, model: Model, sink: DraftSink, secrets: Set<string>): void {
   const { mesh, virtualMesh } = member;
   const cluster = mesh.spec.cluster;
   const directive = certificateDirective(member, trustOf(virtualMesh, model.trust));
@@ -35,7 +35,7 @@ function memberObjects(member: Membership, model: Model, sink: OutputSink, secre
  * Per-host VirtualServices and DestinationRules come with the destination's routing
  * (traffic-policy.ts).
  */
-export function translateVirtualMeshes(model: Model, plan: FederationPlan, sink: OutputSink): void {
+export function translateVirtualMeshes(model: Model, plan: FederationPlan, sink: DraftSink): void {
   const secrets = new Set<string>();
   for (const member of plan.members.values()) memberObjects(member, model, sink, secrets);
   const exporting = new Set<string>();

@@ -23,6 +23,12 @@ export class SubsetDemands {
     return [...(this.byDestination.get(destination)?.subsets.values() ?? [])];
   }
 
+  /** What a destination's rendering reads of the demands, as text ("" when none), to tell whether it changed. */
+  key(destination: string): string {
+    const entry = this.byDestination.get(destination);
+    return entry === undefined ? "" : JSON.stringify([[...entry.subsets.values()], [...entry.parents]]);
+  }
+
   parents(destination: string): Set<string> {
     return this.byDestination.get(destination)?.parents ?? new Set();
   }
