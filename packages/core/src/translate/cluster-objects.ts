@@ -180,7 +180,8 @@ export class ClusterObjects {
       if (nextKey === entry.key) continue; // an object's entries stay in one chunk
       const done = folded[folded.length - 1] as Entry;
       if (nextKey !== undefined && !endsChunk(prepare(done).digest)) continue;
-      const ready = folded.map(prepare);
+      const ready = new Array<Ready>(folded.length);
+      for (let k = 0; k < folded.length; k++) ready[k] = prepare(folded[k] as Entry);
       chunks.push({ raw: raw.slice(start, i + 1), folded, ready, digest: chunkDigest(ready, this.labelDigest) });
       start = i + 1;
       folded = [];
@@ -218,10 +219,10 @@ function merged(last: Entry, entry: Entry, raw: readonly Entry[], i: number, clu
 /** SHA-256 over each object's digest and the labels digest (Canonicalizer.contentHash). */
 function chunkDigest(ready: readonly Ready[], labelDigest: Buffer): Buffer {
   const bytes = Buffer.allocUnsafe(ready.length * 64);
-  ready.forEach((r, i) => {
-    bytes.set(r.digest, i * 64);
+  for (let i = 0; i < ready.length; i++) {
+    bytes.set((ready[i] as Ready).digest, i * 64);
     bytes.set(labelDigest, i * 64 + 32);
-  });
+  }
   return digest(bytes);
 }
 
@@ -242,8 +243,15 @@ export function sortAll(lists: readonly Entry[][]): Entry[][] {
   const distinct = new Set<Entry>();
   for (const list of lists) for (const e of list) distinct.add(e);
   const ordered = [...distinct].sort((a, b) => compareStrings(a.key, b.key));
-  ordered.forEach((entry, rank) => (entry.rank = rank));
-  return lists.map((list) => Array.from(Int32Array.from(list, (e) => e.rank).sort(), (rank) => ordered[rank] as Entry));
+  for (let rank = 0; rank < ordered.length; rank++) (ordered[rank] as Entry).rank = rank;
+  return lists.map((list) => {
+    const ranks = new Int32Array(list.length);
+    for (let i = 0; i < list.length; i++) ranks[i] = (list[i] as Entry).rank;
+    ranks.sort();
+    const sorted = new Array<Entry>(ranks.length);
+    for (let i = 0; i < ranks.length; i++) sorted[i] = ordered[ranks[i] as number] as Entry;
+    return sorted;
+  });
 }
 
 /** What an output keeps instead of materialised objects: the chunks it was made from. */

@@ -116,10 +116,22 @@ export class OutputSink implements DraftSink {
     for (const { cluster, draft } of contribution.objects) this.check(cluster, draft);
     for (const { cluster } of contribution.certificates) if (!this.clusters.has(cluster)) throw new TranslateError(`certificate directive for unregistered cluster ${cluster}`);
     this.units.set(unit, contribution);
-    const before = placements(previous);
-    const after = placements(contribution);
-    for (const [cluster, drafts] of before) for (const draft of drafts) if (!after.get(cluster)?.has(draft)) this.release(cluster, draft);
-    for (const [cluster, drafts] of after) for (const draft of drafts) if (!before.get(cluster)?.has(draft)) this.hold(cluster, draft);
+    // Held and released per occurrence (a draft a unit lists twice for one cluster is held twice and
+    // folded into one object), so a unit seen for the first time or gone costs no bookkeeping.
+    if (previous === undefined || previous.objects.length === 0) {
+      for (const { cluster, draft } of contribution.objects) this.hold(cluster, draft);
+    } else if (contribution.objects.length === 0) {
+      for (const { cluster, draft } of previous.objects) this.release(cluster, draft);
+    } else {
+      const counts = occurrences(previous);
+      for (const { cluster, draft } of contribution.objects) {
+        const byDraft = counts.get(cluster);
+        const n = byDraft?.get(draft) ?? 0;
+        if (n > 0) byDraft?.set(draft, n - 1);
+        else this.hold(cluster, draft);
+      }
+      for (const [cluster, byDraft] of counts) for (const [draft, n] of byDraft) for (let i = 0; i < n; i++) this.release(cluster, draft);
+    }
     if (contribution.certificates.length > 0 || (previous?.certificates.length ?? 0) > 0) this.certificatesChanged = true;
   }
 
@@ -190,13 +202,13 @@ export function objectRefs(output: ClusterOutput): { kind: string; namespace?: s
 
 const EMPTY: Contribution = { objects: [], certificates: [] };
 
-/** A contribution's drafts by cluster (a draft listed twice for one cluster counts once). */
-function placements(contribution: Contribution | undefined): Map<string, Set<ObjectDraft>> {
-  const out = new Map<string, Set<ObjectDraft>>();
-  for (const { cluster, draft } of contribution?.objects ?? []) {
-    const set = out.get(cluster);
-    if (set === undefined) out.set(cluster, new Set([draft]));
-    else set.add(draft);
+/** How many times a contribution lists each draft, by cluster. */
+function occurrences(contribution: Contribution): Map<string, Map<ObjectDraft, number>> {
+  const out = new Map<string, Map<ObjectDraft, number>>();
+  for (const { cluster, draft } of contribution.objects) {
+    let byDraft = out.get(cluster);
+    if (byDraft === undefined) out.set(cluster, (byDraft = new Map()));
+    byDraft.set(draft, (byDraft.get(draft) ?? 0) + 1);
   }
   return out;
 }
