@@ -111,25 +111,26 @@ export class ClusterObjects {
   /** Applies the pending additions and removals to the chunks they fall in, and re-cuts those. */
   private patch(prepare: (entry: Entry) => Ready): void {
     if (this.added.length === 0 && this.removed.length === 0) return;
-    const raws = this.chunks.map((c) => c.raw);
-    const touched = new Set<number>();
+    const raws: (readonly Entry[])[] = this.chunks.map((c) => c.raw);
+    // Touched chunks get their own copy of their entries, once.
+    const touched = new Map<number, Entry[]>();
+    const own = (i: number): Entry[] => {
+      let raw = touched.get(i);
+      if (raw === undefined) touched.set(i, (raw = [...(raws[i] ?? [])]));
+      raws[i] = raw;
+      return raw;
+    };
     for (const entry of this.removed) {
-      const i = this.chunkOf(entry.key);
-      const raw = [...(raws[i] as Entry[])];
+      const raw = own(this.chunkOf(entry.key));
       const at = raw.indexOf(entry);
       if (at < 0) throw new TranslateError(`output of cluster ${this.cluster} lost ${entry.draft.kind} ${entry.draft.name}`);
       raw.splice(at, 1);
-      raws[i] = raw;
-      touched.add(i);
     }
     for (const entry of this.added) {
-      const i = Math.max(this.chunkOf(entry.key), 0);
-      const raw = [...(raws[i] ?? [])];
+      const raw = own(Math.max(this.chunkOf(entry.key), 0));
       let at = lowerBound(raw, entry.key);
       while (at < raw.length && (raw[at] as Entry).key === entry.key) at++;
       raw.splice(at, 0, entry);
-      raws[i] = raw;
-      touched.add(i);
     }
     this.size += this.added.length - this.removed.length;
     this.added = [];
@@ -141,7 +142,7 @@ export class ClusterObjects {
         next.push(this.chunks[i] as Chunk);
         continue;
       }
-      let raw = [...(raws[i] as Entry[])];
+      let raw = raws[i] as Entry[];
       while (touched.has(i + 1)) raw = raw.concat(raws[++i] as Entry[]);
       let pieces = this.cut(raw, prepare);
       while (i + 1 < raws.length && !endsLast(pieces)) {
@@ -192,7 +193,7 @@ export class ClusterObjects {
   private encode(): ClusterOutput {
     const { labelBytes } = this;
     const hash = createHash("sha256").update(`${CONTENT_HASH_SCHEME}\n[${this.certificates.map((c) => JSON.stringify(c)).join(",")}]\n`);
-    for (const chunk of this.chunks) hash.update(chunk.digest);
+    hash.update(Buffer.concat(this.chunks.map((chunk) => chunk.digest)));
     return encodedOutput({ chunks: this.chunks, labels: this.labels, labelBytes }, this.certificates, `sha256:${hash.digest("hex")}`);
   }
 }

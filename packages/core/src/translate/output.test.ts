@@ -120,8 +120,11 @@ describe("OutputSink across translations", () => {
   it("merges a chunk with the next when its last object goes, and splits one when an object in it comes to end a chunk", () => {
     const drafts = new Map(Array.from({ length: 3000 }, (_, i) => [`o-${String(i).padStart(4, "0")}`, draft("VirtualService", `o-${String(i).padStart(4, "0")}`, { v: 0 }, "p")]));
     const warm = new OutputSink("acme", ["c"]);
+    const given = new Set<string>();
     const check = () => {
+      for (const name of given) if (!drafts.has(name)) warm.retire(name);
       for (const [name, d] of drafts) warm.contribute(name, { objects: [{ cluster: "c", draft: d }], certificates: [] });
+      for (const name of drafts.keys()) given.add(name);
       const got = warm.finish().c as ClusterOutput;
       const cold = new OutputSink("acme", ["c"]);
       for (const [name, d] of drafts) cold.contribute(name, { objects: [{ cluster: "c", draft: d }], certificates: [] });
@@ -149,7 +152,7 @@ describe("OutputSink across translations", () => {
     check();
   });
 
-  it("keeps the output object of a cluster nothing changed in, and drops a unit not contributed again", () => {
+  it("keeps the output object of a cluster nothing changed in, and drops a retired unit", () => {
     const sink = new OutputSink("acme", ["c1", "c2"]);
     const one = { objects: [{ cluster: "c1", draft: draft("VirtualService", "a", {}, "p") }], certificates: [] };
     const two = { objects: [{ cluster: "c2", draft: draft("VirtualService", "b", {}, "q") }], certificates: [] };
@@ -157,6 +160,7 @@ describe("OutputSink across translations", () => {
     sink.contribute("two", two);
     const first = sink.finish();
     sink.contribute("one", one);
+    sink.retire("two");
     const second = sink.finish();
     expect(second.c1).toBe(first.c1);
     expect(second.c2?.objects).toEqual([]);

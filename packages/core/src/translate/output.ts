@@ -3,6 +3,7 @@ import { canonicalize, canonicalJson, digest } from "./canonical";
 import { ClusterObjects, type Entry, type Ready, objectRefs as refsOf, sortAll } from "./cluster-objects";
 import { compareStrings } from "./compare";
 import { TranslateError } from "./errors";
+import { deepEqual } from "./owned-fields";
 import { GENERATED_KINDS, type GeneratedKind, apiVersionsOf, kindRank } from "./generated-kinds";
 import type { CertificateDirective, ClusterOutput } from "./types";
 
@@ -53,6 +54,27 @@ export interface Contribution {
   readonly certificates: readonly { cluster: string; directive: CertificateDirective }[];
 }
 
+/**
+ * `next` with each draft that equals one of `previous` in the same cluster (same kind, namespace,
+ * name, apiVersion, spec and parents) replaced by that earlier draft object. A unit translated again
+ * mostly regenerates what it had; handing the sink the same objects keeps them out of its changes.
+ */
+export function keepUnchanged(previous: Contribution | undefined, next: { cluster: string; draft: ObjectDraft }[]): { cluster: string; draft: ObjectDraft }[] {
+  if (previous === undefined || previous.objects.length === 0) return next;
+  const before = new Map(previous.objects.map(({ cluster, draft }) => [`${cluster}\u0000${draft.kind}\u0000${draft.namespace}\u0000${draft.name}`, draft]));
+  const same = new Map<ObjectDraft, ObjectDraft>();
+  return next.map((pair) => {
+    const old = before.get(`${pair.cluster}\u0000${pair.draft.kind}\u0000${pair.draft.namespace}\u0000${pair.draft.name}`);
+    if (old === undefined) return pair;
+    let kept = same.get(pair.draft);
+    if (kept === undefined) {
+      kept = old.apiVersion === pair.draft.apiVersion && deepEqual(old.parents, pair.draft.parents) && deepEqual(old.spec, pair.draft.spec) ? old : pair.draft;
+      same.set(pair.draft, kept);
+    }
+    return kept === pair.draft ? pair : { cluster: pair.cluster, draft: kept };
+  });
+}
+
 /** A DraftSink that keeps what it is given as one Contribution. */
 export class Collector implements DraftSink {
   readonly objects: { cluster: string; draft: ObjectDraft }[] = [];
@@ -86,7 +108,6 @@ export class OutputSink implements DraftSink {
   private readonly entries = new Map<ObjectDraft, Entry>();
   private readonly clusters = new Map<string, ClusterObjects>();
   private readonly units = new Map<string, Contribution>();
-  private readonly seen = new Set<string>();
   private pending: Collector | undefined;
   private certificatesChanged = false;
 
@@ -105,12 +126,11 @@ export class OutputSink implements DraftSink {
   }
 
   /**
-   * Sets what `unit` generates now, replacing what it generated before. Units not contributed
-   * between two `finish` calls are taken as gone. Throws TranslateError for an unregistered cluster
-   * or an apiVersion GENERATED_KINDS does not list.
+   * Sets what `unit` generates now, replacing what it generated before (the same object again costs
+   * nothing). Throws TranslateError for an unregistered cluster or an apiVersion GENERATED_KINDS
+   * does not list.
    */
   contribute(unit: string, contribution: Contribution): void {
-    this.seen.add(unit);
     const previous = this.units.get(unit);
     if (previous === contribution) return;
     for (const { cluster, draft } of contribution.objects) this.check(cluster, draft);
@@ -135,16 +155,17 @@ export class OutputSink implements DraftSink {
     if (contribution.certificates.length > 0 || (previous?.certificates.length ?? 0) > 0) this.certificatesChanged = true;
   }
 
+  /** Takes away everything `unit` generated. */
+  retire(unit: string): void {
+    if (!this.units.has(unit)) return;
+    this.contribute(unit, EMPTY);
+    this.units.delete(unit);
+  }
+
   /** One ClusterOutput per registered cluster, objects sorted and canonical, with its content hash. */
   finish(): Record<string, ClusterOutput> {
     if (this.pending !== undefined) this.contribute("", this.pending);
     this.pending = undefined;
-    for (const unit of this.units.keys()) {
-      if (this.seen.has(unit)) continue;
-      this.contribute(unit, EMPTY);
-      this.units.delete(unit);
-    }
-    this.seen.clear();
     if (this.certificatesChanged) this.placeCertificates();
     this.certificatesChanged = false;
     const preparer = new Preparer();

@@ -45,8 +45,4 @@ export class Reporter {
   meshErrors(virtualMesh: ResourceKey, mesh: string): string[] {
     return sortedUnique(this.mesh.get(`${virtualMesh}\u0000${mesh}`) ?? []);
   }
-
-  hasErrors(resource: ResourceKey): boolean {
-    return this.resource.has(resource);
-  }
 }

@@ -119,6 +119,7 @@ export function applyTrafficToDestination(destination: Destination, policies: re
 
 /** What `applyTrafficToDestination` reads of each policy besides its content: its previous acceptance number there. */
 export function trafficUnitKey(destination: string, policies: readonly TrafficPolicy[], fingerprint: (p: TrafficPolicy) => string, valid: (p: TrafficPolicy) => boolean): string {
+  if (policies.length === 0) return "";
   return policies.map((p) => `${fingerprint(p)}\u0000${previousOrder(p, destination) ?? ""}\u0000${valid(p) ? 1 : 0}`).join("\u0001");
 }
 

@@ -5,11 +5,11 @@ import { type FederationPlan, planFederation } from "./federation-plan";
 import type { AccessPolicy } from "./istio/authorization-policy";
 import type { TrafficPolicy } from "./istio/destination-state";
 import { SubsetDemands } from "./istio/subsets";
-import { type Membership, resolveMemberships } from "./membership";
+import { resolveMemberships } from "./membership";
 import { type Model, buildWorld, withPolicies } from "./model";
-import { emptyOutcome, type PolicyOutcome } from "./outcome";
-import { Collector, type Contribution, OutputSink } from "./output";
-import { type ResourceKey, resourceKey, resourceKeyOf } from "../identity";
+import type { PolicyOutcome } from "./outcome";
+import { Collector, type Contribution, OutputSink, keepUnchanged } from "./output";
+import { type ResourceKey, resourceKeyOf } from "../identity";
 import { Reporter } from "./reporter";
 import { policyStatus, virtualMeshStatus } from "./status";
 import { type TrafficSelection, type TrafficUnit, applyTrafficToDestination, renderTraffic, selectTrafficPolicy, trafficUnitKey } from "./traffic-policy";
@@ -35,38 +35,60 @@ interface World {
   from: { tenant: string; clusters: string[]; meshes: unknown[]; workloads: unknown[]; destinations: unknown[]; virtualMeshes: unknown[]; cas: string };
   model: Model;
   plan: FederationPlan;
-  members: Map<string, Membership>;
   statuses: Record<ResourceKey, ResourceStatus>;
   objects: Contribution;
   sink: OutputSink;
 }
 
+/** One destination's routing as last translated, and what of it the sink holds. */
 interface KeptTraffic {
   key: string;
   unit: TrafficUnit;
   /** The rendered Istio routing and the subset demands it was rendered with. */
   render?: { demands: string; contribution: Contribution };
   osm?: Contribution;
+  /** What the sink was last given for this destination. */
+  sent?: Contribution;
+}
+
+interface KeptAccess {
+  key: string;
+  unit: AccessUnit;
+}
+
+/** A policy's status as last computed, valid while the policy and the units of its destinations are the same objects. */
+interface KeptStatus {
+  policy: TrafficPolicy | AccessPolicy;
+  status: ResourceStatus;
 }
 
 const NOTHING: Contribution = { objects: [], certificates: [] };
+const NO_POLICIES: TrafficPolicy[] = [];
 
 /**
  * Translation that keeps its work between calls, for a worker that translates one tenant again and
  * again: `translate(input)` returns exactly what the function `translate` returns for `input`
  * (tested property), but when only TrafficPolicies and AccessPolicies changed since the previous
  * call it re-applies only the destinations whose selecting policies changed, re-renders only those
- * and the destinations whose demanded subsets changed, and re-sorts and re-hashes only the clusters
- * whose objects changed. Any change to discovery, the VirtualMeshes or their CAs starts afresh.
- * Policies are told apart by content (metadata and spec), not by object identity; the discovered
+ * and the destinations whose demanded subsets changed, recomputes the statuses of only the policies
+ * those touch, and re-sorts and re-hashes only the chunks of the clusters whose objects changed. Any
+ * change to discovery, the VirtualMeshes or their CAs starts afresh. Policies are told apart by
+ * content (metadata and spec) and their acceptance numbers, not by object identity; the discovered
  * world by identity of its items, as a warm loader hands them out unchanged.
  */
 export class Translator {
   private world: World | undefined;
-  private trafficSelections = new Map<string, TrafficSelection>();
-  private accessSelections = new Map<string, AccessSelection>();
-  private traffic = new Map<string, KeptTraffic>();
-  private access = new Map<string, { key: string; unit: AccessUnit }>();
+  private trafficPolicies = new Map<string, Selected<TrafficPolicy, TrafficSelection>>();
+  private accessPolicies = new Map<string, Selected<AccessPolicy, AccessSelection>>();
+  /** Every destination's routing unit. */
+  private readonly traffic = new Map<string, KeptTraffic>();
+  /** Destinations whose units demand subsets of others (maybe a few that no longer do). */
+  private readonly demanding = new Set<string>();
+  private demands = new SubsetDemands();
+  private demandKeys = new Map<string, string>();
+  /** The access unit of each destination some AccessPolicy selects. */
+  private readonly access = new Map<string, KeptAccess>();
+  private statuses = new Map<ResourceKey, KeptStatus>();
   private readonly fingerprints = new WeakMap<object, { content: string; id: string }>();
   /** A short id per distinct policy content of the current input (so keys of units stay small), and the next id to give. */
   private ids = new Map<string, string>();
@@ -76,21 +98,37 @@ export class Translator {
   translate(input: TranslateInput): TranslateOutput {
     const world = this.worldFor(input);
     const model = withPolicies(world.model, input);
-    const reporter = new Reporter();
-    const outcomes = new Map<ResourceKey, PolicyOutcome>();
-    this.applyTraffic(model, world, reporter, outcomes);
-    this.applyAccess(model, world, reporter, outcomes);
-    world.sink.contribute("virtual-meshes", world.objects);
-
     const statuses: Record<ResourceKey, ResourceStatus> = { ...world.statuses };
-    for (const p of [...model.trafficPolicies, ...model.accessPolicies]) {
-      const key = resourceKeyOf(p);
-      statuses[key] = policyStatus(p, outcomes.get(key) ?? emptyOutcome(), reporter);
+    const kept = new Map<ResourceKey, KeptStatus>();
+    const touchedTraffic = this.applyTraffic(model, world);
+    for (const p of model.trafficPolicies) {
+      const { selection } = this.trafficPolicies.get(p.metadata.name) as Selected<TrafficPolicy, TrafficSelection>;
+      this.status(p, touchedTraffic, kept, statuses, () => trafficOutcome(p, selection, this.traffic));
     }
+    const touchedAccess = this.applyAccess(model, world);
+    for (const p of model.accessPolicies) {
+      const { selection } = this.accessPolicies.get(p.metadata.name) as Selected<AccessPolicy, AccessSelection>;
+      this.status(p, touchedAccess, kept, statuses, () => accessOutcome(p, selection, this.access));
+    }
+    this.statuses = kept;
     // Ids of contents no longer in the input are forgotten.
     this.ids = this.nextIds;
     this.nextIds = new Map();
     return { clusters: world.sink.finish(), statuses };
+  }
+
+  /** The policy's status: kept when neither it nor any destination unit it is in changed, else computed from its outcome. */
+  private status(p: TrafficPolicy | AccessPolicy, touched: ReadonlySet<string>, kept: Map<ResourceKey, KeptStatus>, statuses: Record<ResourceKey, ResourceStatus>, outcome: () => { outcome: PolicyOutcome; reporter: Reporter }): void {
+    const key = resourceKeyOf(p);
+    const previous = this.statuses.get(key);
+    let entry: KeptStatus;
+    if (previous !== undefined && previous.policy === p && !touched.has(p.metadata.name)) entry = previous;
+    else {
+      const o = outcome();
+      entry = { policy: p, status: policyStatus(p, o.outcome, o.reporter) };
+    }
+    kept.set(key, entry);
+    statuses[key] = entry.status;
   }
 
   /** A short id of the policy's content (kind, metadata, spec): equal ids, equal content. */
@@ -117,90 +155,188 @@ export class Translator {
     translateVirtualMeshes(model, plan, objects);
     const statuses: Record<ResourceKey, ResourceStatus> = {};
     for (const vm of model.virtualMeshes) statuses[resourceKeyOf(vm)] = virtualMeshStatus(vm, members, reporter, model);
-    this.trafficSelections.clear();
-    this.accessSelections.clear();
+    this.trafficPolicies.clear();
+    this.accessPolicies.clear();
     this.traffic.clear();
+    this.demanding.clear();
+    this.demands = new SubsetDemands();
+    this.demandKeys.clear();
     this.access.clear();
-    this.world = { from, model, plan, members, statuses, objects, sink: new OutputSink(model.tenant, model.clusters) };
+    this.statuses.clear();
+    const sink = new OutputSink(model.tenant, model.clusters);
+    sink.contribute("virtual-meshes", objects);
+    this.world = { from, model, plan, statuses, objects, sink };
     return this.world;
   }
 
-  /** TrafficPolicies: selections, then per destination the unit (kept when its policies are the same), then rendering. */
-  private applyTraffic(model: Model, world: World, reporter: Reporter, outcomes: Map<ResourceKey, PolicyOutcome>): void {
-    const selections = new Map<string, TrafficSelection>();
-    const byDestination = new Map<string, TrafficPolicy[]>();
-    const invalid = new Set<TrafficPolicy>();
-    for (const policy of model.trafficPolicies) {
+  /**
+   * The policies of one kind as this call has them, with their selections (made again only when a
+   * policy's content changed), and the destinations whose units may have changed: those any added,
+   * removed or changed policy selects or selected. A policy object that is not the one of the last
+   * call counts as changed even with the same content, since its acceptance numbers may differ.
+   */
+  private policiesOf<P extends TrafficPolicy | AccessPolicy, S extends { destinations: string[] }>(policies: readonly P[], last: ReadonlyMap<string, Selected<P, S>>, select: (p: P) => S): { current: Map<string, Selected<P, S>>; dirty: Set<string> } {
+    const current = new Map<string, Selected<P, S>>();
+    const dirty = new Set<string>();
+    for (const policy of policies) {
+      const name = policy.metadata.name;
       const fp = this.fingerprint(policy);
-      const selection = this.trafficSelections.get(fp) ?? selectTrafficPolicy(policy, model, world.plan);
-      selections.set(fp, selection);
-      const key = resourceKeyOf(policy);
-      for (const error of selection.errors) reporter.report(key, undefined, error);
-      if (selection.errors.length > 0) invalid.add(policy);
-      outcomes.set(key, { destinations: new Map(), workloads: selection.workloads });
-      for (const d of selection.destinations) pushTo(byDestination, d, policy);
+      const before = last.get(name);
+      const selection = before?.fp === fp ? before.selection : select(policy);
+      current.set(name, { policy, fp, selection });
+      if (before?.policy === policy) continue;
+      for (const d of selection.destinations) dirty.add(d);
+      for (const d of before?.selection.destinations ?? []) dirty.add(d);
     }
-    this.trafficSelections = selections;
+    for (const [name, before] of last) if (!current.has(name)) for (const d of before.selection.destinations) dirty.add(d);
+    return { current, dirty };
+  }
 
-    const valid = (p: TrafficPolicy) => !invalid.has(p);
-    const kept = new Map<string, KeptTraffic>();
+  /**
+   * TrafficPolicies: selections, then the unit of each destination a change may reach (kept when its
+   * policies are the same), then rendering of the changed units and of the destinations whose
+   * demanded subsets changed. Returns the names of the policies in units that changed.
+   */
+  private applyTraffic(model: Model, world: World): Set<string> {
+    const fresh = this.traffic.size === 0;
+    const { current, dirty } = this.policiesOf(model.trafficPolicies, this.trafficPolicies, (p) => selectTrafficPolicy(p, model, world.plan));
+    this.trafficPolicies = current;
+    const touched = new Set<string>();
+    const changed: string[] = [];
+    if (fresh || dirty.size > 0) {
+      const byDestination = new Map<string, TrafficPolicy[]>();
+      const invalid = new Set<TrafficPolicy>();
+      for (const { policy, selection } of current.values()) {
+        if (selection.errors.length > 0) invalid.add(policy);
+        for (const d of selection.destinations) pushTo(byDestination, d, policy);
+      }
+      const valid = (p: TrafficPolicy) => !invalid.has(p);
+      for (const name of fresh ? model.destinations.keys() : dirty) {
+        const destination = model.destinations.get(name);
+        if (destination === undefined) continue;
+        const policies = byDestination.get(name) ?? NO_POLICIES;
+        const key = trafficUnitKey(name, policies, (p) => this.fingerprint(p), valid);
+        const previous = this.traffic.get(name);
+        if (previous?.key === key) continue;
+        this.traffic.set(name, { key, unit: applyTrafficToDestination(destination, policies, valid, model, world.plan), ...(previous?.sent ? { sent: previous.sent } : {}) });
+        // A policy that left the unit changed itself (its selection did), so its status is made anew anyway.
+        for (const p of policies) touched.add(p.metadata.name);
+        if (previous?.unit.demands.length || this.traffic.get(name)?.unit.demands.length) this.demanding.add(name);
+        changed.push(name);
+      }
+    }
+    const render = new Set(changed);
+    if (changed.some((name) => this.demanding.has(name))) for (const target of this.redemand(model)) render.add(target);
+    for (const name of render) this.renderTraffic(name, model, world);
+    return touched;
+  }
+
+  /**
+   * Gathers the subsets every destination's policies demand of others again, in destination order as
+   * a full translation does, and returns the destinations whose demands changed.
+   */
+  private redemand(model: Model): string[] {
     const demands = new SubsetDemands();
-    for (const destination of model.destinations.values()) {
-      const name = destination.metadata.name;
-      const policies = byDestination.get(name) ?? [];
-      const key = trafficUnitKey(name, policies, (p) => this.fingerprint(p), valid);
-      const previous = this.traffic.get(name);
-      const entry = previous?.key === key ? previous : { key, unit: applyTrafficToDestination(destination, policies, valid, model, world.plan) };
-      kept.set(name, entry);
-      const { unit } = entry;
-      for (const [policy, error] of unit.reports) reporter.report(resourceKey("TrafficPolicy", policy), name, error);
-      for (const [policy, outcome] of unit.outcomes) outcomes.get(resourceKey("TrafficPolicy", policy))?.destinations.set(name, outcome);
+    for (const name of model.destinations.keys()) {
+      if (!this.demanding.has(name)) continue;
+      const unit = this.traffic.get(name)?.unit;
+      if (unit === undefined || unit.demands.length === 0) {
+        this.demanding.delete(name);
+        continue;
+      }
       for (const d of unit.demands) demands.add(d.destination, d.labels, d.policy);
     }
-    this.traffic = kept;
-
-    for (const [name, entry] of kept) {
-      const { unit } = entry;
-      if (unit.osm !== undefined) entry.osm ??= { objects: [{ cluster: model.destinations.get(name)?.spec.cluster as string, draft: unit.osm }], certificates: [] };
-      if (unit.istio !== undefined) {
-        const demanded = demands.key(name);
-        if (entry.render?.demands !== demanded) entry.render = { demands: demanded, contribution: { objects: renderTraffic(unit.istio, demands, model, world.plan), certificates: [] } };
-      }
-      world.sink.contribute(`traffic/${name}`, entry.render?.contribution ?? entry.osm ?? NOTHING);
-    }
+    const keys = new Map<string, string>();
+    for (const name of demands.destinations()) keys.set(name, demands.key(name));
+    const changed = [...new Set([...keys.keys(), ...this.demandKeys.keys()])].filter((name) => keys.get(name) !== this.demandKeys.get(name));
+    this.demands = demands;
+    this.demandKeys = keys;
+    return changed;
   }
 
-  /** AccessPolicies: selections, then per destination the unit, kept when its policies are the same. */
-  private applyAccess(model: Model, world: World, reporter: Reporter, outcomes: Map<ResourceKey, PolicyOutcome>): void {
-    const selections = new Map<string, AccessSelection>();
-    const byPolicy = new Map<AccessPolicy, AccessSelection>();
+  /** Renders one destination's routing (again when its unit or its demanded subsets changed) and hands the sink what changed. */
+  private renderTraffic(name: string, model: Model, world: World): void {
+    const entry = this.traffic.get(name);
+    if (entry === undefined) return;
+    const { unit } = entry;
+    if (unit.osm !== undefined) entry.osm ??= { objects: [{ cluster: model.destinations.get(name)?.spec.cluster as string, draft: unit.osm }], certificates: [] };
+    if (unit.istio !== undefined) {
+      const demanded = this.demandKeys.get(name) ?? "";
+      if (entry.render?.demands !== demanded) entry.render = { demands: demanded, contribution: { objects: keepUnchanged(entry.sent, renderTraffic(unit.istio, this.demands, model, world.plan)), certificates: [] } };
+    }
+    const contribution = entry.render?.contribution ?? entry.osm ?? NOTHING;
+    if (entry.sent === contribution) return;
+    world.sink.contribute(`traffic/${name}`, contribution);
+    entry.sent = contribution;
+  }
+
+  /** AccessPolicies: selections, then the unit of each destination a change may reach, kept when its policies are the same. Returns the names of the policies in units that changed. */
+  private applyAccess(model: Model, world: World): Set<string> {
+    const { current, dirty } = this.policiesOf(model.accessPolicies, this.accessPolicies, (p) => selectAccessPolicy(p, model));
+    this.accessPolicies = current;
+    const touched = new Set<string>();
+    if (dirty.size === 0) return touched;
     const byDestination = new Map<string, AccessPolicy[]>();
-    for (const policy of model.accessPolicies) {
-      const fp = this.fingerprint(policy);
-      const selection = this.accessSelections.get(fp) ?? selectAccessPolicy(policy, model);
-      selections.set(fp, selection);
-      byPolicy.set(policy, selection);
-      const key = resourceKeyOf(policy);
-      for (const error of selection.errors) reporter.report(key, undefined, error);
-      outcomes.set(key, { destinations: new Map() });
-      for (const d of selection.destinations) pushTo(byDestination, d, policy);
-    }
-    this.accessSelections = selections;
-
-    const kept = new Map<string, { key: string; unit: AccessUnit }>();
-    for (const [name, policies] of byDestination) {
+    for (const { policy, selection } of current.values()) for (const d of selection.destinations) pushTo(byDestination, d, policy);
+    const selectionOf = (p: AccessPolicy) => (current.get(p.metadata.name) as Selected<AccessPolicy, AccessSelection>).selection;
+    for (const name of dirty) {
       const destination = model.destinations.get(name);
-      if (destination === undefined) continue;
-      const key = policies.map((p) => this.fingerprint(p)).join("\u0001");
+      const policies = byDestination.get(name);
       const previous = this.access.get(name);
-      const entry = previous?.key === key ? previous : { key, unit: applyAccessToDestination(destination, policies, (p) => byPolicy.get(p) as AccessSelection, model) };
-      kept.set(name, entry);
-      for (const [policy, error] of entry.unit.reports) reporter.report(resourceKey("AccessPolicy", policy), name, error);
-      for (const p of policies) outcomes.get(resourceKeyOf(p))?.destinations.set(name, { accepted: entry.unit.accepted.has(p.metadata.name) });
-      world.sink.contribute(`access/${name}`, entry.unit.objects);
+      if (destination === undefined || policies === undefined) {
+        if (previous !== undefined) world.sink.retire(`access/${name}`);
+        this.access.delete(name);
+        continue;
+      }
+      const key = policies.map((p) => this.fingerprint(p)).join("\u0001");
+      if (previous?.key === key) continue;
+      const unit = applyAccessToDestination(destination, policies, selectionOf, model);
+      this.access.set(name, { key, unit });
+      for (const p of policies) touched.add(p.metadata.name);
+      world.sink.contribute(`access/${name}`, unit.objects);
     }
-    this.access = kept;
+    return touched;
   }
+}
+
+/** A policy as the last call had it: the object, its content id and what it selects. */
+interface Selected<P, S> {
+  policy: P;
+  fp: string;
+  selection: S;
+}
+
+/** A TrafficPolicy's outcome on each destination it selects, and its errors, from the kept units. */
+function trafficOutcome(p: TrafficPolicy, selection: TrafficSelection, units: ReadonlyMap<string, KeptTraffic>): { outcome: PolicyOutcome; reporter: Reporter } {
+  const name = p.metadata.name;
+  const key = resourceKeyOf(p);
+  const reporter = new Reporter();
+  for (const error of selection.errors) reporter.report(key, undefined, error);
+  const outcome: PolicyOutcome = { destinations: new Map(), workloads: selection.workloads };
+  for (const d of selection.destinations) {
+    const unit = units.get(d)?.unit;
+    const o = unit?.outcomes.get(name);
+    if (unit === undefined || o === undefined) continue;
+    outcome.destinations.set(d, o);
+    for (const [policy, error] of unit.reports) if (policy === name) reporter.report(key, d, error);
+  }
+  return { outcome, reporter };
+}
+
+/** An AccessPolicy's outcome on each destination it selects, and its errors, from the kept units. */
+function accessOutcome(p: AccessPolicy, selection: AccessSelection, units: ReadonlyMap<string, KeptAccess>): { outcome: PolicyOutcome; reporter: Reporter } {
+  const name = p.metadata.name;
+  const key = resourceKeyOf(p);
+  const reporter = new Reporter();
+  for (const error of selection.errors) reporter.report(key, undefined, error);
+  const outcome: PolicyOutcome = { destinations: new Map() };
+  for (const d of selection.destinations) {
+    const unit = units.get(d)?.unit;
+    if (unit === undefined) continue;
+    outcome.destinations.set(d, { accepted: unit.accepted.has(name) });
+    for (const [policy, error] of unit.reports) if (policy === name) reporter.report(key, d, error);
+  }
+  return { outcome, reporter };
 }
 
 function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -23,6 +23,11 @@ export class SubsetDemands {
     return [...(this.byDestination.get(destination)?.subsets.values() ?? [])];
   }
 
+  /** The destinations some subset is demanded of, in the order of their first demand. */
+  destinations(): string[] {
+    return [...this.byDestination.keys()];
+  }
+
   /** What a destination's rendering reads of the demands, as text ("" when none), to tell whether it changed. */
   key(destination: string): string {
     const entry = this.byDestination.get(destination);
