@@ -2,6 +2,7 @@ import { type CertificateResult, type ObjectResult, canonicalJson } from "@meshp
 import type { CycleContext, LoopMemory, Stage } from "./cycle";
 
 const count = (results: readonly ObjectResult[], state: ObjectResult["state"]) => results.filter((r) => r.state === state).length;
+const failures = (results: readonly ObjectResult[]) => results.filter((r) => r.state === "failed");
 
 /** One result per directive (and per directive the agent could not read), in mesh order. */
 export function certificateResults(memory: LoopMemory): CertificateResult[] {
@@ -15,7 +16,7 @@ export function certificateResults(memory: LoopMemory): CertificateResult[] {
 /**
  * Report: records a newly applied snapshot (generation and hash in the state Secret, so a restart
  * cannot roll back) and tells the control plane what changed — after a new snapshot, after a resync
- * that corrected drift, pruned or failed, and whenever a mesh's certificate result changed (then with
+ * that corrected drift, pruned, failed or no longer failed as last reported, and whenever a mesh's certificate result changed (then with
  * the object results last reported). Sending is the loop's `send`: a report that cannot be delivered
  * is kept and retried first thing next cycle.
  */
@@ -34,6 +35,9 @@ export const reportStage: Stage = async (ctx) => {
       deps.log.info("drift corrected", { generation: deps.state.appliedGeneration, restored: drifted, pruned });
       news = true;
     }
+    // A failure the last report named and this resync no longer meets (the apiserver was restarting,
+    // a CRD arrived late) is news too: otherwise the control plane would show it until the next generation.
+    if (count(memory.results, "failed") > 0 && canonicalJson(failures(memory.results)) !== canonicalJson(failures(results))) news = true;
   }
   if (ctx.applyMode !== "none") memory.results = results;
   const certificates = certificateResults(memory);

@@ -46,6 +46,28 @@ describe("the sync loop", () => {
     expect(loop.synced).toBe(true);
   });
 
+  it("reports a failure a later resync no longer meets, so the control plane does not keep showing it", async () => {
+    const kube = new FakeKube();
+    const { jwk, sign } = await snapshotSigner();
+    const answers: SnapshotAnswer[] = [{ changed: true, jws: await sign(3, [VS], []), etag: "x" }];
+    const reports: StatusReport[] = [];
+    const client = { csr: async () => ({ certificateChain: "" }), snapshot: async () => answers.shift() ?? { changed: false as const }, status: async (r: StatusReport) => (reports.push(r), { changed: true }) };
+    const loop = new SyncLoop(fakeDeps(kube, client as never, { trustedKeys: [jwk], resyncIntervalMs: 0 }));
+    // The apiserver is still starting: listing for the prune fails once.
+    let failing = true;
+    kube.fail = (call) => (failing && call.verb === "list" ? new Error("storage is (re)initializing") : undefined);
+    await loop.cycle();
+    expect(reports.at(-1)?.results.some((r) => r.state === "failed")).toBe(true);
+    failing = false;
+    await loop.cycle();
+    expect(reports).toHaveLength(2);
+    expect(reports[1]?.results.filter((r) => r.state === "failed")).toEqual([]);
+    expect(reports[1]?.results).toContainEqual(expect.objectContaining({ name: "reviews", state: "applied" }));
+    // Nothing new after that: no more reports.
+    await loop.cycle();
+    expect(reports).toHaveLength(2);
+  });
+
   it("over its budget (429), waits at least as long as the control plane's Retry-After, and backs off otherwise", async () => {
     const kube = new FakeKube();
     let error: Error = new ControlPlaneError(429, "GET /v1/agent/snapshot: 429", 45_000);
