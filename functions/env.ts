@@ -20,6 +20,13 @@ export interface Env {
   caKekFile?: string;
   /** Requests per window per class (`read=500,write=100,…`), over the defaults. */
   rateLimits?: Record<string, number>;
+  /**
+   * On AWS, the push channel's WebSocket URL agents open (`wss://…`, put in the helm values), and its
+   * management endpoint (`https://…`) the worker posts new generations to. Locally the channel is on
+   * the API's own port and neither is set.
+   */
+  pushUrl?: string;
+  pushEndpoint?: string;
 }
 
 const RATE_CLASSES = ["read", "write", "plan", "agent", "operator"];
@@ -43,6 +50,18 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
   if (!value) throw new Error(`environment variable ${name} is required`);
   return value;
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string {
+  const value = env[name] as string;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new Error(`${name} must be a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new Error(`${name} must be a ${protocols.join(" or ")} URL`);
+  return value.replace(/\/$/, "");
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -73,5 +92,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     snapshotRefreshBeforeSeconds: refreshHours * 3600,
     ...(env.MESHPLANE_CA_KMS_KEY_ID ? { caKmsKeyId: env.MESHPLANE_CA_KMS_KEY_ID } : { caKekFile: env.MESHPLANE_CA_KEK_FILE as string }),
     ...(env.MESHPLANE_RATE_LIMITS ? { rateLimits: rateLimits(env.MESHPLANE_RATE_LIMITS) } : {}),
+    ...(env.MESHPLANE_PUSH_URL ? { pushUrl: url(env, "MESHPLANE_PUSH_URL", ["wss:", "ws:"]) } : {}),
+    ...(env.MESHPLANE_PUSH_ENDPOINT ? { pushEndpoint: url(env, "MESHPLANE_PUSH_ENDPOINT", ["https:", "http:"]) } : {}),
   };
 }

@@ -6,6 +6,7 @@ import type { AuthorityDeps } from "./pki/authority";
 import { LocalKeyVault } from "./pki/key-vault";
 import { KmsKeyVault } from "./pki/kms-vault";
 import { SqsTranslateQueue } from "./queue/translate-queue";
+import { ApiGatewayConnections } from "./push/aws-notifier";
 import { createLogger } from "./shared/logger";
 import { KmsSigner } from "./signer/kms";
 import { LocalKeySigner } from "./signer/local-key";
@@ -43,6 +44,7 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     log: createLogger({ service: "api" }),
     ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
     ...(env.rateLimits ? { limits: limitsFrom(env.rateLimits) } : {}),
+    ...(env.pushUrl ? { pushUrl: env.pushUrl } : {}),
   };
   const worker: WorkerDeps = {
     store,
@@ -53,6 +55,8 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     log: createLogger({ service: "worker" }),
     now: () => new Date(),
     authority,
+    // On AWS the worker tells agents' push connections itself; locally the launcher hands it the hub.
+    ...(env.pushEndpoint ? { push: new ApiGatewayConnections({ endpoint: env.pushEndpoint, region: env.region, connections: store.pushConnections, log: createLogger({ service: "worker" }) }) } : {}),
   };
   return { store, signer, app, worker };
 }

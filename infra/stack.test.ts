@@ -77,11 +77,13 @@ describe("the AWS stack", () => {
       ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:GetPublicKey", "sqs:SendMessage"],
     );
     expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => !a.startsWith("xray:") && !a.startsWith("sqs:"))).toEqual(
-      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"],
+      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "execute-api:ManageConnections", "kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"],
     );
+    expect(actionsOf(dev.template, /^PushFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "execute-api:ManageConnections"]);
     expect(actionsOf(dev.template, /^OperatorBootstrapFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:PutItem", "secretsmanager:GetSecretValue"]);
     const leading = (role: RegExp) => statementsOf(dev.template, role).filter((s) => JSON.stringify(s.Action).includes("dynamodb:")).map((s) => s.Condition);
-    expect(leading(/^WorkerFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } }]);
+    expect(leading(/^WorkerFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } }, { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["PUSH#*"] } }]);
+    expect(leading(/^PushFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*", "PUSH#*"] } }]);
     expect(leading(/^OperatorBootstrapFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["TOKEN#*", "OPERATOR"] } }]);
     expect(leading(/^MaintenanceFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*", "TENANTS"] } }]);
   });
@@ -95,7 +97,7 @@ describe("the AWS stack", () => {
   it("runs the functions on Node.js 22, arm64", () => {
     const fns = Object.values(dev.template.findResources("AWS::Lambda::Function")).map((f) => (f as { Properties: { Runtime: string; Architectures?: string[]; Handler: string } }).Properties);
     const ours = fns.filter((f) => f.Architectures?.includes("arm64"));
-    expect(ours).toHaveLength(4);
+    expect(ours).toHaveLength(5);
     expect(ours.every((f) => f.Runtime === "nodejs22.x")).toBe(true);
   });
 
@@ -104,8 +106,8 @@ describe("the AWS stack", () => {
       .map(([id, f]) => [id, (f as { Properties: { Code: { S3Key?: string }; Handler: string; Architectures?: string[] } }).Properties] as const)
       .filter(([, f]) => f.Architectures?.includes("arm64"));
     const assets = fns.map(([id, f]) => [id, join(dev.app.outdir, `asset.${String(f.Code.S3Key).replace(/\.zip$/, "")}`)] as const);
-    expect(new Set(assets.map(([, dir]) => dir)).size).toBe(4);
-    expect(fns.map(([, f]) => f.Handler)).toEqual(Array(4).fill("index.handler"));
+    expect(new Set(assets.map(([, dir]) => dir)).size).toBe(5);
+    expect(fns.map(([, f]) => f.Handler)).toEqual(Array(5).fill("index.handler"));
     for (const [id, dir] of assets) {
       expect(existsSync(join(dir, "index.mjs")), id).toBe(true);
       expect(readdirSync(join(dir, "chunks")).some((f) => f.endsWith(".mjs")), id).toBe(true);
@@ -115,6 +117,21 @@ describe("the AWS stack", () => {
   it("throttles the API stage and logs its access; CORS stays off", () => {
     dev.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 }, AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("requestId") } });
     dev.template.hasResourceProperties("AWS::ApiGatewayV2::Api", Match.not(Match.objectLike({ CorsConfiguration: Match.anyValue() })));
+  });
+
+  it("runs the push channel on a WebSocket API: its three routes to the push function, a throttled stage with access logs, and only the worker and the push function may reach connections", () => {
+    dev.template.hasResourceProperties("AWS::ApiGatewayV2::Api", { ProtocolType: "WEBSOCKET", RouteSelectionExpression: "$request.body.action" });
+    const routes = Object.values(dev.template.findResources("AWS::ApiGatewayV2::Route"))
+      .map((r) => (r as { Properties: { ApiId: { Ref: string }; RouteKey: string; RouteResponseSelectionExpression?: string } }).Properties)
+      .filter((r) => r.ApiId.Ref.startsWith("PushApi"));
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual(["$connect", "$default", "$disconnect"]);
+    expect(routes.find((r) => r.RouteKey === "$default")?.RouteResponseSelectionExpression).toBe("$default");
+    dev.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", { StageName: "live", DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 }, AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("connectionId") } });
+    const managers = Object.entries(dev.template.findResources("AWS::IAM::Policy"))
+      .filter(([, p]) => JSON.stringify(p).includes("execute-api:ManageConnections"))
+      .flatMap(([, p]) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.map((r) => r.Ref.replace(/ServiceRole.*$/, "")));
+    expect(managers.sort()).toEqual(["PushFunction", "WorkerFunction"]);
+    dev.template.hasOutput("PushUrl", { Value: Match.anyValue() });
   });
 
   it("alarms on dead letters, worker errors, API 5xx and throttles, to SNS with email", () => {

@@ -33,6 +33,8 @@ export interface AppDeps {
   now?: () => Date;
   /** URL agents use to reach this API (for the helm line); defaults to the request's origin. */
   publicUrl?: string;
+  /** The push channel's URL when it is not on this API's origin (AWS: the WebSocket API), for the helm line. */
+  pushUrl?: string;
   version?: string;
   /** Rate limits per class, over DEFAULT_LIMITS (tests lower them; operators may tune them). */
   limits?: Partial<Record<RateClass, RateLimit>>;
@@ -66,7 +68,7 @@ function methodsByPath(routes: readonly { method: string; path: string }[]): (pa
 }
 
 /** Every route of the API, in the order they are documented. */
-export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority">> & Pick<AppDeps, "publicUrl">): Route[] {
+export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority">> & Pick<AppDeps, "publicUrl" | "pushUrl">): Route[] {
   return [
     ...tenantRoutes(deps),
     ...tokenRoutes(deps),
@@ -85,7 +87,7 @@ export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now"
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const now = deps.now ?? (() => new Date());
   const apiUrl = (c: { req: { url: string } }) => deps.publicUrl ?? new URL(c.req.url).origin;
-  const routes = allRoutes({ store: deps.store, queue: deps.queue, signer: deps.signer, authority: deps.authority, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
+  const routes = allRoutes({ store: deps.store, queue: deps.queue, signer: deps.signer, authority: deps.authority, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}), ...(deps.pushUrl ? { pushUrl: deps.pushUrl } : {}) });
   const health = route({
     method: "get", path: "/healthz", tag: "meta", access: "public", summary: "Liveness",
     responses: { 200: { description: "alive" } },

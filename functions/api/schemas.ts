@@ -47,7 +47,7 @@ export const bootstrapView = z.object({
   helmInstall: z.string(),
   /** The same install as chart values (what `meshplane cluster register --install` hands to helm in a 0600 file). */
   helmValues: z.object({
-    controlPlane: z.object({ url: z.string(), allowInsecure: z.boolean().optional() }),
+    controlPlane: z.object({ url: z.string(), allowInsecure: z.boolean().optional(), pushUrl: z.string().optional() }),
     cluster: z.object({ name: z.string() }),
     bootstrap: z.object({ token: z.string() }),
     trust: z.object({ jwks: z.object({ keys: z.array(z.unknown()) }) }),

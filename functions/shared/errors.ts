@@ -9,3 +9,5 @@ export class PreconditionFailedError extends MeshplaneError {}
 export class UnauthorizedError extends MeshplaneError {}
 export class ForbiddenError extends MeshplaneError {}
 export class PayloadTooLargeError extends MeshplaneError {}
+/** Over a limit that a later attempt may be within (HTTP 429). */
+export class TooManyRequestsError extends MeshplaneError {}

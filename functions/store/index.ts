@@ -4,6 +4,7 @@ import { CaStore } from "./certificate-authorities";
 import { ChangeLog } from "./changes";
 import { ClusterStore } from "./clusters";
 import { DiscoveredStore } from "./discovered";
+import { PushConnectionStore } from "./push-connections";
 import { RateLimitStore } from "./rate-limits";
 import { ResourceStore } from "./resources";
 import { SnapshotStore } from "./snapshots";
@@ -21,6 +22,7 @@ export interface Store {
   cas: CaStore;
   rateLimits: RateLimitStore;
   changes: ChangeLog;
+  pushConnections: PushConnectionStore;
 }
 
 /** The whole store over one table. */
@@ -36,6 +38,7 @@ export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; 
     cas: new CaStore(deps),
     rateLimits: new RateLimitStore(deps),
     changes: new ChangeLog(deps),
+    pushConnections: new PushConnectionStore(deps),
   };
 }
 

@@ -52,6 +52,14 @@ export const keys = {
   certificateAuthorityPrefix: "CA#",
   /** What was issued to one mesh of a cluster: the hashes of the CSRs signed for it (replay refusal). */
   issuedTo: (tenantId: string, cluster: string, mesh: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: `ISSUED#${mesh}` }),
+  /** A push connection a cluster's agent holds on the API Gateway WebSocket API (docs/push.md). */
+  pushConnection: (tenantId: string, cluster: string, connectionId: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: `P#${connectionId}` }),
+  pushConnectionPrefix: "P#",
+  /**
+   * Which cluster a push connection is of, by its id: a disconnect event names the connection only.
+   * Outside the tenant prefix like the token lookups, since the id is all the event carries.
+   */
+  pushConnectionLookup: (connectionId: string): Key => ({ PK: `PUSH#${connectionId}`, SK: "PUSH" }),
   /** Registry of tenants for the operator's list; one item per tenant. */
   tenantIndex: (tenantId: string): Key => ({ PK: "TENANTS", SK: tenantId }),
   tenantIndexPk: "TENANTS",

@@ -172,7 +172,7 @@ export class WarmInputs {
     while (this.held.size > this.options.maxTenants) this.held.delete(this.held.keys().next().value as string);
     // The map is in order of use, the latest last: only the latest keep their translation.
     let translators = 0;
-    for (const other of [...this.held.values()].reverse()) if (other.translator !== undefined && ++translators > this.options.maxTranslators) delete other.translator;
+    for (const other of [...this.held.values()].toReversed()) if (other.translator !== undefined && ++translators > this.options.maxTranslators) delete other.translator;
   }
 }
 

@@ -4,6 +4,7 @@ export const FUNCTION_ENTRIES = {
   worker: "functions/worker/lambda.ts",
   maintenance: "functions/ops/maintenance-lambda.ts",
   bootstrap: "functions/ops/bootstrap-operator.ts",
+  push: "functions/push/lambda.ts",
 } as const;
 
 export type FunctionName = keyof typeof FUNCTION_ENTRIES;

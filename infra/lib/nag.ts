@@ -22,6 +22,11 @@ export function acknowledgeFindings(stack: Stack): void {
       appliesTo: ["Resource::*", { regex: "/^Resource::<OperatorBootstrapFunction[A-Za-z0-9]+\\.Arn>:\\*$/g" }],
     },
     {
+      id: "AwsSolutions-IAM5",
+      reason: "The push channel's connection ids are made by API Gateway as agents connect, so posting to and closing them is granted on this WebSocket API's own stage's @connections path, for any connection id — and only to the worker and the push function.",
+      appliesTo: [{ regex: "/^Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<PushApi[A-Za-z0-9]+>\\/live\\/\\*\\/@connections\\/\\*$/g" }],
+    },
+    {
       id: "AwsSolutions-L1",
       reason: "The functions are pinned to nodejs22.x on purpose (tested runtime); the custom-resource provider framework's runtime is managed by aws-cdk-lib.",
     },

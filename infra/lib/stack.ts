@@ -1,6 +1,6 @@
 import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
-import { HttpApi, HttpStage, LogGroupLogDestination } from "aws-cdk-lib/aws-apigatewayv2";
-import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { HttpApi, HttpStage, LogGroupLogDestination, WebSocketApi, WebSocketStage } from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaIntegration, WebSocketLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
 import { Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
@@ -32,6 +32,8 @@ const LEADING_KEYS = {
   worker: ["T#*"],
   maintenance: ["T#*", "TENANTS"],
   bootstrap: ["TOKEN#*", "OPERATOR"],
+  // Push connections: per cluster under the tenant, and a lookup by connection id (a disconnect names only that).
+  push: ["T#*", "PUSH#*"],
 };
 
 function tableAccess(tableArn: string, actions: string[], leadingKeys: string[]): PolicyStatement {
@@ -117,6 +119,38 @@ export class MeshplaneStack extends Stack {
     // The worker makes VirtualMesh CAs and seals their keys; it can never open one.
     worker.addToRolePolicy(new PolicyStatement({ actions: ["kms:GenerateDataKey"], resources: [caKey.keyArn], conditions: caContext }));
 
+    // --- the push channel (docs/push.md): agents hold WebSockets here and are told each new generation
+    const pushFn = fn("PushFunction", FUNCTION_ENTRIES.push, "meshplane agent push channel (WebSocket API routes)", { MESHPLANE_PUBLIC_URL: apiUrl });
+    const pushRoutes = new WebSocketLambdaIntegration("Push", pushFn);
+    const pushApi = new WebSocketApi(this, "PushApi", {
+      description: "meshplane agent push channel",
+      connectRouteOptions: { integration: pushRoutes },
+      disconnectRouteOptions: { integration: pushRoutes },
+      // The answer to a ping goes back on the route's response.
+      defaultRouteOptions: { integration: pushRoutes, returnResponse: true },
+    });
+    const pushLogs = new LogGroup(this, "PushAccessLogs", { retention: props.logRetention, removalPolicy });
+    const pushStage = new WebSocketStage(this, "PushStage", {
+      webSocketApi: pushApi,
+      stageName: "live",
+      autoDeploy: true,
+      // 10,000 agents reconnect within 30 s after a deploy (docs/push.md): about 330 a second.
+      throttle: { rateLimit: 500, burstLimit: 1000 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(pushLogs),
+        format: AccessLogFormat.custom(JSON.stringify({ requestId: "$context.requestId", ip: "$context.identity.sourceIp", route: "$context.routeKey", connection: "$context.connectionId", status: "$context.status", error: "$context.integrationErrorMessage" })),
+      },
+    });
+    pushFn.addEnvironment("MESHPLANE_PUSH_ENDPOINT", pushStage.callbackUrl);
+    pushFn.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "Query", "PutItem", "DeleteItem"], LEADING_KEYS.push));
+    pushStage.grantManagementApiAccess(pushFn);
+    // The worker posts each new generation to the cluster's connections and forgets those that are gone.
+    worker.addEnvironment("MESHPLANE_PUSH_ENDPOINT", pushStage.callbackUrl);
+    pushStage.grantManagementApiAccess(worker);
+    worker.addToRolePolicy(tableAccess(data.table.tableArn, ["DeleteItem"], ["PUSH#*"]));
+    // The helm line tells agents where the channel is.
+    apiFn.addEnvironment("MESHPLANE_PUSH_URL", pushStage.url);
+
     // --- scheduled upkeep: re-enqueue lost jobs; re-sign snapshots before they expire
     const maintenance = fn("MaintenanceFunction", FUNCTION_ENTRIES.maintenance, "meshplane reconcile and refresh", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.minutes(5));
     maintenance.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "Query"], LEADING_KEYS.maintenance));
@@ -137,6 +171,7 @@ export class MeshplaneStack extends Stack {
     new CfnOutput(this, "JwksUrl", { value: `${apiUrl}/.well-known/jwks.json`, description: "snapshot signing keys to pin in agents" });
     new CfnOutput(this, "OperatorSecretArn", { value: operatorSecret.secretArn, description: "the operator credential (aws secretsmanager get-secret-value)" });
     new CfnOutput(this, "DeadLetterQueueUrl", { value: data.dlq.queueUrl });
+    new CfnOutput(this, "PushUrl", { value: pushStage.url, description: "the agents' push channel (controlPlane.pushUrl; set in the helm line the API returns)" });
 
     acknowledgeFindings(this);
   }

@@ -29,6 +29,9 @@ const grants = (rule: Rule): string[] => rule.apiGroups.flatMap((g) => rule.reso
 const clusterRules = (objects: Obj[]): Rule[] => objects.find((o) => o.kind === "ClusterRole")?.rules ?? [];
 
 /** The ClusterRole's grants that write, one per group and resource, sorted; secrets must always be named. */
+/** The agent container's args as the chart renders them with `values`. */
+const argsOf = (values: Record<string, string>) => (renderChart({ ...VALUES, ...values }, JWKS).find((o) => (o as Obj).kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]?.args ?? [];
+
 function writable(objects: Obj[]): string[] {
   const rules = clusterRules(objects);
   for (const rule of rules.filter((r) => r.resources.includes("secrets"))) expect(rule.resourceNames).toEqual(["cacerts"]);
@@ -123,6 +126,11 @@ describe("the agent's Helm chart", () => {
     expect(writable(objects)).toEqual([...expected].sort());
     const args = (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]?.args ?? [];
     expect(args).toContain(`--certificates=${(values as Record<string, string>)["certificates.enabled"] ?? "true"}`);
+  });
+
+  it("passes the push channel's own URL to the agent when one is set (AWS), and none otherwise", () => {
+    expect(argsOf({ "controlPlane.pushUrl": "wss://abc123.execute-api.eu-west-1.amazonaws.com/live" })).toContain("--push-url=wss://abc123.execute-api.eu-west-1.amazonaws.com/live");
+    expect(argsOf({}).some((a) => a.startsWith("--push-url"))).toBe(false);
   });
 
   // RBAC names resources by plural: a wrong plural or version in the table would grant nothing and

@@ -13,16 +13,18 @@ export interface ClusterDeps {
   now: () => Date;
   /** The URL agents reach the API at; undefined = the origin of the registering request. */
   publicUrl?: string;
+  /** The push channel's URL when it has its own (AWS); undefined = on the API's origin. */
+  pushUrl?: string;
 }
 
 /**
  * The chart values that install a cluster's agent: where the control plane is, the cluster's name, the
  * one-time bootstrap token, and the signing keys pinned so the agent never trusts the network for them.
  */
-export function agentHelmValues(apiUrl: string, cluster: string, token: string, jwks: { keys: unknown[] }) {
+export function agentHelmValues(apiUrl: string, cluster: string, token: string, jwks: { keys: unknown[] }, pushUrl?: string) {
   return {
     // A control plane served over plain http is a development one (`npm start`); say so explicitly.
-    controlPlane: { url: apiUrl, ...(apiUrl.startsWith("http://") ? { allowInsecure: true } : {}) },
+    controlPlane: { url: apiUrl, ...(apiUrl.startsWith("http://") ? { allowInsecure: true } : {}), ...(pushUrl ? { pushUrl } : {}) },
     cluster: { name: cluster },
     bootstrap: { token },
     trust: { jwks },
@@ -36,6 +38,7 @@ export function helmInstallLine(values: ReturnType<typeof agentHelmValues>): str
     "--namespace meshplane-system --create-namespace",
     `--set controlPlane.url=${values.controlPlane.url}`,
     ...(values.controlPlane.allowInsecure ? ["--set controlPlane.allowInsecure=true"] : []),
+    ...(values.controlPlane.pushUrl ? [`--set controlPlane.pushUrl=${values.controlPlane.pushUrl}`] : []),
     `--set cluster.name=${values.cluster.name}`,
     `--set-string bootstrap.token=${values.bootstrap.token}`,
     `--set-json 'trust.jwks=${JSON.stringify(values.trust.jwks)}'`,
@@ -52,7 +55,7 @@ export function clusterRoutes(deps: ClusterDeps) {
   const { store } = deps;
   const apiUrl = (requestUrl: string) => deps.publicUrl ?? new URL(requestUrl).origin;
   const bootstrapResponse = async (cluster: Cluster, token: string, expiresAt: string, url: string) => {
-    const helmValues = agentHelmValues(apiUrl(url), cluster.name, token, await deps.signer.jwks());
+    const helmValues = agentHelmValues(apiUrl(url), cluster.name, token, await deps.signer.jwks(), deps.pushUrl);
     return { cluster, bootstrapToken: token, expiresAt, helmInstall: helmInstallLine(helmValues), helmValues };
   };
   return [

@@ -141,11 +141,12 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
     if (options.push) {
       push = new PushChannel({
         controlPlaneUrl: options.controlPlaneUrl,
+        ...(options.pushUrl ? { pushUrl: options.pushUrl } : {}),
         token: () => client.token("GET"),
         log,
         // Only a hint to look now: what is fetched is verified as any polled snapshot is.
         onGeneration: (generation) => {
-          if (generation > state.appliedGeneration) void tick();
+          if (generation === undefined || generation > state.appliedGeneration) void tick();
         },
       });
       push.start();

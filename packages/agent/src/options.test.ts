@@ -39,6 +39,11 @@ describe("readOptions", () => {
     expect(o.controlPlaneUrl).toBe(url);
   });
 
+  it("reads a push URL of its own (AWS: a WebSocket API beside the HTTP API)", () => {
+    const o = readOptions(["--cluster", "c1", "--push-url", "wss://abc123.execute-api.eu-west-1.amazonaws.com/live"], { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read);
+    expect(o.pushUrl).toBe("wss://abc123.execute-api.eu-west-1.amazonaws.com/live");
+  });
+
   it("refuses plain http elsewhere, saying why", () => {
     expect(() => readOptions(["--cluster", "c1", "--control-plane-url", "http://api.example.com"], { MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read)).toThrow(
       expect.objectContaining({ errors: [expect.objectContaining({ message: expect.stringContaining("bootstrap token and the agent's credentials would cross the network in clear") })] }),
@@ -53,6 +58,8 @@ describe("readOptions", () => {
     [["--cluster", "c1", "--auto-restart-pods", "yes"], "--auto-restart-pods (MESHPLANE_AUTO_RESTART_PODS)"],
     [["--cluster", "c1", "--control-plane-url", "http://meshplane.example.com"], "--control-plane-url (MESHPLANE_CONTROL_PLANE_URL)"],
     [["--cluster", "c1", "--control-plane-url", "http://10.0.0.5:8080", "--allow-insecure-control-plane", "maybe"], "--allow-insecure-control-plane (MESHPLANE_ALLOW_INSECURE_CONTROL_PLANE)"],
+    [["--cluster", "c1", "--push-url", "https://push.example.com"], "--push-url (MESHPLANE_PUSH_URL)"],
+    [["--cluster", "c1", "--push-url", "ws://push.example.com"], "--push-url (MESHPLANE_PUSH_URL)"],
   ])("names the bad option in %j", (argv, path) => {
     try {
       readOptions(argv, { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read);

@@ -17,6 +17,11 @@ export interface AgentOptions {
   pollIntervalMs: number;
   /** Keep a push channel open (docs/push.md), so a new generation is fetched at once; polling goes on. */
   push: boolean;
+  /**
+   * Where the push channel is when it is not on the control plane's own origin (on AWS it is an API
+   * Gateway WebSocket API of its own); undefined = `<control plane>/v1/agent/push`.
+   */
+  pushUrl?: string;
   /** Fraction of the interval added at random, so a fleet does not poll in lockstep. */
   pollJitter: number;
   /** How often objects are re-applied even when the snapshot is unchanged (drift correction). */
@@ -63,6 +68,7 @@ const FLAGS = {
   "restart-pause": "MESHPLANE_RESTART_PAUSE_SECONDS",
   "allow-insecure-control-plane": "MESHPLANE_ALLOW_INSECURE_CONTROL_PLANE",
   push: "MESHPLANE_PUSH",
+  "push-url": "MESHPLANE_PUSH_URL",
 } as const;
 
 const yesNo = (fallback: boolean) => z.enum(["true", "false"], { error: "must be true or false" }).default(fallback ? "true" : "false").transform((v) => v === "true");
@@ -87,6 +93,7 @@ const raw = z.strictObject({
   "restart-pause": z.coerce.number().min(0).max(3600).default(30),
   "allow-insecure-control-plane": yesNo(false),
   push: yesNo(true),
+  "push-url": z.url({ protocol: /^wss?$/, error: "must be a ws(s) URL" }).optional(),
 });
 
 /** Hosts an `http://` control plane may be on without opting in: this machine only. */
@@ -101,8 +108,8 @@ function isLoopback(host: string): boolean {
  */
 function insecureUrlError(url: string, allowed: boolean): string | undefined {
   const parsed = new URL(url);
-  if (parsed.protocol === "https:" || allowed || isLoopback(parsed.hostname)) return undefined;
-  return "must be an https URL: over http the bootstrap token and the agent's credentials would cross the network in clear (for a development control plane, set --allow-insecure-control-plane=true)";
+  if (parsed.protocol === "https:" || parsed.protocol === "wss:" || allowed || isLoopback(parsed.hostname)) return undefined;
+  return `must be an ${parsed.protocol.startsWith("ws") ? "wss" : "https"} URL: over ${parsed.protocol.replace(":", "")} the bootstrap token and the agent's credentials would cross the network in clear (for a development control plane, set --allow-insecure-control-plane=true)`;
 }
 
 const jwks = z.object({ keys: z.array(z.looseObject({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), kid: z.string().min(1) })).min(1, "must hold at least one key") });
@@ -122,8 +129,11 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
   const parsed = raw.safeParse(merged);
   if (!parsed.success) throw new ValidationError("invalid agent options", fieldErrors(parsed.error).map(asOption));
   const o = parsed.data;
-  const insecure = insecureUrlError(o["control-plane-url"], o["allow-insecure-control-plane"]);
-  if (insecure !== undefined) throw new ValidationError("invalid agent options", [asOption({ path: "control-plane-url", message: insecure })]);
+  for (const flag of ["control-plane-url", "push-url"] as const) {
+    const url = o[flag];
+    const insecure = url === undefined ? undefined : insecureUrlError(url, o["allow-insecure-control-plane"]);
+    if (insecure !== undefined) throw new ValidationError("invalid agent options", [asOption({ path: flag, message: insecure })]);
+  }
   let keys: JWK[];
   try {
     keys = jwks.parse(JSON.parse(readFile(o["trusted-keys-file"]))).keys as JWK[];
@@ -138,6 +148,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
     trustedKeys: keys,
     pollIntervalMs: o["poll-interval"] * 1000,
     push: o.push,
+    ...(o["push-url"] ? { pushUrl: o["push-url"] } : {}),
     pollJitter: o["poll-jitter"],
     resyncIntervalMs: o["resync-interval"] * 1000,
     discoveryDebounceMs: o["discovery-debounce"],

@@ -42,12 +42,13 @@ describe("PushChannel", () => {
       ws.send('{"type":"apply","objects":[]}');
       ws.send('{"type":"generation","generation":5}');
     });
-    const seen: number[] = [];
+    const seen: (number | undefined)[] = [];
     const channel = new PushChannel({ controlPlaneUrl: url, token: async () => "jwt-1", onGeneration: (g) => seen.push(g), log: quiet, pingMs: 20 });
     channels.push(channel);
     channel.start();
-    await until("two generations", () => seen.length >= 2);
-    expect(seen).toEqual([3, 5]);
+    await until("two generations", () => seen.length >= 3);
+    // Opening is a reason to look too (a generation may have been published while it was down).
+    expect(seen).toEqual([undefined, 3, 5]);
     expect(auth).toEqual(["Bearer jwt-1"]);
     await until("a ping", () => pings.length > 0);
     expect(pings[0]).toBe('{"type":"ping"}');
@@ -62,13 +63,25 @@ describe("PushChannel", () => {
       else ws.send('{"type":"generation","generation":9}');
     });
     let tokens = 0;
-    const seen: number[] = [];
+    const seen: (number | undefined)[] = [];
     const channel = new PushChannel({ controlPlaneUrl: url, token: async () => `jwt-${++tokens}`, onGeneration: (g) => seen.push(g), log: quiet, random: () => 0 });
     channels.push(channel);
     channel.start();
     await until("the generation after reconnecting", () => seen.includes(9));
     expect(connections).toBe(2);
     expect(tokens).toBe(2);
+  });
+
+  it("opens the channel at an explicit push URL (a WebSocket API of its own, as on AWS)", async () => {
+    const { wss, url } = await server();
+    let connected = 0;
+    wss.on("connection", () => connected++);
+    const opened: (number | undefined)[] = [];
+    const channel = new PushChannel({ controlPlaneUrl: "https://api.example.invalid", pushUrl: `${url.replace("http:", "ws:")}/v1/agent/push`, token: async () => "jwt", onGeneration: (g) => opened.push(g), log: quiet });
+    channels.push(channel);
+    channel.start();
+    await until("the connection", () => connected === 1 && opened.length === 1);
+    expect(opened).toEqual([undefined]);
   });
 
   it("keeps trying a control plane that is not there, and stops when told", async () => {

@@ -12,10 +12,15 @@ import type { Logger } from "./log";
 
 export interface PushDeps {
   controlPlaneUrl: string;
+  /** The channel's URL when it is not on the control plane's origin (AWS); default pushUrl(controlPlaneUrl). */
+  pushUrl?: string;
   /** A fresh agent JWT for the upgrade request (bound to GET). */
   token: () => Promise<string>;
-  /** A generation the control plane announced. */
-  onGeneration: (generation: number) => void;
+  /**
+   * A generation the control plane announced — or, with none, the channel (re)opened: a generation
+   * published while it was down would otherwise wait for the next poll.
+   */
+  onGeneration: (generation?: number) => void;
   log: Logger;
   pingMs?: number;
   random?: () => number;
@@ -52,13 +57,14 @@ export class PushChannel {
       this.deps.log.error("push channel: no token", { detail: (error as Error).message });
       return this.again();
     }
-    const ws = new WebSocket(pushUrl(this.deps.controlPlaneUrl), { headers: { authorization: `Bearer ${token}` }, maxPayload: MAX_PUSH_MESSAGE_BYTES, handshakeTimeout: 10_000 });
+    const ws = new WebSocket(this.deps.pushUrl ?? pushUrl(this.deps.controlPlaneUrl), { headers: { authorization: `Bearer ${token}` }, maxPayload: MAX_PUSH_MESSAGE_BYTES, handshakeTimeout: 10_000 });
     this.ws = ws;
     ws.on("open", () => {
       this.attempt = 0;
       this.connected = true;
       this.ping = setInterval(() => ws.readyState === ws.OPEN && ws.send('{"type":"ping"}'), this.deps.pingMs ?? 9 * 60_000);
       this.ping.unref();
+      this.deps.onGeneration();
     });
     ws.on("message", (data, binary) => {
       let parsed;

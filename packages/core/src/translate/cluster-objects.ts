@@ -181,8 +181,8 @@ export class ClusterObjects {
       if (nextKey === entry.key) continue; // an object's entries stay in one chunk
       const done = folded[folded.length - 1] as Entry;
       if (nextKey !== undefined && !endsChunk(prepare(done).digest)) continue;
-      const ready = new Array<Ready>(folded.length);
-      for (let k = 0; k < folded.length; k++) ready[k] = prepare(folded[k] as Entry);
+      const ready: Ready[] = [];
+      for (const object of folded) ready.push(prepare(object));
       chunks.push({ raw: raw.slice(start, i + 1), folded, ready, digest: chunkDigest(ready, this.labelDigest) });
       start = i + 1;
       folded = [];
@@ -249,8 +249,8 @@ export function sortAll(lists: readonly Entry[][]): Entry[][] {
     const ranks = new Int32Array(list.length);
     for (let i = 0; i < list.length; i++) ranks[i] = (list[i] as Entry).rank;
     ranks.sort();
-    const sorted = new Array<Entry>(ranks.length);
-    for (let i = 0; i < ranks.length; i++) sorted[i] = ordered[ranks[i] as number] as Entry;
+    const sorted: Entry[] = [];
+    for (const rank of ranks) sorted.push(ordered[rank] as Entry);
     return sorted;
   });
 }

@@ -1,0 +1,56 @@
+/**
+ * The push channel on AWS (docs/push.md): agents hold WebSockets on an API Gateway WebSocket API, the
+ * connection ids live in DynamoDB (store/push-connections.ts), and the worker tells each connection
+ * of a cluster its new generation through the API's management endpoint.
+ */
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GoneException, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
+import type { PushMessage } from "@meshplane/core";
+import type { Logger } from "../shared/logger";
+import type { PushConnectionStore } from "../store/push-connections";
+import type { PushNotifier } from "./hub";
+
+export interface ConnectionsDeps {
+  /** The WebSocket API stage's management endpoint: `https://<api-id>.execute-api.<region>.amazonaws.com/<stage>`. */
+  endpoint: string;
+  region: string;
+  connections: PushConnectionStore;
+  log: Logger;
+  /** Explicit credentials (tests); default: the runtime's (the Lambda role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+/** Posts to and closes WebSocket connections through API Gateway's management API. */
+export class ApiGatewayConnections implements PushNotifier {
+  private readonly client: ApiGatewayManagementApiClient;
+
+  constructor(private readonly deps: ConnectionsDeps) {
+    this.client = new ApiGatewayManagementApiClient({ region: deps.region, endpoint: deps.endpoint, ...(deps.credentials ? { credentials: deps.credentials } : {}) });
+  }
+
+  /** Tells every connection of the cluster; a connection API Gateway no longer has (410) is forgotten. */
+  async published(tenantId: string, cluster: string, generation: number): Promise<void> {
+    const ids = await this.deps.connections.list(tenantId, cluster);
+    await Promise.all(ids.map((id) => this.post(tenantId, cluster, id, { type: "generation", generation })));
+  }
+
+  /** Sends one message; false when the connection is gone (and then forgotten). */
+  async post(tenantId: string, cluster: string, connectionId: string, message: PushMessage): Promise<boolean> {
+    try {
+      await this.client.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(JSON.stringify(message)) }));
+      return true;
+    } catch (error) {
+      if (!(error instanceof GoneException) && (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 410) throw error;
+      await this.deps.connections.remove(tenantId, cluster, connectionId);
+      return false;
+    }
+  }
+
+  /** Closes a connection (an agent that broke the protocol); one already gone is fine. */
+  async close(connectionId: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
+    } catch (error) {
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 410) this.deps.log.error("push: closing a connection failed", { connectionId, detail: (error as Error).message });
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The API Gateway WebSocket API's routes for the push channel (docs/push.md), as one handler:
+ * `$connect` authenticates the agent as every agent call is (a GET-bound agent JWT in the
+ * Authorization header) and records the connection; `$disconnect` forgets it; `$default` answers a
+ * ping with a pong and closes the connection on anything else. The protocol is the local hub's
+ * (hub.ts); only how connections are held differs.
+ */
+import { MAX_PUSH_MESSAGE_BYTES, agentPushMessage } from "@meshplane/core";
+import type { Context } from "hono";
+import { z } from "zod";
+import { authenticateAgent } from "../api/agent-auth";
+import type { AppEnv } from "../api/context";
+import { TooManyRequestsError } from "../shared/errors";
+import type { Logger } from "../shared/logger";
+import type { Store } from "../store/index";
+
+/** What API Gateway hands the function, parsed at the boundary (anything else is a 400). */
+const websocketEvent = z.object({
+  requestContext: z.object({ routeKey: z.string(), connectionId: z.string().min(1).max(128) }),
+  headers: z.record(z.string(), z.string()).optional(),
+  body: z.string().optional(),
+  isBase64Encoded: z.boolean().optional(),
+});
+
+export interface WebSocketDeps {
+  store: Store;
+  now: () => Date;
+  log: Logger;
+  /** The HTTP API's base URL: the audience of agent JWTs. */
+  publicUrl: string;
+  /** Connections one cluster may hold (an agent's replicas). */
+  maxPerCluster?: number;
+  /** Closes a connection that broke the protocol (API Gateway's management API). */
+  close: (connectionId: string) => Promise<void>;
+}
+
+export interface WebSocketResult {
+  statusCode: number;
+  body?: string;
+}
+
+/** Handles one WebSocket event. Never throws for client input: a refusal is a status code. */
+export async function handleWebSocketEvent(deps: WebSocketDeps, raw: unknown): Promise<WebSocketResult> {
+  const parsed = websocketEvent.safeParse(raw);
+  if (!parsed.success) return { statusCode: 400, body: "not an API Gateway WebSocket event" };
+  const event = parsed.data;
+  const { routeKey, connectionId } = event.requestContext;
+  if (routeKey === "$connect") return connect(deps, connectionId, event.headers ?? {});
+  if (routeKey === "$disconnect") {
+    const owner = await deps.store.pushConnections.owner(connectionId);
+    if (owner) await deps.store.pushConnections.remove(owner.tenantId, owner.cluster, connectionId);
+    return { statusCode: 200 };
+  }
+  return message(deps, connectionId, event.isBase64Encoded ? undefined : event.body);
+}
+
+async function connect(deps: WebSocketDeps, connectionId: string, headers: Record<string, string>): Promise<WebSocketResult> {
+  let identity;
+  try {
+    identity = await authenticateAgent(headerContext(headers), { store: deps.store, now: deps.now, apiUrl: deps.publicUrl });
+  } catch (error) {
+    return { statusCode: 401, body: (error as Error).message };
+  }
+  try {
+    await deps.store.pushConnections.add(identity.tenantId, identity.cluster, connectionId, deps.now(), deps.maxPerCluster ?? 4);
+  } catch (error) {
+    if (error instanceof TooManyRequestsError) return { statusCode: 429, body: error.message };
+    throw error;
+  }
+  deps.log.info("push channel opened", { tenant: identity.tenantId, cluster: identity.cluster });
+  return { statusCode: 200 };
+}
+
+/** Agents may only ping; anything else closes the channel (the agent falls back to polling). */
+async function message(deps: WebSocketDeps, connectionId: string, body: string | undefined): Promise<WebSocketResult> {
+  let ok = false;
+  if (body !== undefined && Buffer.byteLength(body) <= MAX_PUSH_MESSAGE_BYTES) {
+    try {
+      ok = agentPushMessage.safeParse(JSON.parse(body)).success;
+    } catch {
+      ok = false;
+    }
+  }
+  if (ok) return { statusCode: 200, body: JSON.stringify({ type: "pong" }) };
+  await deps.close(connectionId);
+  return { statusCode: 400, body: 'the only message an agent may send is {"type":"ping"}' };
+}
+
+/** What authenticateAgent reads of a request, from the $connect event's headers (case-insensitive), and GET. */
+function headerContext(headers: Record<string, string>): Context<AppEnv> {
+  const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return { req: { method: "GET", header: (name: string) => lower.get(name.toLowerCase()) } } as unknown as Context<AppEnv>;
+}
