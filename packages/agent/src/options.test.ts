@@ -24,6 +24,13 @@ describe("readOptions", () => {
     expect(o.certificates).toEqual({ enabled: true, adoptExistingCacerts: false, autoRestartPods: false, restartPauseMs: 30_000 });
   });
 
+  it("polls every 5 minutes by default with the push channel on, every 15 s with it off", () => {
+    const env = { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" };
+    expect(readOptions(["--cluster", "c1"], env, read).pollIntervalMs).toBe(300_000);
+    expect(readOptions(["--cluster", "c1", "--push=false"], env, read).pollIntervalMs).toBe(15_000);
+    expect(readOptions(["--cluster", "c1", "--push=false", "--poll-interval", "30"], env, read).pollIntervalMs).toBe(30_000);
+  });
+
   it("reads the certificate options the chart passes", () => {
     const o = readOptions(["--cluster", "c1", "--certificates=false", "--adopt-existing-cacerts=true", "--restart-pause=5"], { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json", MESHPLANE_AUTO_RESTART_PODS: "true" }, read);
     expect(o.certificates).toEqual({ enabled: false, adoptExistingCacerts: true, autoRestartPods: true, restartPauseMs: 5000 });

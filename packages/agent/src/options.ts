@@ -71,6 +71,14 @@ const FLAGS = {
   "push-url": "MESHPLANE_PUSH_URL",
 } as const;
 
+/**
+ * The poll interval when none is given. With the push channel the poll is only a fallback (a lost
+ * message, a channel that cannot open), so it is long: a poll is most of what a cluster costs
+ * (README, "What it costs"). Without push, the poll alone bounds how soon a change arrives.
+ */
+export const DEFAULT_POLL_WITH_PUSH_SECONDS = 300;
+export const DEFAULT_POLL_SECONDS = 15;
+
 const yesNo = (fallback: boolean) => z.enum(["true", "false"], { error: "must be true or false" }).default(fallback ? "true" : "false").transform((v) => v === "true");
 
 const raw = z.strictObject({
@@ -79,7 +87,7 @@ const raw = z.strictObject({
   namespace: dnsLabel.default("meshplane-system"),
   "bootstrap-token-file": z.string().min(1).default("/etc/meshplane/bootstrap/token"),
   "trusted-keys-file": z.string().min(1).default("/etc/meshplane/trust/jwks.json"),
-  "poll-interval": z.coerce.number().min(1, "must be at least 1 second").max(3600).default(15),
+  "poll-interval": z.coerce.number().min(1, "must be at least 1 second").max(3600).optional(),
   "poll-jitter": z.coerce.number().min(0).max(1).default(0.2),
   "resync-interval": z.coerce.number().min(10, "must be at least 10 seconds").default(300),
   "discovery-debounce": z.coerce.number().int().min(0).default(2000),
@@ -146,7 +154,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
     namespace: o.namespace,
     bootstrapTokenFile: o["bootstrap-token-file"],
     trustedKeys: keys,
-    pollIntervalMs: o["poll-interval"] * 1000,
+    pollIntervalMs: (o["poll-interval"] ?? (o.push ? DEFAULT_POLL_WITH_PUSH_SECONDS : DEFAULT_POLL_SECONDS)) * 1000,
     push: o.push,
     ...(o["push-url"] ? { pushUrl: o["push-url"] } : {}),
     pollJitter: o["poll-jitter"],
