@@ -64,6 +64,16 @@ export async function newRootAuthority(deps: AuthorityDeps, tenantId: string, vm
  * A new CA record for a shared-trust VirtualMesh: a generated root, or (bring your own PKI) a signing
  * key and its CSR, waiting for the user's CA to sign it.
  */
+/** The kind of root a VirtualMesh asks for: made by meshplane, or the user's own (bring your own PKI). */
+export function rootKindOf(vm: VirtualMesh): CaRecord["kind"] {
+  return vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.external === undefined ? "generated" : "external";
+}
+
+/** Whether a stored CA is the one `vm` keeps: the same VirtualMesh (uid) asking for the same kind of root. Otherwise it is replaced. */
+export function caBelongsTo(record: CaRecord, vm: VirtualMesh): boolean {
+  return record.uid === vm.metadata.uid && record.kind === rootKindOf(vm);
+}
+
 export async function newCaRecord(deps: AuthorityDeps, tenantId: string, vm: VirtualMesh, now: Date): Promise<Omit<CaRecord, "version">> {
   const shared = vm.spec.mtlsConfig?.shared as Shared;
   const base = { virtualMesh: vm.metadata.name, uid: vm.metadata.uid, phase: "STABLE" as const, updatedAt: now.toISOString() };

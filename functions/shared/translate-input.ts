@@ -1,5 +1,5 @@
-import type { Destination, Mesh, StoredResource, TranslateInput, Workload } from "@meshplane/core";
-import type { Store } from "../store/index";
+import type { CertificateResult, Destination, Mesh, StoredResource, TranslateInput, Workload } from "@meshplane/core";
+import type { StoredReport, Store } from "../store/index";
 
 /**
  * Reads everything one tenant's translation needs: registered clusters, what their agents
@@ -26,4 +26,13 @@ export async function loadTranslateInput(store: Store, tenantId: string): Promis
     trafficPolicies: trafficPolicies as StoredResource<"TrafficPolicy">[],
     accessPolicies: accessPolicies as StoredResource<"AccessPolicy">[],
   };
+}
+
+/**
+ * What the agents last said of their `cacerts`, by cluster (TranslateInput.certificates): the worker
+ * and `POST /v1/plan` read it the same way, so a plan predicts trust as a job would see it.
+ */
+export async function agentCertificates(store: Store, tenantId: string, clusters: readonly string[]): Promise<{ reports: Map<string, StoredReport>; certificates: Record<string, CertificateResult[]> }> {
+  const reports = await store.agents.reports(tenantId, clusters);
+  return { reports, certificates: Object.fromEntries([...reports].map(([cluster, r]) => [cluster, r.certificates ?? []])) };
 }

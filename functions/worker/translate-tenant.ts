@@ -2,7 +2,7 @@ import { type ResourceStatus, type UserKind, canonicalJson, resourceKeyOf, trans
 import type { TranslateJob } from "../queue/translate-queue";
 import { type Logger, describeError } from "../shared/logger";
 import { NotFoundError } from "../shared/errors";
-import { loadTranslateInput } from "../shared/translate-input";
+import { agentCertificates, loadTranslateInput } from "../shared/translate-input";
 import { type PublishDeps, publishCluster } from "./publish";
 import { withClusterStatus } from "./statuses";
 import { advanceRotations, reconcileAuthorities, trustInput } from "./trust";
@@ -53,8 +53,8 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
   const loaded = deps.warm ? await deps.warm.load(tenant) : undefined;
   const input = loaded?.input ?? (await loadTranslateInput(store, job.tenantId));
   const now = deps.now();
-  const reports = await store.agents.reports(job.tenantId, input.clusters);
-  input.certificates = Object.fromEntries([...reports].map(([cluster, r]) => [cluster, r.certificates ?? []]));
+  const { reports, certificates } = await agentCertificates(store, job.tenantId, input.clusters);
+  input.certificates = certificates;
   const cas = await reconcileAuthorities(deps, job.tenantId, input.virtualMeshes, now);
   input.trust = trustInput(cas);
   // A warm tenant's translation redoes only what changed since its last job (core Translator).

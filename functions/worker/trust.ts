@@ -1,6 +1,6 @@
 import type { StoredResource, TranslateInput, TranslateOutput, VirtualMeshTrust } from "@meshplane/core";
 import { certificateReports, inStep, resourceKey } from "@meshplane/core";
-import { type AuthorityDeps, newCaRecord, newRootAuthority, trustView } from "../pki/authority";
+import { type AuthorityDeps, caBelongsTo, newCaRecord, newRootAuthority, trustView } from "../pki/authority";
 import type { Logger } from "../shared/logger";
 import type { CaRecord, Store } from "../store/index";
 
@@ -13,10 +13,6 @@ export interface TrustDeps {
 }
 
 const DAY_MS = 86_400_000;
-
-function kindOf(vm: VirtualMesh): CaRecord["kind"] {
-  return vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.external === undefined ? "generated" : "external";
-}
 
 /**
  * A generated root is rotated when asked, or automatically once it would expire before an
@@ -44,7 +40,7 @@ export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, vi
   for (const vm of virtualMeshes) {
     if (vm.spec.mtlsConfig?.shared === undefined) continue;
     let record = existing.get(vm.metadata.name);
-    if (record !== undefined && (record.uid !== vm.metadata.uid || record.kind !== kindOf(vm))) {
+    if (record !== undefined && !caBelongsTo(record, vm)) {
       await deps.store.cas.delete(tenantId, vm.metadata.name);
       deps.log.info("CA destroyed", { tenant: tenantId, virtualMesh: vm.metadata.name, reason: "replaced" });
       record = undefined;

@@ -4,7 +4,8 @@ import { validateDocuments } from "../../functions/api/routes/apply";
 import { PlanInputCache, plannedInput } from "../../functions/api/routes/plan";
 import { loadTranslateInput } from "../../functions/shared/translate-input";
 import type { WriteResult } from "../../functions/store/index";
-import { type ControlPlane, accessPolicy, startControlPlane, trafficPolicy } from "../support/control-plane";
+import { discoveryOf, registeredAgent } from "../support/agents";
+import { type ControlPlane, accessPolicy, startControlPlane, trafficPolicy, virtualMesh } from "../support/control-plane";
 
 const TENANT = "plan";
 let cp: ControlPlane;
@@ -54,5 +55,24 @@ describe("/v1/plan and /v1/apply", () => {
     expect(results.map((r) => `${r.resource.metadata.name} ${r.action}`)).toEqual(["annotated configured", "untouched unchanged", "respec configured", "fresh created", "reads created"]);
     expect(resources(planned)).toEqual(resources(stored).map((r) => asPlanned(r, results)));
     expect(planned.trafficPolicies.find((r) => r.metadata.name === "annotated")?.metadata.annotations).toEqual({ owner: "carol" });
+  });
+
+  it("plan with the CAs as they are and what agents hold: an unrelated change takes no shared-trust object away", async () => {
+    const admin = await cp.tenant("plan-trust");
+    const { client } = await registeredAgent(cp, admin, "plan-trust", "cluster-east");
+    await client.discovery(discoveryOf("istio-bookinfo", "cluster-east") as never);
+    const vm = virtualMesh("trust", { meshes: [{ name: "istiod-istio-system-cluster-east" }], mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } } });
+    expect((await cp.request("POST", "/v1/apply", { token: admin, body: { documents: [vm] } })).status).toBe(200);
+    await cp.work();
+    // The job made the CA and published STRICT mTLS for the mesh.
+    const snapshot = (await (await cp.request("GET", "/v1/clusters/cluster-east/snapshot", { token: admin })).json()) as { objects: { kind: string }[] };
+    expect(snapshot.objects.map((o) => o.kind)).toContain("PeerAuthentication");
+    const plan = (await (await cp.request("POST", "/v1/plan", { token: admin, body: { documents: [trafficPolicy("unrelated")] } })).json()) as {
+      clusters: Record<string, { added: { kind: string }[]; removed: unknown[] }>;
+      statuses: Record<string, unknown>;
+    };
+    expect(plan.clusters["cluster-east"]?.removed).toEqual([]);
+    expect(new Set(plan.clusters["cluster-east"]?.added.map((o) => o.kind))).toEqual(new Set(["VirtualService"]));
+    expect(JSON.stringify(plan.statuses["VirtualMesh/trust"])).not.toContain("is being created");
   });
 });

@@ -1,7 +1,8 @@
-import { type KubeObject, type ResourceStatus, type StoredResource, type TranslateInput, type UserKind, canonicalJson, nextStoredVersion, objectKeyOf, translate } from "@meshplane/core";
+import { type KubeObject, type ResourceStatus, type StoredResource, type TranslateInput, type UserKind, type VirtualMeshTrust, canonicalJson, nextStoredVersion, objectKeyOf, translate } from "@meshplane/core";
 import { z } from "zod";
-import { loadTranslateInput } from "../../shared/translate-input";
-import type { DocumentWrite, Store } from "../../store/index";
+import { caBelongsTo, trustView } from "../../pki/authority";
+import { agentCertificates, loadTranslateInput } from "../../shared/translate-input";
+import type { CaRecord, DocumentWrite, Store } from "../../store/index";
 import { DOCUMENT_BODY_TYPES, type Route, route } from "../route";
 import { applyBody, applyBodyDoc } from "../schemas";
 import { validateDocuments } from "./apply";
@@ -83,6 +84,21 @@ const planResult = z.object({
   statuses: z.record(z.string(), z.unknown()),
 });
 
+/**
+ * The CAs a job would translate with for `virtualMeshes`: each existing one that the VirtualMesh of
+ * its name would keep (same uid, same kind of root). One the job would make or replace first is left
+ * out, and the plan predicts its meshes' trust as pending, as the job's first translation would.
+ */
+function plannedTrust(virtualMeshes: readonly StoredResource<"VirtualMesh">[], records: readonly CaRecord[]): Record<string, VirtualMeshTrust> {
+  const byName = new Map(virtualMeshes.map((vm) => [vm.metadata.name, vm]));
+  return Object.fromEntries(
+    records.flatMap((r) => {
+      const vm = byName.get(r.virtualMesh);
+      return vm?.spec.mtlsConfig?.shared !== undefined && caBelongsTo(r, vm) ? [[r.virtualMesh, trustView(r)]] : [];
+    }),
+  );
+}
+
 /** `POST /v1/plan`: a dry run of `POST /v1/apply` — what each cluster and each status would become. */
 export function planRoutes(deps: PlanDeps): Route[] {
   const { store } = deps;
@@ -97,7 +113,11 @@ export function planRoutes(deps: PlanDeps): Route[] {
       responses: { 200: { description: "per-cluster changes and statuses", schema: planResult } },
       handler: async (c, { body }) => {
         const tenantId = c.get("tenantId");
-        const input = await plannedInput(cache, tenantId, validateDocuments(body.documents), deps.now().toISOString());
+        const planned = await plannedInput(cache, tenantId, validateDocuments(body.documents), deps.now().toISOString());
+        // The CAs as they are and what agents hold, as a job reads them: without them a plan would
+        // predict shared trust as not yet issued (and its PeerAuthentications removed).
+        const [cas, { certificates }] = await Promise.all([store.cas.list(tenantId), agentCertificates(store, tenantId, planned.clusters)]);
+        const input: TranslateInput = { ...planned, trust: plannedTrust(planned.virtualMeshes, cas), certificates };
         const output = translate(input);
         const heads = await store.snapshots.heads(tenantId, input.clusters);
         const clusters: z.infer<typeof planResult>["clusters"] = {};
