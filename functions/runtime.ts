@@ -6,7 +6,7 @@ import type { AuthorityDeps } from "./pki/authority";
 import { LocalKeyVault } from "./pki/key-vault";
 import { KmsKeyVault } from "./pki/kms-vault";
 import { SqsTranslateQueue } from "./queue/translate-queue";
-import { ApiGatewayConnections } from "./push/aws-notifier";
+import type { PushNotifier } from "./push/hub";
 import { createLogger } from "./shared/logger";
 import { KmsSigner } from "./signer/kms";
 import { LocalKeySigner } from "./signer/local-key";
@@ -23,6 +23,17 @@ function limitsFrom(configured: Record<string, number>): Partial<Record<RateClas
       return [cls, { ...base, limit, lease: Math.min(base.lease, limit) }];
     }),
   );
+}
+
+/** The worker's notifier on AWS, loaded on first use. */
+function awsPush(endpoint: string, region: string, store: Store): PushNotifier {
+  let connections: Promise<PushNotifier> | undefined;
+  return {
+    async published(tenantId, cluster, generation) {
+      connections ??= import("./push/aws-notifier").then((m) => new m.ApiGatewayConnections({ endpoint, region, connections: store.pushConnections, log: createLogger({ service: "worker" }) }));
+      await (await connections).published(tenantId, cluster, generation);
+    },
+  };
 }
 
 /** The composition root: every runtime (Lambda, local) builds its dependencies here from an Env. */
@@ -55,8 +66,9 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     log: createLogger({ service: "worker" }),
     now: () => new Date(),
     authority,
-    // On AWS the worker tells agents' push connections itself; locally the launcher hands it the hub.
-    ...(env.pushEndpoint ? { push: new ApiGatewayConnections({ endpoint: env.pushEndpoint, region: env.region, connections: store.pushConnections, log: createLogger({ service: "worker" }) }) } : {}),
+    // On AWS the worker tells agents' push connections itself (the management API client loads on the
+    // first publish, so the API function never loads it); locally the launcher hands it the hub.
+    ...(env.pushEndpoint ? { push: awsPush(env.pushEndpoint, env.region, store) } : {}),
   };
   return { store, signer, app, worker };
 }
