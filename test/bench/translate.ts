@@ -1,7 +1,7 @@
 /**
  * Translation benchmark: `node_modules/.bin/tsx test/bench/translate.ts [clusters] [servicesPerCluster]`.
  * Prints human-readable lines, then as its last line one JSON object
- * {"bench":"translate","full_ms","floor_ms","full_over_floor","peak_rss_mb","objects","objects_per_s","one_policy_change_ms","first_change_ms","change_over_full"}.
+ * {"bench":"translate","full_ms","floor_ms","full_over_floor","peak_rss_mb","objects","objects_per_s","one_policy_change_ms","first_change_ms","change_over_full","discovery_change_ms"}.
  * `floor_ms` is the time to merely serialise the output once and hash it (the snapshot content hash):
  * no translation can produce its output faster than that, so `full_ms / floor_ms` says how close it is.
  * Targets (ARCHITECTURE.md): full translation of the 100 × 100 tenant under 2 s and 1 GiB.
@@ -119,6 +119,24 @@ for (let k = 0; k < 15; k++) {
 const changeMs = changes.map((c) => c.ms).sort((a, b) => a - b)[7] as number;
 console.log(`one policy changed: ${changes.map((c) => `${c.ms.toFixed(0)} ms (${c.clusters} cluster(s) changed)`).join(", ")}; median ${changeMs.toFixed(0)} ms (incremental)`);
 
+// A discovery report of one cluster: one service's endpoints changed and one workload relabelled, as
+// pods come and go; the median of five such reports, each on a different service.
+const discoveries: number[] = [];
+for (let k = 0; k < 5; k++) {
+  const at = k * 7;
+  const destinations = [...current.destinations];
+  const d = destinations[at];
+  if (d !== undefined) destinations[at] = { ...d, spec: { ...d.spec, endpoints: d.spec.endpoints.slice(1) } };
+  const workloads = [...current.workloads];
+  const w = workloads[at * 3];
+  if (w !== undefined) workloads[at * 3] = { ...w, spec: { ...w.spec, labels: { ...w.spec.labels, canary: String(k) } } };
+  current = { ...current, destinations, workloads };
+  changed = undefined;
+  discoveries.push(timed(() => summary((changed = translator.translate(current)))).ms);
+}
+const discoveryMs = discoveries.toSorted((a, b) => a - b)[2] as number;
+console.log(`one cluster's discovery changed: ${discoveries.map((ms) => `${ms.toFixed(0)} ms`).join(", ")}; median ${discoveryMs.toFixed(0)} ms (incremental)`);
+
 // Peak memory of translation itself (one at a time), before the floor builds every object.
 const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
 console.log(`peak RSS: ${peakRssMb} MiB (whole process: the input tenant, one translation at a time)`);
@@ -137,5 +155,6 @@ console.log(
     one_policy_change_ms: Math.round(changeMs),
     first_change_ms: Math.round((changes[0] as { ms: number }).ms),
     change_over_full: Math.round((changeMs / full.ms) * 1000) / 1000,
+    discovery_change_ms: Math.round(discoveryMs),
   }),
 );

@@ -22,6 +22,9 @@ const step = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("respec" as const), from: fc.nat(), pick: fc.nat(), target: fc.nat() }), weight: 3 },
   // A canary from one of our services to a subset of another: the other's DestinationRule must change with it.
   { arbitrary: fc.record({ kind: fc.constant("canary" as const), from: fc.nat(), to: fc.nat(), version: fc.constantFrom("v1", "v2"), remove: fc.boolean() }), weight: 3 },
+  // One cluster's discovery changes: a service relabelled, its endpoints changed, a workload
+  // relabelled or given another service account, a service gone or back; meshes stay the same.
+  { arbitrary: fc.record({ kind: fc.constant("discovery" as const), what: fc.constantFrom("relabel", "endpoints", "workload", "app", "account", "drop", "restore"), pick: fc.nat() }), weight: 5 },
   // Discovery or the VirtualMeshes change: another tenant's world with our policies.
   { arbitrary: fc.record({ kind: fc.constant("world" as const), from: fc.nat() }), weight: 1 },
   // Nothing changed but a retry of the same job.
@@ -52,8 +55,9 @@ function setPolicies(i: TranslateInput, policies: Policy[]): TranslateInput {
   };
 }
 
-function apply(current: TranslateInput, change: StepValue, others: readonly TranslateInput[]): TranslateInput {
+function apply(current: TranslateInput, change: StepValue, others: readonly TranslateInput[], original: TranslateInput): TranslateInput {
   if (change.kind === "again") return current;
+  if (change.kind === "discovery") return rediscover(current, change, original);
   if (change.kind === "canary") return canary(current, change);
   const other = others[change.from % others.length] as TranslateInput;
   if (change.kind === "world") return { ...other, trafficPolicies: current.trafficPolicies, accessPolicies: current.accessPolicies };
@@ -99,12 +103,58 @@ function canary(current: TranslateInput, change: { from: number; to: number; ver
   return setPolicies(current, [...ours.filter((p) => p.metadata.name !== name), policy]);
 }
 
+/** `list` with its `at`-th item replaced by `make(item)` (a new object, as a discovery report brings). */
+function replaced<T>(list: readonly T[], at: number, make: (item: T) => T | undefined): T[] {
+  return list.flatMap((item, i) => {
+    if (i !== at % list.length) return [item];
+    const next = make(item);
+    return next === undefined ? [] : [next];
+  });
+}
+
+/** One discovery change in one cluster, the meshes left as they are. */
+function rediscover(current: TranslateInput, change: { what: string; pick: number }, original: TranslateInput): TranslateInput {
+  const { destinations, workloads } = current;
+  if (destinations.length === 0) return current;
+  switch (change.what) {
+    case "relabel":
+      return { ...current, destinations: replaced(destinations, change.pick, (d) => ({ ...d, spec: { ...d.spec, labels: d.spec.labels.tier === "x" ? { app: d.spec.name } : { ...d.spec.labels, tier: "x" } } as typeof d.spec })) };
+    case "endpoints":
+      return { ...current, destinations: replaced(destinations, change.pick, (d) => ({ ...d, spec: { ...d.spec, endpoints: d.spec.endpoints.slice(1) } })) };
+    case "workload":
+    case "app":
+    case "account":
+      if (workloads.length === 0) return current;
+      return {
+        ...current,
+        workloads: replaced(workloads, change.pick, (w) => {
+          if (change.what === "account") return { ...w, spec: { ...w.spec, serviceAccount: `${w.spec.serviceAccount}-2` } };
+          // Source selectors match workloads by `app`: a workload that comes to look like another service's.
+          if (change.what === "app") return { ...w, spec: { ...w.spec, labels: { ...w.spec.labels, app: w.spec.labels.app === "svc-a" ? "svc-b" : "svc-a" } } };
+          return { ...w, spec: { ...w.spec, labels: { ...w.spec.labels, version: w.spec.labels.version === "v1" ? "v2" : "v1" } } };
+        }),
+      };
+    case "drop":
+      return { ...current, destinations: replaced(destinations, change.pick, () => undefined) };
+    default: {
+      const missing = original.destinations.filter((d) => !destinations.some((o) => o.metadata.name === d.metadata.name));
+      const back = missing[change.pick % Math.max(missing.length, 1)];
+      return back === undefined ? current : { ...current, destinations: [...destinations, back] };
+    }
+  }
+}
+
 type StepValue = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
 function expectSame(warm: TranslateOutput, cold: TranslateOutput, where: string): void {
   expect(Object.keys(warm.clusters).sort(), where).toEqual(Object.keys(cold.clusters).sort());
   for (const [cluster, c] of Object.entries(cold.clusters)) {
     const w = warm.clusters[cluster];
+    if (process.env.DEBUG_DIFF && w?.hash !== c.hash) {
+      const a = new Map(w?.objects.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, JSON.stringify(o)]) ?? []);
+      const b = new Map(c.objects.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, JSON.stringify(o)]));
+      for (const k of new Set([...a.keys(), ...b.keys()])) if (a.get(k) !== b.get(k)) console.log(`${where} ${cluster} ${k}\n warm: ${a.get(k)}\n cold: ${b.get(k)}`);
+    }
     expect(w?.hash, `${where}: hash of ${cluster}`).toBe(c.hash);
     expect(w && objectsJson(w).toString(), `${where}: objects of ${cluster}`).toBe(objectsJson(c).toString());
     expect(w && canonicalJson(w.certificates), `${where}: certificates of ${cluster}`).toBe(canonicalJson(c.certificates));
@@ -118,13 +168,14 @@ describe("Translator, over random sequences of changes", () => {
       fc.property(tenant, fc.array(tenant, { minLength: 1, maxLength: 3 }), fc.array(step, { minLength: 2, maxLength: 10 }), (base, donors, steps) => {
         const others = donors.map(buildInput);
         const translator = new Translator();
-        let input = buildInput(base);
+        const original = buildInput(base);
+        let input = original;
         let out = translator.translate(input);
         expectSame(out, translate(input), "first");
         steps.forEach((change, n) => {
-          input = apply(withStatuses(input, out), change, others);
+          input = apply(withStatuses(input, out), change, others, original);
           out = translator.translate(input);
-          expectSame(out, translate(input), `step ${n + 1} (${change.kind})`);
+          expectSame(out, translate(input), `step ${n + 1} (${change.kind}${"what" in change ? ` ${change.what}` : ""})`);
         });
       }),
       { numRuns: RUNS },

@@ -59,8 +59,8 @@ export interface Contribution {
  * name, apiVersion, spec and parents) replaced by that earlier draft object. A unit translated again
  * mostly regenerates what it had; handing the sink the same objects keeps them out of its changes.
  */
-export function keepUnchanged(previous: Contribution | undefined, next: { cluster: string; draft: ObjectDraft }[]): { cluster: string; draft: ObjectDraft }[] {
-  if (previous === undefined || previous.objects.length === 0) return next;
+export function keepUnchanged(previous: Contribution | undefined, next: readonly { cluster: string; draft: ObjectDraft }[]): { cluster: string; draft: ObjectDraft }[] {
+  if (previous === undefined || previous.objects.length === 0) return [...next];
   const before = new Map(previous.objects.map(({ cluster, draft }) => [`${cluster}\u0000${draft.kind}\u0000${draft.namespace}\u0000${draft.name}`, draft]));
   const same = new Map<ObjectDraft, ObjectDraft>();
   return next.map((pair) => {

@@ -1,21 +1,18 @@
 import { type AccessSelection, type AccessUnit, applyAccessToDestination, selectAccessPolicy } from "./access-policy";
 import { canonicalJson } from "./canonical";
 import { pushTo } from "./compare";
-import { type FederationPlan, planFederation } from "./federation-plan";
 import type { AccessPolicy } from "./istio/authorization-policy";
 import type { TrafficPolicy } from "./istio/destination-state";
 import { SubsetDemands } from "./istio/subsets";
-import { resolveMemberships } from "./membership";
-import { type Model, buildWorld, withPolicies } from "./model";
+import { type Model, refKey, withPolicies } from "./model";
 import type { PolicyOutcome } from "./outcome";
-import { Collector, type Contribution, OutputSink, keepUnchanged } from "./output";
+import { type Contribution, keepUnchanged } from "./output";
 import { type ResourceKey, resourceKeyOf } from "../identity";
+import { type DiscoveryChange, type World, WorldBuilder } from "./world";
 import { Reporter } from "./reporter";
-import { policyStatus, virtualMeshStatus } from "./status";
+import { policyStatus } from "./status";
 import { type TrafficSelection, type TrafficUnit, applyTrafficToDestination, renderTraffic, selectTrafficPolicy, trafficUnitKey } from "./traffic-policy";
 import type { TranslateInput, TranslateOutput } from "./types";
-import { checkTrustDomains } from "./trust-domains";
-import { translateVirtualMeshes } from "./virtual-mesh";
 import type { ResourceStatus } from "../api/index";
 
 /**
@@ -27,17 +24,6 @@ import type { ResourceStatus } from "../api/index";
  */
 export function translate(input: TranslateInput): TranslateOutput {
   return new Translator().translate(input);
-}
-
-/** What discovery, the VirtualMeshes and their CAs make of a tenant: kept while none of them changes. */
-interface World {
-  /** The input lists it was built from (elements compared by identity) and the CA state as JSON. */
-  from: { tenant: string; clusters: string[]; meshes: unknown[]; workloads: unknown[]; destinations: unknown[]; virtualMeshes: unknown[]; cas: string };
-  model: Model;
-  plan: FederationPlan;
-  statuses: Record<ResourceKey, ResourceStatus>;
-  objects: Contribution;
-  sink: OutputSink;
 }
 
 /** One destination's routing as last translated, and what of it the sink holds. */
@@ -77,6 +63,7 @@ const NO_POLICIES: TrafficPolicy[] = [];
  * world by identity of its items, as a warm loader hands them out unchanged.
  */
 export class Translator {
+  private readonly worlds = new WorldBuilder();
   private world: World | undefined;
   private trafficPolicies = new Map<string, Selected<TrafficPolicy, TrafficSelection>>();
   private accessPolicies = new Map<string, Selected<AccessPolicy, AccessSelection>>();
@@ -96,16 +83,16 @@ export class Translator {
   private idCounter = 0;
 
   translate(input: TranslateInput): TranslateOutput {
-    const world = this.worldFor(input);
+    const { world, change } = this.worldFor(input);
     const model = withPolicies(world.model, input);
     const statuses: Record<ResourceKey, ResourceStatus> = { ...world.statuses };
     const kept = new Map<ResourceKey, KeptStatus>();
-    const touchedTraffic = this.applyTraffic(model, world);
+    const touchedTraffic = this.applyTraffic(model, world, change);
     for (const p of model.trafficPolicies) {
       const { selection } = this.trafficPolicies.get(p.metadata.name) as Selected<TrafficPolicy, TrafficSelection>;
       this.status(p, touchedTraffic, kept, statuses, () => trafficOutcome(p, selection, this.traffic));
     }
-    const touchedAccess = this.applyAccess(model, world);
+    const touchedAccess = this.applyAccess(model, world, change);
     for (const p of model.accessPolicies) {
       const { selection } = this.accessPolicies.get(p.metadata.name) as Selected<AccessPolicy, AccessSelection>;
       this.status(p, touchedAccess, kept, statuses, () => accessOutcome(p, selection, this.access));
@@ -143,53 +130,53 @@ export class Translator {
     return fp.id;
   }
 
-  private worldFor(input: TranslateInput): World {
-    const from = { tenant: input.tenant, clusters: [...input.clusters], meshes: [...input.meshes], workloads: [...input.workloads], destinations: [...input.destinations], virtualMeshes: [...input.virtualMeshes], cas: canonicalJson({ trust: input.trust ?? {}, certificates: input.certificates ?? {} }) };
-    if (this.world !== undefined && sameWorld(this.world.from, from)) return this.world;
-    const model = buildWorld(input);
-    const reporter = new Reporter();
-    const members = resolveMemberships(model, reporter);
-    checkTrustDomains(members, reporter);
-    const plan = planFederation(model, members, reporter);
-    const objects = new Collector();
-    translateVirtualMeshes(model, plan, objects);
-    const statuses: Record<ResourceKey, ResourceStatus> = {};
-    for (const vm of model.virtualMeshes) statuses[resourceKeyOf(vm)] = virtualMeshStatus(vm, members, reporter, model);
-    this.trafficPolicies.clear();
-    this.accessPolicies.clear();
-    this.traffic.clear();
-    this.demanding.clear();
-    this.demands = new SubsetDemands();
-    this.demandKeys.clear();
-    this.access.clear();
-    this.statuses.clear();
-    const sink = new OutputSink(model.tenant, model.clusters);
-    sink.contribute("virtual-meshes", objects);
-    this.world = { from, model, plan, statuses, objects, sink };
-    return this.world;
+  /** The world for `input`, and what changed in it since the last call (a fresh world forgets every unit). */
+  private worldFor(input: TranslateInput): { world: World; change: DiscoveryChange | undefined } {
+    const { world, change } = this.worlds.update(this.world, input);
+    if (change.kind === "fresh") {
+      this.trafficPolicies.clear();
+      this.accessPolicies.clear();
+      this.traffic.clear();
+      this.demanding.clear();
+      this.demands = new SubsetDemands();
+      this.demandKeys.clear();
+      this.access.clear();
+      this.statuses.clear();
+    }
+    this.world = world;
+    return { world, change: change.kind === "discovery" ? change.change : undefined };
   }
 
   /**
    * The policies of one kind as this call has them, with their selections (made again only when a
-   * policy's content changed), and the destinations whose units may have changed: those any added,
-   * removed or changed policy selects or selected. A policy object that is not the one of the last
-   * call counts as changed even with the same content, since its acceptance numbers may differ.
+   * policy's content changed, or for all after a discovery change), the destinations whose units may
+   * have changed — those any added, removed or changed policy selects or selected — and the policies
+   * whose selection changed. A policy object that is not the one of the last call counts as changed
+   * even with the same content, since its acceptance numbers may differ.
    */
-  private policiesOf<P extends TrafficPolicy | AccessPolicy, S extends { destinations: string[] }>(policies: readonly P[], last: ReadonlyMap<string, Selected<P, S>>, select: (p: P) => S): { current: Map<string, Selected<P, S>>; dirty: Set<string> } {
+  private policiesOf<P extends TrafficPolicy | AccessPolicy, S extends { destinations: string[] }>(
+    policies: readonly P[],
+    last: ReadonlyMap<string, Selected<P, S>>,
+    select: (p: P) => S,
+    reselect: boolean,
+  ): { current: Map<string, Selected<P, S>>; dirty: Set<string>; reselected: Set<string> } {
     const current = new Map<string, Selected<P, S>>();
     const dirty = new Set<string>();
+    const reselected = new Set<string>();
     for (const policy of policies) {
       const name = policy.metadata.name;
       const fp = this.fingerprint(policy);
       const before = last.get(name);
-      const selection = before?.fp === fp ? before.selection : select(policy);
+      const selection = before?.fp === fp && !reselect ? before.selection : select(policy);
       current.set(name, { policy, fp, selection });
-      if (before?.policy === policy) continue;
+      const moved = reselect && before?.fp === fp && canonicalJson(selection) !== canonicalJson(before.selection);
+      if (moved) reselected.add(name);
+      if (before?.policy === policy && !moved) continue;
       for (const d of selection.destinations) dirty.add(d);
       for (const d of before?.selection.destinations ?? []) dirty.add(d);
     }
     for (const [name, before] of last) if (!current.has(name)) for (const d of before.selection.destinations) dirty.add(d);
-    return { current, dirty };
+    return { current, dirty, reselected };
   }
 
   /**
@@ -197,11 +184,23 @@ export class Translator {
    * policies are the same), then rendering of the changed units and of the destinations whose
    * demanded subsets changed. Returns the names of the policies in units that changed.
    */
-  private applyTraffic(model: Model, world: World): Set<string> {
+  private applyTraffic(model: Model, world: World, change: DiscoveryChange | undefined): Set<string> {
     const fresh = this.traffic.size === 0;
-    const { current, dirty } = this.policiesOf(model.trafficPolicies, this.trafficPolicies, (p) => selectTrafficPolicy(p, model, world.plan));
+    const { current, dirty, reselected } = this.policiesOf(model.trafficPolicies, this.trafficPolicies, (p) => selectTrafficPolicy(p, model, world.plan), change !== undefined);
     this.trafficPolicies = current;
-    const touched = new Set<string>();
+    const touched = new Set(reselected);
+    // After a discovery change, a unit is made again (whatever its key) when what it reads changed:
+    // its destination or that destination's workloads, a trafficShift or mirror target, or — for a
+    // policy with a sourceSelector — any workload.
+    const forced = new Set<string>();
+    if (change !== undefined) {
+      for (const name of change.destinations) forced.add(name);
+      for (const { policy, selection } of current.values()) {
+        const reads = targetRefs(policy).some((ref) => change.refs.has(ref)) || (change.workloads && (policy.spec.sourceSelector ?? []).length > 0);
+        if (reads) for (const d of selection.destinations) forced.add(d);
+      }
+      for (const name of forced) dirty.add(name);
+    }
     const changed: string[] = [];
     if (fresh || dirty.size > 0) {
       const byDestination = new Map<string, TrafficPolicy[]>();
@@ -213,13 +212,20 @@ export class Translator {
       const valid = (p: TrafficPolicy) => !invalid.has(p);
       for (const name of fresh ? model.destinations.keys() : dirty) {
         const destination = model.destinations.get(name);
-        if (destination === undefined) continue;
+        const previous = this.traffic.get(name);
+        if (destination === undefined) {
+          // Gone with a discovery change: its objects go, and so do the subsets it demanded.
+          if (previous === undefined) continue;
+          this.traffic.delete(name);
+          world.sink.retire(`traffic/${name}`);
+          if (previous.unit.demands.length > 0) changed.push(name);
+          continue;
+        }
         const policies = byDestination.get(name) ?? NO_POLICIES;
         const key = trafficUnitKey(name, policies, (p) => this.fingerprint(p), valid);
-        const previous = this.traffic.get(name);
-        if (previous?.key === key) continue;
+        if (previous?.key === key && !forced.has(name)) continue;
         this.traffic.set(name, { key, unit: applyTrafficToDestination(destination, policies, valid, model, world.plan), ...(previous?.sent ? { sent: previous.sent } : {}) });
-        // A policy that left the unit changed itself (its selection did), so its status is made anew anyway.
+        // A policy that left the unit changed itself or its selection, so its status is made anew anyway.
         for (const p of policies) touched.add(p.metadata.name);
         if (previous?.unit.demands.length || this.traffic.get(name)?.unit.demands.length) this.demanding.add(name);
         changed.push(name);
@@ -271,10 +277,23 @@ export class Translator {
   }
 
   /** AccessPolicies: selections, then the unit of each destination a change may reach, kept when its policies are the same. Returns the names of the policies in units that changed. */
-  private applyAccess(model: Model, world: World): Set<string> {
-    const { current, dirty } = this.policiesOf(model.accessPolicies, this.accessPolicies, (p) => selectAccessPolicy(p, model));
+  private applyAccess(model: Model, world: World, change: DiscoveryChange | undefined): Set<string> {
+    const { current, dirty, reselected } = this.policiesOf(model.accessPolicies, this.accessPolicies, (p) => selectAccessPolicy(p, model), change !== undefined);
     this.accessPolicies = current;
-    const touched = new Set<string>();
+    const touched = new Set(reselected);
+    // After a discovery change: units of changed destinations, and — when workloads changed — of OSM
+    // destinations, whose TrafficTargets name the service accounts of the cluster's workloads.
+    const forced = new Set<string>();
+    if (change !== undefined) {
+      for (const name of change.destinations) forced.add(name);
+      if (change.workloads) {
+        for (const name of this.access.keys()) {
+          const destination = model.destinations.get(name);
+          if (destination === undefined || model.meshOf(destination).spec.type !== "istio") forced.add(name);
+        }
+      }
+      for (const name of forced) dirty.add(name);
+    }
     if (dirty.size === 0) return touched;
     const byDestination = new Map<string, AccessPolicy[]>();
     for (const { policy, selection } of current.values()) for (const d of selection.destinations) pushTo(byDestination, d, policy);
@@ -288,15 +307,29 @@ export class Translator {
         this.access.delete(name);
         continue;
       }
-      const key = policies.map((p) => this.fingerprint(p)).join("\u0001");
-      if (previous?.key === key) continue;
+      // A policy's content and whether it is valid (a discovery change can make an explicit ref miss).
+      const key = policies.map((p) => `${this.fingerprint(p)}${selectionOf(p).errors.length > 0 ? "!" : ""}`).join("\u0001");
+      if (previous?.key === key && !forced.has(name)) continue;
       const unit = applyAccessToDestination(destination, policies, selectionOf, model);
       this.access.set(name, { key, unit });
       for (const p of policies) touched.add(p.metadata.name);
-      world.sink.contribute(`access/${name}`, unit.objects);
+      world.sink.contribute(`access/${name}`, keepUnchangedContribution(previous?.unit.objects, unit.objects));
     }
     return touched;
   }
+}
+
+/** `cluster/namespace/name` of the services a TrafficPolicy's trafficShift and mirror name. */
+function targetRefs(policy: TrafficPolicy): string[] {
+  const features = policy.spec.policy;
+  const refs = (features.trafficShift?.destinations ?? []).map((d) => refKey(d.kubeService));
+  if (features.mirror !== undefined) refs.push(refKey(features.mirror.kubeService));
+  return refs;
+}
+
+/** `next` with the drafts equal to `previous`'s replaced by those (keepUnchanged), as a Contribution. */
+function keepUnchangedContribution(previous: Contribution | undefined, next: Contribution): Contribution {
+  return previous === undefined ? next : { objects: keepUnchanged(previous, next.objects), certificates: next.certificates };
 }
 
 /** A policy as the last call had it: the object, its content id and what it selects. */
@@ -337,12 +370,4 @@ function accessOutcome(p: AccessPolicy, selection: AccessSelection, units: Reado
     for (const [policy, error] of unit.reports) if (policy === name) reporter.report(key, d, error);
   }
   return { outcome, reporter };
-}
-
-function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
-  return a.length === b.length && a.every((item, i) => item === b[i]);
-}
-
-function sameWorld(a: World["from"], b: World["from"]): boolean {
-  return a.tenant === b.tenant && a.cas === b.cas && sameList(a.clusters, b.clusters) && sameList(a.meshes, b.meshes) && sameList(a.workloads, b.workloads) && sameList(a.destinations, b.destinations) && sameList(a.virtualMeshes, b.virtualMeshes);
 }

@@ -1,5 +1,5 @@
 import { certificateDirective } from "./certificates";
-import { DEFAULT_HOSTNAME_SUFFIX, type FederationPlan } from "./federation-plan";
+import { DEFAULT_HOSTNAME_SUFFIX, type FederatedExport, type FederationPlan } from "./federation-plan";
 import { federationDestinationRule } from "./istio/destination-rule";
 import { eastWestGateway, gatewayServiceEntry, remoteServiceEntries } from "./istio/federation";
 import { globalAccess } from "./istio/global-access";
@@ -28,14 +28,13 @@ function memberObjects(member: Membership, model: Model, sink: DraftSink, secret
 }
 
 /**
- * The objects VirtualMeshes produce besides routing (API.md §4): per member mesh, trust and access
- * defaults; per federated destination, the ServiceEntry for its host in every target mesh and the
- * local one beside its own east-west gateway; per exporting mesh, the AUTO_PASSTHROUGH Gateway on each
- * of its east-west gateways; per receiving mesh, the DestinationRule for all federated hosts.
- * Per-host VirtualServices and DestinationRules come with the destination's routing
- * (traffic-policy.ts).
+ * The objects VirtualMeshes produce besides routing (API.md §4) that do not belong to one federated
+ * destination: per member mesh, trust and access defaults; per receiving mesh, the DestinationRule
+ * for all federated hosts; per exporting mesh, the AUTO_PASSTHROUGH Gateway on each of its east-west
+ * gateways. Each federated destination's own objects come from `exportObjects`; per-host
+ * VirtualServices and DestinationRules come with the destination's routing (traffic-policy.ts).
  */
-export function translateVirtualMeshes(model: Model, plan: FederationPlan, sink: DraftSink): void {
+export function sharedVirtualMeshObjects(model: Model, plan: FederationPlan, sink: DraftSink): void {
   const secrets = new Set<string>();
   for (const member of plan.members.values()) memberObjects(member, model, sink, secrets);
   const exporting = new Set<string>();
@@ -47,12 +46,20 @@ export function translateVirtualMeshes(model: Model, plan: FederationPlan, sink:
       const suffix = exported.virtualMesh.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX;
       sink.add(mesh.spec.cluster, federationDestinationRule(mesh, exported.virtualMesh, suffix, model));
     }
-    remoteServiceEntries(exported, model, (cluster, draft) => sink.add(cluster, draft));
     const member = plan.members.get(exported.destination.spec.mesh) as Membership;
-    const local = gatewayServiceEntry(exported, model, member.mesh);
-    if (local !== undefined) sink.add(exported.destination.spec.cluster, local);
     if (exporting.has(member.mesh.metadata.name)) continue;
     exporting.add(member.mesh.metadata.name);
     for (const gateway of exported.gateways) sink.add(member.mesh.spec.cluster, eastWestGateway(member, gateway, model));
   }
+}
+
+/**
+ * One federated destination's objects (API.md §4): the ServiceEntry for its host in every mesh it is
+ * federated to, and the local one beside its own east-west gateway.
+ */
+export function exportObjects(exported: FederatedExport, model: Model, plan: FederationPlan, sink: DraftSink): void {
+  remoteServiceEntries(exported, model, (cluster, draft) => sink.add(cluster, draft));
+  const member = plan.members.get(exported.destination.spec.mesh) as Membership;
+  const local = gatewayServiceEntry(exported, model, member.mesh);
+  if (local !== undefined) sink.add(exported.destination.spec.cluster, local);
 }
