@@ -181,4 +181,21 @@ describe("Translator, over random sequences of changes", () => {
       { numRuns: RUNS },
     );
   }, TIMEOUT_MS);
+
+  it("starts afresh after a translation that threw", () => {
+    fc.assert(
+      fc.property(tenant, tenant, (a, b) => {
+        const translator = new Translator();
+        const first = buildInput(a);
+        translator.translate(first);
+        // Two destinations under one name: input the store never holds, so translation throws.
+        const broken = { ...first, destinations: [...first.destinations, ...first.destinations.slice(0, 1)] };
+        fc.pre(first.destinations.length > 0);
+        expect(() => translator.translate(broken)).toThrow();
+        const next = buildInput(b);
+        expectSame(translator.translate(next), translate(next), "after the error");
+      }),
+      { numRuns: 30 },
+    );
+  }, TIMEOUT_MS);
 });

@@ -54,13 +54,15 @@ const NO_POLICIES: TrafficPolicy[] = [];
 /**
  * Translation that keeps its work between calls, for a worker that translates one tenant again and
  * again: `translate(input)` returns exactly what the function `translate` returns for `input`
- * (tested property), but when only TrafficPolicies and AccessPolicies changed since the previous
- * call it re-applies only the destinations whose selecting policies changed, re-renders only those
- * and the destinations whose demanded subsets changed, recomputes the statuses of only the policies
- * those touch, and re-sorts and re-hashes only the chunks of the clusters whose objects changed. Any
- * change to discovery, the VirtualMeshes or their CAs starts afresh. Policies are told apart by
- * content (metadata and spec) and their acceptance numbers, not by object identity; the discovered
- * world by identity of its items, as a warm loader hands them out unchanged.
+ * (tested property), but when policies changed since the previous call it re-applies only the
+ * destinations whose selecting policies changed, re-renders only those and the destinations whose
+ * demanded subsets changed, recomputes the statuses of only the policies those touch, and re-sorts
+ * and re-hashes only the chunks of the clusters whose objects changed. A discovery change (workloads
+ * and destinations) redoes the units that read what changed (world.ts); a change to the clusters,
+ * meshes, VirtualMeshes or their CAs starts afresh. Policies are told apart by content (metadata and
+ * spec) and their acceptance numbers, not by object identity; the discovered world by identity of
+ * its items, as a warm loader hands them out unchanged. A translation that throws leaves nothing
+ * kept: the next call starts afresh.
  */
 export class Translator {
   private readonly worlds = new WorldBuilder();
@@ -83,6 +85,16 @@ export class Translator {
   private idCounter = 0;
 
   translate(input: TranslateInput): TranslateOutput {
+    try {
+      return this.run(input);
+    } catch (error) {
+      // Half-updated units must never serve a later call.
+      this.world = undefined;
+      throw error;
+    }
+  }
+
+  private run(input: TranslateInput): TranslateOutput {
     const { world, change } = this.worldFor(input);
     const model = withPolicies(world.model, input);
     const statuses: Record<ResourceKey, ResourceStatus> = { ...world.statuses };
