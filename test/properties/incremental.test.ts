@@ -191,7 +191,7 @@ describe("Translator, over random sequences of changes", () => {
         // Two destinations under one name: input the store never holds, so translation throws.
         const broken = { ...first, destinations: [...first.destinations, ...first.destinations.slice(0, 1)] };
         fc.pre(first.destinations.length > 0);
-        expect(() => translator.translate(broken)).toThrow();
+        expect(() => translator.translate(broken)).toThrow(/two destinations named/);
         const next = buildInput(b);
         expectSame(translator.translate(next), translate(next), "after the error");
       }),
