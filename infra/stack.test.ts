@@ -132,6 +132,10 @@ describe("the AWS stack", () => {
       .flatMap(([, p]) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.map((r) => r.Ref.replace(/ServiceRole.*$/, "")));
     expect(managers.sort()).toEqual(["PushFunction", "WorkerFunction"]);
     dev.template.hasOutput("PushUrl", { Value: Match.anyValue() });
+    // WebSocket stage logs need the region's API Gateway account role, set before the stage.
+    dev.template.hasResourceProperties("AWS::ApiGateway::Account", { CloudWatchRoleArn: Match.anyValue() });
+    const stage = Object.values(dev.template.findResources("AWS::ApiGatewayV2::Stage")).find((r) => (r as { Properties: { StageName: string } }).Properties.StageName === "live") as { DependsOn?: string[] };
+    expect(stage.DependsOn?.some((d) => d.startsWith("ApiGatewayAccount"))).toBe(true);
   });
 
   it("alarms on dead letters, worker errors, API 5xx and throttles, to SNS with email", () => {

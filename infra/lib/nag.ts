@@ -17,6 +17,11 @@ export function acknowledgeFindings(stack: Stack): void {
       appliesTo: ["Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"],
     },
     {
+      id: "AwsSolutions-IAM4",
+      reason: "AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy API Gateway's account role needs to write WebSocket stage logs; the role can only be assumed by API Gateway.",
+      appliesTo: ["Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs"],
+    },
+    {
       id: "AwsSolutions-IAM5",
       reason: "X-Ray trace segment APIs (xray:PutTraceSegments, xray:PutTelemetryRecords) do not support resource-level permissions, and the custom-resource provider framework must be allowed to invoke the versions of its own onEvent function.",
       appliesTo: ["Resource::*", { regex: "/^Resource::<OperatorBootstrapFunction[A-Za-z0-9]+\\.Arn>:\\*$/g" }],

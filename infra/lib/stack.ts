@@ -1,10 +1,10 @@
 import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { HttpApi, HttpStage, LogGroupLogDestination, WebSocketApi, WebSocketStage } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
-import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import { AccessLogFormat, CfnAccount } from "aws-cdk-lib/aws-apigateway";
 import { Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
-import { Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Key, KeySpec, KeyUsage } from "aws-cdk-lib/aws-kms";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -130,6 +130,14 @@ export class MeshplaneStack extends Stack {
       defaultRouteOptions: { integration: pushRoutes, returnResponse: true },
     });
     const pushLogs = new LogGroup(this, "PushAccessLogs", { retention: props.logRetention, removalPolicy });
+    // Unlike an HTTP API's, a WebSocket stage writes its logs through the region's API Gateway account
+    // role: without one set, creating a stage with access logs fails. This sets it (as a REST API's
+    // cloudWatchRole does), to a role that may only write API Gateway's logs.
+    const apiGatewayLogsRole = new Role(this, "ApiGatewayLogsRole", {
+      assumedBy: new ServicePrincipal("apigateway.amazonaws.com"),
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName("service-role/AmazonAPIGatewayPushToCloudWatchLogs")],
+    });
+    const apiGatewayAccount = new CfnAccount(this, "ApiGatewayAccount", { cloudWatchRoleArn: apiGatewayLogsRole.roleArn });
     const pushStage = new WebSocketStage(this, "PushStage", {
       webSocketApi: pushApi,
       stageName: "live",
@@ -141,6 +149,7 @@ export class MeshplaneStack extends Stack {
         format: AccessLogFormat.custom(JSON.stringify({ requestId: "$context.requestId", ip: "$context.identity.sourceIp", route: "$context.routeKey", connection: "$context.connectionId", status: "$context.status", error: "$context.integrationErrorMessage" })),
       },
     });
+    pushStage.node.addDependency(apiGatewayAccount);
     pushFn.addEnvironment("MESHPLANE_PUSH_ENDPOINT", pushStage.callbackUrl);
     pushFn.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "Query", "PutItem", "DeleteItem"], LEADING_KEYS.push));
     pushStage.grantManagementApiAccess(pushFn);
