@@ -7,10 +7,9 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { MAX_PUSH_MESSAGE_BYTES, PUSH_PATH, type PushMessage, agentPushMessage } from "@meshplane/core";
-import type { Context } from "hono";
 import { type WebSocket, WebSocketServer } from "ws";
 import { authenticateAgent } from "../api/agent-auth";
-import type { AppEnv } from "../api/context";
+import { pushOpeningContext } from "./upgrade-context";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
 
@@ -87,7 +86,7 @@ export class PushHub implements PushNotifier {
     if (new URL(req.url ?? "/", "http://x").pathname !== PUSH_PATH) return refuse(404, "no WebSocket here");
     let identity;
     try {
-      identity = await authenticateAgent(upgradeContext(req), { store: this.options.store, now: this.options.now, apiUrl: this.options.publicUrl ?? `http://${req.headers.host ?? ""}` });
+      identity = await authenticateAgent(pushOpeningContext((name) => req.headers[name] as string | undefined), { store: this.options.store, now: this.options.now, apiUrl: this.options.publicUrl ?? `http://${req.headers.host ?? ""}` });
     } catch (error) {
       return refuse(401, (error as Error).message);
     }
@@ -146,9 +145,4 @@ export class PushHub implements PushNotifier {
       }
     }
   }
-}
-
-/** What authenticateAgent reads of a request, from an upgrade request: its headers, and GET. */
-function upgradeContext(req: IncomingMessage): Context<AppEnv> {
-  return { req: { method: "GET", header: (name: string) => (req.headers[name.toLowerCase()] as string | undefined) ?? undefined } } as unknown as Context<AppEnv>;
 }

@@ -6,10 +6,9 @@
  * (hub.ts); only how connections are held differs.
  */
 import { MAX_PUSH_MESSAGE_BYTES, agentPushMessage } from "@meshplane/core";
-import type { Context } from "hono";
 import { z } from "zod";
 import { authenticateAgent } from "../api/agent-auth";
-import type { AppEnv } from "../api/context";
+import { pushOpeningContext } from "./upgrade-context";
 import { TooManyRequestsError } from "../shared/errors";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
@@ -57,7 +56,8 @@ export async function handleWebSocketEvent(deps: WebSocketDeps, raw: unknown): P
 async function connect(deps: WebSocketDeps, connectionId: string, headers: Record<string, string>): Promise<WebSocketResult> {
   let identity;
   try {
-    identity = await authenticateAgent(headerContext(headers), { store: deps.store, now: deps.now, apiUrl: deps.publicUrl });
+    const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    identity = await authenticateAgent(pushOpeningContext((name) => lower.get(name)), { store: deps.store, now: deps.now, apiUrl: deps.publicUrl });
   } catch (error) {
     return { statusCode: 401, body: (error as Error).message };
   }
@@ -84,10 +84,4 @@ async function message(deps: WebSocketDeps, connectionId: string, body: string |
   if (ok) return { statusCode: 200, body: JSON.stringify({ type: "pong" }) };
   await deps.close(connectionId);
   return { statusCode: 400, body: 'the only message an agent may send is {"type":"ping"}' };
-}
-
-/** What authenticateAgent reads of a request, from the $connect event's headers (case-insensitive), and GET. */
-function headerContext(headers: Record<string, string>): Context<AppEnv> {
-  const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  return { req: { method: "GET", header: (name: string) => lower.get(name.toLowerCase()) } } as unknown as Context<AppEnv>;
 }

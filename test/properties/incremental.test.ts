@@ -150,11 +150,6 @@ function expectSame(warm: TranslateOutput, cold: TranslateOutput, where: string)
   expect(Object.keys(warm.clusters).sort(), where).toEqual(Object.keys(cold.clusters).sort());
   for (const [cluster, c] of Object.entries(cold.clusters)) {
     const w = warm.clusters[cluster];
-    if (process.env.DEBUG_DIFF && w?.hash !== c.hash) {
-      const a = new Map(w?.objects.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, JSON.stringify(o)]) ?? []);
-      const b = new Map(c.objects.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, JSON.stringify(o)]));
-      for (const k of new Set([...a.keys(), ...b.keys()])) if (a.get(k) !== b.get(k)) console.log(`${where} ${cluster} ${k}\n warm: ${a.get(k)}\n cold: ${b.get(k)}`);
-    }
     expect(w?.hash, `${where}: hash of ${cluster}`).toBe(c.hash);
     expect(w && objectsJson(w).toString(), `${where}: objects of ${cluster}`).toBe(objectsJson(c).toString());
     expect(w && canonicalJson(w.certificates), `${where}: certificates of ${cluster}`).toBe(canonicalJson(c.certificates));

@@ -104,25 +104,14 @@ export class Collector implements DraftSink {
  * sorted whole sort integer ranks. The hash equals `Canonicalizer.contentHash` over the returned
  * objects (tested).
  */
-export class OutputSink implements DraftSink {
+export class OutputSink {
   private readonly entries = new Map<ObjectDraft, Entry>();
   private readonly clusters = new Map<string, ClusterObjects>();
   private readonly units = new Map<string, Contribution>();
-  private pending: Collector | undefined;
   private certificatesChanged = false;
 
   constructor(tenant: string, clusters: readonly string[]) {
     for (const cluster of clusters) this.clusters.set(cluster, new ClusterObjects(cluster, { [LABEL_MANAGED_BY]: "meshplane", [LABEL_CLUSTER]: cluster, [LABEL_TENANT]: tenant }));
-  }
-
-  /** Adds one object to the sink's own unit (for callers that are not split into units). */
-  add(cluster: string, draft: ObjectDraft): void {
-    this.check(cluster, draft);
-    (this.pending ??= new Collector()).add(cluster, draft);
-  }
-
-  addCertificate(cluster: string, directive: CertificateDirective): void {
-    (this.pending ??= new Collector()).addCertificate(cluster, directive);
   }
 
   /**
@@ -164,8 +153,6 @@ export class OutputSink implements DraftSink {
 
   /** One ClusterOutput per registered cluster, objects sorted and canonical, with its content hash. */
   finish(): Record<string, ClusterOutput> {
-    if (this.pending !== undefined) this.contribute("", this.pending);
-    this.pending = undefined;
     if (this.certificatesChanged) this.placeCertificates();
     this.certificatesChanged = false;
     const preparer = new Preparer();

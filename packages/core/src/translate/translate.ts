@@ -40,6 +40,8 @@ interface KeptTraffic {
 interface KeptAccess {
   key: string;
   unit: AccessUnit;
+  /** What the sink was last given for this destination (the unit's objects, earlier equal drafts kept). */
+  sent: Contribution;
 }
 
 /** A policy's status as last computed, valid while the policy and the units of its destinations are the same objects. */
@@ -323,9 +325,10 @@ export class Translator {
       const key = policies.map((p) => `${this.fingerprint(p)}${selectionOf(p).errors.length > 0 ? "!" : ""}`).join("\u0001");
       if (previous?.key === key && !forced.has(name)) continue;
       const unit = applyAccessToDestination(destination, policies, selectionOf, model);
-      this.access.set(name, { key, unit });
+      const sent = { objects: keepUnchanged(previous?.sent, unit.objects.objects), certificates: [] };
+      this.access.set(name, { key, unit, sent });
       for (const p of policies) touched.add(p.metadata.name);
-      world.sink.contribute(`access/${name}`, keepUnchangedContribution(previous?.unit.objects, unit.objects));
+      world.sink.contribute(`access/${name}`, sent);
     }
     return touched;
   }
@@ -337,11 +340,6 @@ function targetRefs(policy: TrafficPolicy): string[] {
   const refs = (features.trafficShift?.destinations ?? []).map((d) => refKey(d.kubeService));
   if (features.mirror !== undefined) refs.push(refKey(features.mirror.kubeService));
   return refs;
-}
-
-/** `next` with the drafts equal to `previous`'s replaced by those (keepUnchanged), as a Contribution. */
-function keepUnchangedContribution(previous: Contribution | undefined, next: Contribution): Contribution {
-  return previous === undefined ? next : { objects: keepUnchanged(previous, next.objects), certificates: next.certificates };
 }
 
 /** A policy as the last call had it: the object, its content id and what it selects. */
