@@ -45,6 +45,10 @@ describe("function bundles", () => {
     for (const b of [api, worker]) expect(all(b).filter((p) => /node_modules\/zod\/v4\/locales\/(?!en\.js)/.test(p))).toEqual([]);
   });
 
+  it("keep re2js out of the worker (only TrafficPolicy validation checks RE2 syntax)", () => {
+    expect(all(worker).filter((p) => p.startsWith("node_modules/re2js/"))).toEqual([]);
+  });
+
   it("keep the HTTP framework and the YAML parser out of the worker (core's discovery runs in the agent)", () => {
     expect(all(worker).filter((p) => /node_modules\/(hono|yaml)\//.test(p))).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { canonicalJson } from "./translate/canonical";
-import { API_VERSION, type StoredResource, type UserDocument } from "./api/resource";
+import { API_VERSION } from "./api/common";
+import type { StoredResource, UserDocument } from "./api/resource";
 import { pendingStatus } from "./api/status";
 
 /** What only the writer knows: the time, the tenant revision the write gets, a uid for a new resource. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assert, integer, oneof, property, stringMatching, tuple } from "fast-check";
-import { LABEL_KEY, duration, parseDuration, regex } from "./common";
+import { LABEL_KEY, duration, parseDuration } from "./common";
+import { regex } from "./regex";
 import { trafficPolicySpec } from "./traffic-policy";
 
 describe("durations", () => {

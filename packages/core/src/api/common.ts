@@ -1,5 +1,11 @@
-import { RE2JS } from "re2js";
 import { z } from "zod";
+
+/**
+ * The apiVersion of every user document. Here, not in resource.ts, because whatever imports
+ * resource.ts builds every document schema (TrafficPolicy's, with re2js, among them), and the
+ * store's versioning needs the string alone.
+ */
+export const API_VERSION = "meshplane.dev/v1";
 
 /** DNS-1123 label: the rule for every user resource name and Kubernetes namespace/name we reference. */
 export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -77,33 +83,6 @@ export const int32Message = `must be at most ${INT32_MAX}`;
 
 export const percentage = z.number().min(0, "must be between 0 and 100").max(100, "must be between 0 and 100");
 export const port = z.number().int("must be an integer").min(1, "must be between 1 and 65535").max(65535, "must be between 1 and 65535");
-
-/** A regular expression as Envoy evaluates it (RE2). We can only check that it compiles. */
-/**
- * A regular expression as Envoy runs it: RE2 syntax (checked with a JavaScript port of RE2), so
- * back-references and lookarounds, which JavaScript accepts and Envoy refuses, are errors here —
- * with RE2's own words — instead of a config the mesh rejects.
- */
-export const regex = z
-  .string()
-  .min(1)
-  .superRefine((text, ctx) => {
-    try {
-      RE2JS.compile(text);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: `must be an RE2 regular expression (as Envoy runs it): ${(error as Error).message}` });
-    }
-  })
-  .meta({ description: "an RE2 regular expression (as Envoy runs it)" });
-
-/** Exactly one of exact, prefix or regex. */
-export const stringMatch = z
-  .strictObject({ exact: z.string().optional(), prefix: z.string().optional(), regex: regex.optional() })
-  .refine((m) => [m.exact, m.prefix, m.regex].filter((v) => v !== undefined).length === 1, {
-    message: "set exactly one of exact, prefix or regex",
-  })
-  .meta(exactlyOne("exact", "prefix", "regex"));
-export type StringMatch = z.infer<typeof stringMatch>;
 
 /** A reference to a Kubernetes Service in a registered cluster. */
 export const serviceRef = z.strictObject({ cluster: dnsLabel, namespace: dnsLabel, name: dnsSubdomain });

@@ -1,4 +1,5 @@
 export * from "./common";
+export * from "./regex";
 export * from "./selectors";
 export * from "./traffic-policy";
 export * from "./access-policy";

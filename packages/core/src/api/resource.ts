@@ -1,11 +1,9 @@
 import { z } from "zod";
-import { dnsLabel, labelMap } from "./common";
+import { API_VERSION, dnsLabel, labelMap } from "./common";
 import { accessPolicySpec } from "./access-policy";
 import { resourceStatus } from "./status";
 import { trafficPolicySpec } from "./traffic-policy";
 import { virtualMeshSpec } from "./virtual-mesh";
-
-export const API_VERSION = "meshplane.dev/v1";
 
 /** User resource kinds and the REST collection each lives under. */
 export const USER_KINDS = {

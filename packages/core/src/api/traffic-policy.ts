@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { INT32_MAX, dnsLabel, dnsSubdomain, duration, exactlyOne, int32Message, labelMap, percentage, port, regex, stringMatch } from "./common";
+import { INT32_MAX, dnsLabel, dnsSubdomain, duration, exactlyOne, int32Message, labelMap, percentage, port } from "./common";
+import { regex, stringMatch } from "./regex";
 import { destinationSelector, workloadSelector } from "./selectors";
 
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"] as const;
