@@ -11,6 +11,7 @@ echo "== lint"
 node_modules/.bin/oxlint -c .oxlintrc.json --deny-warnings . || exit 1
 echo "== typecheck"
 node_modules/.bin/tsc --noEmit -p tsconfig.json || exit 1
+node_modules/.bin/tsc --noEmit -p packages/console/tsconfig.json || exit 1
 
 echo "== lab binaries (kube-apiserver, etcd, CRDs, helm; built once from Go modules, then cached)"
 bash scripts/lab/build.sh >/dev/null || exit 1

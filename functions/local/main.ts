@@ -21,6 +21,10 @@ import { ensureTable } from "../store/table";
 import { bootstrapLocal } from "./bootstrap";
 import { JAVA_MISSING, hasJava, startDynamoLocal } from "./dynamo-local";
 import { startSqsLocal } from "./sqs-local";
+import { withConsole } from "./console";
+
+/** Where scripts/build-console.ts puts the web console (npm start builds it first). */
+const CONSOLE_DIR = resolve(import.meta.dirname, "../../packages/console/dist");
 
 const USAGE = `usage: npm start -- [--in-memory] [--port N] [--data-dir DIR]
   --in-memory   keep DynamoDB Local in memory (nothing survives a restart)
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
   // Agents' push channel on the API's own port: the worker tells it each generation it publishes.
   const hub = new PushHub({ store: runtime.store, now: () => new Date(), log: runtime.worker.log, publicUrl: env.publicUrl ?? `http://127.0.0.1:${port}` });
   const poller = startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker({ ...runtime.worker, push: hub }), log: runtime.worker.log });
-  const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
+  const server = serve({ fetch: withConsole(app.fetch, CONSOLE_DIR), port, hostname: "127.0.0.1" });
   hub.attach(server as never);
   await new Promise<void>((ok, fail) => {
     server.once("listening", ok);
@@ -77,6 +81,7 @@ async function main(): Promise<void> {
 
   const url = `http://127.0.0.1:${port}`;
   console.log(`meshplane control plane listening on ${url} (state: ${values["in-memory"] ? "in memory" : dataDir})`);
+  console.log(`  console: ${url}/ (sign in with a token below)`);
   if (first.operatorToken) console.log(`  operator credential (shown once, stored only as a hash): ${first.operatorToken}`);
   if (first.adminToken) {
     console.log(`  tenant "default" admin token (shown once, stored only as a hash): ${first.adminToken}`);

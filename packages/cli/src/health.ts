@@ -1,37 +1,8 @@
 /** How each cluster's agent is doing, read from the API: what `cluster list`, `cluster describe` and `check` show. */
+import { type ClusterHealth, type ClusterView, type SnapshotView } from "@meshplane/core";
 import type { Client } from "./client";
 
-export interface ClusterView {
-  name: string;
-  state: string;
-  labels?: Record<string, string>;
-  createdAt: string;
-  lastSeenAt?: string;
-  appliedGeneration?: number;
-  certificates?: { mesh: string; state: string; notAfter?: string; error?: string }[];
-}
-
-export interface SnapshotView {
-  generation: number;
-  appliedGeneration: number;
-  inSync: boolean;
-  lastSeenAt: string | null;
-  signedAt: string | null;
-  failures: { kind: string; namespace?: string; name: string; error?: string }[];
-  agentError: string | null;
-  objects: unknown[];
-}
-
-export interface ClusterHealth {
-  cluster: ClusterView;
-  snapshot: SnapshotView;
-}
-
-/**
- * Seen within this many seconds counts as connected. The control plane records a poll at most every
- * 5 minutes (its one write per cluster), so twice that: a missed record is not an outage.
- */
-export const STALE_AFTER_S = 600;
+export { type ClusterHealth, type ClusterView, type SnapshotView, STALE_AFTER_S, ago, certificateDays, problemsOf, secondsSince } from "@meshplane/core";
 
 export async function healthOf(client: Client, cluster: ClusterView): Promise<ClusterHealth> {
   const { body } = await client.request<SnapshotView>("GET", `/v1/clusters/${encodeURIComponent(cluster.name)}/snapshot`);
@@ -51,45 +22,4 @@ export async function healthOfAll(client: Client, clusters: ClusterView[]): Prom
     }),
   );
   return out;
-}
-
-export function secondsSince(iso: string | null | undefined, now: Date): number | undefined {
-  if (!iso) return undefined;
-  return Math.max(0, Math.round((now.getTime() - Date.parse(iso)) / 1000));
-}
-
-export function ago(seconds: number | undefined): string {
-  if (seconds === undefined) return "never";
-  if (seconds < 120) return `${seconds}s ago`;
-  if (seconds < 7200) return `${Math.round(seconds / 60)}m ago`;
-  if (seconds < 172_800) return `${Math.round(seconds / 3600)}h ago`;
-  return `${Math.round(seconds / 86_400)}d ago`;
-}
-
-/** The earliest certificate expiry of a cluster's meshes, in days, or undefined without shared trust. */
-export function certificateDays(cluster: ClusterView, now: Date): number | undefined {
-  const days = (cluster.certificates ?? []).flatMap((c) => (c.notAfter ? [(Date.parse(c.notAfter) - now.getTime()) / 86_400_000] : []));
-  return days.length === 0 ? undefined : Math.floor(Math.min(...days));
-}
-
-/** What is wrong with one cluster, in words; empty when nothing is. */
-export function problemsOf(h: ClusterHealth, now: Date, options: { staleAfterS: number; certificateWarnDays: number }): string[] {
-  const problems: string[] = [];
-  const { cluster, snapshot } = h;
-  if (cluster.state !== "registered") problems.push("its agent has not registered yet: install it with the helm line from `meshplane cluster register` (or `cluster bootstrap-token`)");
-  else {
-    const seen = secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now);
-    if (seen === undefined || seen > options.staleAfterS) problems.push(`its agent was last seen ${ago(seen)}: is it running and can it reach the control plane?`);
-  }
-  if (snapshot.agentError) problems.push(`its agent applied nothing: ${snapshot.agentError}`);
-  if (snapshot.generation > 0 && snapshot.appliedGeneration !== snapshot.generation) problems.push(`applied generation ${snapshot.appliedGeneration}, latest ${snapshot.generation}`);
-  for (const f of snapshot.failures) problems.push(`failed to apply ${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}${f.error ? `: ${f.error}` : ""}`);
-  for (const c of cluster.certificates ?? []) {
-    if (c.state === "failed") problems.push(`certificates of mesh ${c.mesh} failed${c.error ? `: ${c.error}` : ""}`);
-    else if (c.notAfter) {
-      const days = Math.floor((Date.parse(c.notAfter) - now.getTime()) / 86_400_000);
-      if (days < options.certificateWarnDays) problems.push(`the intermediate CA of mesh ${c.mesh} expires in ${days} day(s) (${c.notAfter})`);
-    }
-  }
-  return problems;
 }

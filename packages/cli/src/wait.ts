@@ -8,7 +8,7 @@ import type { Client } from "./client";
 import { type Kind, kindOf } from "./kinds";
 import { colours, type Streams } from "./output";
 import { progress } from "./progress";
-import { reasonsOf } from "./commands/resources";
+import { reasonsOf } from "@meshplane/core";
 
 interface Watched {
   kind: Kind;

@@ -5,7 +5,7 @@
  * policy: its state per destination and cluster, and its generated objects. A workload: what applies
  * to its outbound calls.
  */
-import { type VirtualMeshSpec, federatedHost } from "@meshplane/core";
+import { type GeneratedRef, type PlacedObject, type SnapshotObjectView, describeDestination as destinationDescription, generatedBy, reasonsOf } from "@meshplane/core";
 import type { Command } from "commander";
 import type { Client } from "../client";
 import { ApiError } from "../client";
@@ -14,7 +14,7 @@ import { type ClusterView } from "../health";
 import { type Item, type Kind, kindOf, text } from "../kinds";
 import { colours, formatData, type Streams } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
-import { listAll, reasonsOf } from "./resources";
+import { listAll } from "./resources";
 
 interface Status {
   state: string;
@@ -25,13 +25,6 @@ interface Status {
   clusters?: Record<string, { generation: number; applied: boolean; errors?: string[] }>;
 }
 type Resource = Item & { kind: string; spec: Record<string, unknown>; status?: Status };
-interface Generated {
-  cluster: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-}
-
 const USER_KINDS = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"] as const;
 
 async function userResources(client: Client): Promise<Resource[]> {
@@ -39,30 +32,15 @@ async function userResources(client: Client): Promise<Resource[]> {
   return lists.flat() as Resource[];
 }
 
-interface SnapshotObject {
-  kind: string;
-  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
-  spec?: { hosts?: string[]; endpoints?: { address: string; ports?: Record<string, number> }[] };
-}
-
 /** Every cluster's latest snapshot objects, with the cluster each is in. */
-async function snapshotObjects(client: Client): Promise<{ cluster: string; object: SnapshotObject }[]> {
+async function snapshotObjects(client: Client): Promise<PlacedObject[]> {
   const clusters = (await listAll(client, "/v1/clusters", new URLSearchParams())) as unknown as ClusterView[];
-  const out: { cluster: string; object: SnapshotObject }[] = [];
+  const out: PlacedObject[] = [];
   for (const c of clusters) {
-    const { body } = await client.request<{ objects: SnapshotObject[] }>("GET", `/v1/clusters/${encodeURIComponent(c.name)}/snapshot`);
+    const { body } = await client.request<{ objects: SnapshotObjectView[] }>("GET", `/v1/clusters/${encodeURIComponent(c.name)}/snapshot`);
     for (const object of body.objects) out.push({ cluster: c.name, object });
   }
   return out;
-}
-
-const generatedOf = ({ cluster, object: o }: { cluster: string; object: SnapshotObject }): Generated => ({ cluster, kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name });
-
-/** The objects whose parents include `parent`. */
-function parentedBy(objects: { cluster: string; object: SnapshotObject }[], parent: { kind: string; name: string }): Generated[] {
-  return objects
-    .filter(({ object }) => (JSON.parse(object.metadata.annotations?.["meshplane.dev/parents"] ?? "[]") as { kind: string; name: string }[]).some((p) => p.kind === parent.kind && p.name === parent.name))
-    .map(generatedOf);
 }
 
 /** The one discovered destination or workload of that name (in `cluster`, when given). */
@@ -86,7 +64,7 @@ function printer(streams: Streams) {
   };
 }
 
-function printGenerated(p: ReturnType<typeof printer>, objects: Generated[], heading = "Generated objects"): void {
+function printGenerated(p: ReturnType<typeof printer>, objects: GeneratedRef[], heading = "Generated objects"): void {
   p.heading(heading);
   if (objects.length === 0) p.line("none in the latest snapshots");
   for (const o of objects) p.line(`${o.cluster}: ${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`);
@@ -95,26 +73,11 @@ function printGenerated(p: ReturnType<typeof printer>, objects: Generated[], hea
 async function describeDestination(client: Client, name: string, cluster: string | undefined, output: string): Promise<number> {
   const destination = await findDiscovered(client, "destination", name, cluster);
   const resources = await userResources(client);
-  const applying = resources
-    .filter((r) => r.status?.destinations?.[name] !== undefined)
-    .sort((a, b) => (a.status?.destinations?.[name]?.acceptanceOrder ?? 1e9) - (b.status?.destinations?.[name]?.acceptanceOrder ?? 1e9) || text(a.kind).localeCompare(text(b.kind)));
-  const virtualMeshes = resources.filter((r) => r.kind === "VirtualMesh" && ((r.spec.meshes as { name: string }[] | undefined) ?? []).some((m) => m.name === destination.spec.mesh));
   const objects = await snapshotObjects(client);
-  const generated = parentedBy(objects, { kind: "Destination", name });
-  // A federated service is a ServiceEntry for its VirtualMesh host in each other cluster that may call it.
-  const service = destination.spec as { name: string; namespace: string; cluster: string };
-  const hosts = new Set(virtualMeshes.map((v) => federatedHost(service, v as unknown as { spec: VirtualMeshSpec })));
-  const federation = objects
-    .filter((o) => o.cluster !== service.cluster && o.object.kind === "ServiceEntry" && (o.object.spec?.hosts ?? []).some((h) => hosts.has(h)))
-    .map(({ cluster: from, object }) => ({
-      cluster: from,
-      host: (object.spec?.hosts ?? []).find((h) => hosts.has(h)) as string,
-      gateways: (object.spec?.endpoints ?? []).flatMap((e) => Object.values(e.ports ?? {}).map((port) => `${e.address}:${port}`)),
-    }))
-    .sort((a, b) => a.cluster.localeCompare(b.cluster));
-  const federatedTo = [...new Set(federation.map((f) => f.cluster))];
+  const view = destinationDescription(destination as never, resources as never, objects);
   if (output !== "text") {
-    process.stdout.write(formatData({ destination, policies: applying.map((r) => ({ kind: r.kind, name: r.metadata?.name, ...r.status?.destinations?.[name], fields: Object.keys((r.spec.policy as object | undefined) ?? {}) })), virtualMeshes: virtualMeshes.map((v) => v.metadata?.name), federatedTo, federation, generated }, output as "yaml" | "json"));
+    const federatedTo = [...new Set(view.federation.map((f) => f.cluster))];
+    process.stdout.write(formatData({ destination, policies: view.policies, access: view.access, virtualMeshes: view.virtualMeshes.map((v) => v.name), federatedTo, federation: view.federation, generated: view.generated }, output as "yaml" | "json"));
     return 0;
   }
   const p = printer(streamsOf());
@@ -126,44 +89,37 @@ async function describeDestination(client: Client, name: string, cluster: string
   p.field("Subsets", Object.entries(spec.subsets).map(([k, v]) => `${k}: ${v.join("|")}`).join(", "));
 
   p.heading("Policies, in acceptance order");
-  const traffic = applying.filter((r) => r.kind !== "AccessPolicy");
-  if (traffic.length === 0) p.line("none");
-  for (const r of traffic) {
-    const d = r.status?.destinations?.[name] as { state: string; acceptanceOrder?: number; errors?: string[] };
-    const fields = Object.keys((r.spec.policy as object | undefined) ?? {});
-    p.line(`${d.acceptanceOrder ?? "-"}. ${r.kind}/${text(r.metadata?.name)} ${p.paint(d.state)}${fields.length > 0 ? ` sets ${fields.join(", ")}` : ""}`);
-    for (const e of d.errors ?? []) p.line(`     ${e}`);
+  if (view.policies.length === 0) p.line("none");
+  for (const d of view.policies) {
+    p.line(`${d.acceptanceOrder ?? "-"}. ${d.kind}/${d.name} ${p.paint(d.state)}${d.fields.length > 0 ? ` sets ${d.fields.join(", ")}` : ""}`);
+    for (const e of d.errors) p.line(`     ${e}`);
   }
 
   p.heading("Who may call it");
-  const enforcing = virtualMeshes.filter((v) => (v.spec.globalAccessPolicy as string | undefined) === "ENABLED");
-  if (enforcing.length === 0) p.line("every caller: no VirtualMesh with globalAccessPolicy ENABLED includes its mesh");
+  if (view.enforcedBy.length === 0) p.line("every caller: no VirtualMesh with globalAccessPolicy ENABLED includes its mesh");
   else {
-    p.line(`only what AccessPolicies allow (globalAccessPolicy ENABLED by ${enforcing.map((v) => `VirtualMesh/${text(v.metadata?.name)}`).join(", ")})`);
-    const access = applying.filter((r) => r.kind === "AccessPolicy");
-    if (access.length === 0) p.line("no AccessPolicy selects it: nobody may call it");
-    for (const r of access) {
-      const d = r.status?.destinations?.[name] as { state: string; errors?: string[] };
-      const sources = JSON.stringify(r.spec.sourceSelector ?? "any source");
-      const limits = ["allowedPaths", "allowedMethods", "allowedPorts"].flatMap((k) => (r.spec[k] ? [`${k} ${JSON.stringify(r.spec[k])}`] : []));
-      p.line(`AccessPolicy/${text(r.metadata?.name)} ${p.paint(d.state)}: ${sources}${limits.length > 0 ? `; ${limits.join("; ")}` : ""}`);
-      for (const e of d.errors ?? []) p.line(`     ${e}`);
+    p.line(`only what AccessPolicies allow (globalAccessPolicy ENABLED by ${view.enforcedBy.map((v) => `VirtualMesh/${v}`).join(", ")})`);
+    if (view.access.length === 0) p.line("no AccessPolicy selects it: nobody may call it");
+    for (const d of view.access) {
+      const limits = Object.entries(d.limits).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+      p.line(`AccessPolicy/${d.name} ${p.paint(d.state)}: ${JSON.stringify(d.sources ?? "any source")}${limits.length > 0 ? `; ${limits.join("; ")}` : ""}`);
+      for (const e of d.errors) p.line(`     ${e}`);
     }
   }
 
   p.heading("Federation");
-  if (virtualMeshes.length === 0) p.line("its mesh is in no VirtualMesh");
-  for (const v of virtualMeshes) p.line(`VirtualMesh/${text(v.metadata?.name)} ${p.paint(v.status?.state ?? "PENDING")}`);
-  if (federation.length === 0) p.line("not federated to any other cluster");
-  for (const f of federation) p.line(`from ${f.cluster} as ${f.host}, through the east-west gateway of ${spec.cluster}${f.gateways.length > 0 ? ` (${[...new Set(f.gateways)].join(", ")})` : ""}`);
+  if (view.virtualMeshes.length === 0) p.line("its mesh is in no VirtualMesh");
+  for (const v of view.virtualMeshes) p.line(`VirtualMesh/${v.name} ${p.paint(v.state)}`);
+  if (view.federation.length === 0) p.line("not federated to any other cluster");
+  for (const f of view.federation) p.line(`from ${f.cluster} as ${f.host}, through the east-west gateway of ${spec.cluster}${f.gateways.length > 0 ? ` (${f.gateways.join(", ")})` : ""}`);
   // Objects a policy writes for it (a VirtualService route, say) carry the policy as their parent.
-  printGenerated(p, generated, "Generated objects (the service's own; a policy's: `meshplane describe policy NAME`)");
+  printGenerated(p, view.generated, "Generated objects (the service's own; a policy's: `meshplane describe policy NAME`)");
   return 0;
 }
 
 async function describePolicy(client: Client, kind: Kind, name: string, output: string): Promise<number> {
   const { body: r } = await client.request<Resource>("GET", `${kind.path}/${encodeURIComponent(name)}`);
-  const generated = parentedBy(await snapshotObjects(client), { kind: kind.kind, name });
+  const generated = generatedBy(await snapshotObjects(client), { kind: kind.kind, name });
   if (output !== "text") {
     process.stdout.write(formatData({ resource: r, generated }, output as "yaml" | "json"));
     return 0;

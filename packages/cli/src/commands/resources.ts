@@ -7,6 +7,7 @@ import { type Item, type Kind, kindNames, kindOf, stateOf, text } from "../kinds
 import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, readStdin, streamsOf } from "../runtime";
 import { stringify } from "yaml";
+import { reasonsOf } from "@meshplane/core";
 
 /** The API takes at most this many documents in one apply (each apply is atomic). */
 const APPLY_BATCH = 99;
@@ -111,18 +112,6 @@ interface Status {
   destinations?: Record<string, { errors?: string[] }>;
   meshes?: Record<string, { errors?: string[]; trust?: { errors?: string[] } }>;
   clusters?: Record<string, { errors?: string[] }>;
-}
-
-/** Every reason a status gives, each prefixed with the destination, mesh or cluster it is about. */
-export function reasonsOf(status: Status): string[] {
-  const out = [...(status.errors ?? [])];
-  for (const [what, map] of [["destination", status.destinations], ["mesh", status.meshes], ["cluster", status.clusters]] as const) {
-    for (const [name, entry] of Object.entries(map ?? {})) {
-      for (const e of entry.errors ?? []) out.push(`${what} ${name}: ${e}`);
-      for (const e of (entry as { trust?: { errors?: string[] } }).trust?.errors ?? []) out.push(`${what} ${name} trust: ${e}`);
-    }
-  }
-  return out;
 }
 
 export async function apply(_o: unknown, command: Command): Promise<number> {

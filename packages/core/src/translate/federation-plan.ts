@@ -12,13 +12,9 @@ import { allocateVirtualIps } from "./virtual-ip";
 
 type FederationSelector = NonNullable<NonNullable<VirtualMeshSpec["federation"]>["selectors"]>[number];
 
-/** Federated hosts end in this when the VirtualMesh sets no hostnameSuffix (Gloo Mesh's default too). */
-export const DEFAULT_HOSTNAME_SUFFIX = "global";
+import { federatedHost } from "./federated-host";
 
-/** The name other meshes of a VirtualMesh call an exported service by: `<svc>.<ns>.svc.<cluster>.<suffix>`. */
-export function federatedHost(service: { name: string; namespace: string; cluster: string }, virtualMesh: { spec: Pick<VirtualMeshSpec, "federation"> }): string {
-  return `${service.name}.${service.namespace}.svc.${service.cluster}.${virtualMesh.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX}`;
-}
+export { DEFAULT_HOSTNAME_SUFFIX, federatedHost } from "./federated-host";
 
 /** One destination made reachable from other meshes of its VirtualMesh. */
 export interface FederatedExport {

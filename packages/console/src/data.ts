@@ -1,0 +1,60 @@
+/** What pages read from the API, typed with core's view types. */
+import type { ClusterHealth, ClusterView, DestinationView, PlacedObject, ResourceView, SnapshotObjectView, SnapshotView } from "@meshplane/core/views";
+import { listAll, request } from "./api";
+import { COLLECTIONS, type Collection } from "./router";
+
+export interface MeshView {
+  metadata: { name: string; cluster: string };
+  spec: {
+    type: string;
+    cluster: string;
+    namespace: string;
+    version?: string;
+    istio?: { trustDomain: string; trustDomainAliases?: string[]; gateways?: { kind: string; name: string; namespace: string; externalPort?: number; addresses?: { ip?: string; hostname?: string }[] }[] };
+  };
+}
+
+export type Snapshot = Omit<SnapshotView, "objects"> & { cluster: string; objects: SnapshotObjectView[]; discoveryReported?: boolean };
+
+export async function resources(signal?: AbortSignal): Promise<ResourceView[]> {
+  const lists = await Promise.all((Object.keys(COLLECTIONS) as Collection[]).map((c) => listAll<ResourceView>(`/v1/${c}`, signal ? { signal } : {})));
+  return lists.flat();
+}
+
+export async function resource(collection: Collection, name: string, signal?: AbortSignal): Promise<{ resource: ResourceView; etag: string | null }> {
+  const { body, etag } = await request<ResourceView>("GET", `/v1/${collection}/${encodeURIComponent(name)}`, signal ? { signal } : {});
+  return { resource: body, etag };
+}
+
+export const clusters = (signal?: AbortSignal) => listAll<ClusterView>("/v1/clusters", signal ? { signal } : {});
+
+export async function snapshot(cluster: string, signal?: AbortSignal): Promise<Snapshot> {
+  return (await request<Snapshot>("GET", `/v1/clusters/${encodeURIComponent(cluster)}/snapshot`, signal ? { signal } : {})).body;
+}
+
+/** Every cluster with its snapshot state, four requests at a time. */
+export type Health = Omit<ClusterHealth, "snapshot"> & { snapshot: Snapshot };
+
+export async function health(signal?: AbortSignal): Promise<Health[]> {
+  const list = await clusters(signal);
+  const out: Health[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(4, list.length) }, async () => {
+      while (next < list.length) {
+        const i = next++;
+        const cluster = list[i] as ClusterView;
+        out[i] = { cluster, snapshot: await snapshot(cluster.name, signal) };
+      }
+    }),
+  );
+  return out;
+}
+
+export function placedObjects(all: readonly { cluster: { name: string }; snapshot: Snapshot }[]): PlacedObject[] {
+  return all.flatMap((h) => h.snapshot.objects.map((object) => ({ cluster: h.cluster.name, object })));
+}
+
+export const meshes = (signal?: AbortSignal) => listAll<MeshView>("/v1/meshes", signal ? { signal } : {});
+
+export type { DestinationView, ResourceView };

@@ -1,0 +1,145 @@
+import { STALE_AFTER_S, ago, certificateDays, problemsOf, reasonsOf, secondsSince } from "@meshplane/core/views";
+import { health, resources } from "../data";
+import { collectionOf, href } from "../router";
+import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
+
+const STATES = ["ACCEPTED", "PENDING", "INVALID", "FAILED"] as const;
+const KINDS = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"] as const;
+const CERTIFICATE_WARN_DAYS = 30;
+
+interface Problem {
+  /** Where it is: a cluster or a resource. */
+  subject: string;
+  link: string;
+  text: string;
+  /** When it was last known to be so (newest first). */
+  at: string;
+}
+
+export function Overview() {
+  useTitle("Overview");
+  const data = useAsync(async (signal) => {
+    const [clusters, all] = await Promise.all([health(signal), resources(signal)]);
+    return { clusters, all, now: new Date() };
+  }, []);
+  return (
+    <main id="main">
+      <h1>Overview</h1>
+      <Loaded value={data} what="clusters and policies">
+        {({ clusters, all, now }) => {
+          const problems: Problem[] = [
+            ...clusters.flatMap((h) =>
+              problemsOf(h, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS }).map((text) => ({
+                subject: `cluster ${h.cluster.name}`,
+                link: href(["destinations"], { cluster: h.cluster.name }),
+                text,
+                at: h.snapshot.lastSeenAt ?? h.cluster.createdAt,
+              })),
+            ),
+            ...all
+              .filter((r) => r.status?.state === "INVALID" || r.status?.state === "FAILED")
+              .flatMap((r) =>
+                reasonsOf(r.status).map((text) => ({
+                  subject: `${r.kind} ${r.metadata.name}`,
+                  link: href(["policies", collectionOf(r.kind) ?? "", r.metadata.name]),
+                  text,
+                  at: r.metadata.updatedAt ?? "",
+                })),
+              ),
+          ].sort((a, b) => b.at.localeCompare(a.at));
+          const ranked = [...clusters].sort((a, b) => problemsOf(b, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS }).length - problemsOf(a, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS }).length || a.cluster.name.localeCompare(b.cluster.name));
+          return (
+            <>
+              <Section title="Problems, newest first">
+                {problems.length === 0 ? (
+                  <Empty>Nothing is wrong: every cluster is in sync and every policy is accepted or pending.</Empty>
+                ) : (
+                  <ul class="problems">
+                    {problems.slice(0, 50).map((p, i) => (
+                      <li key={i}>
+                        <a href={p.link}>{p.subject}</a>: {p.text}
+                      </li>
+                    ))}
+                    {problems.length > 50 && <li>and {problems.length - 50} more</li>}
+                  </ul>
+                )}
+              </Section>
+              <Section title="Clusters">
+                {clusters.length === 0 ? (
+                  <Empty>
+                    No cluster is registered yet. Register one with <code>meshplane cluster register NAME --install</code>.
+                  </Empty>
+                ) : (
+                  <div class="table-wrap">
+                    <table>
+                      <thead>
+                        <tr>
+                          <th scope="col">Cluster</th>
+                          <th scope="col">Agent</th>
+                          <th scope="col">Last seen</th>
+                          <th scope="col">Applied / latest</th>
+                          <th scope="col">In sync</th>
+                          <th scope="col">Apply failures</th>
+                          <th scope="col">Certificates</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {ranked.map(({ cluster, snapshot }) => {
+                          const seen = secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now);
+                          const days = certificateDays(cluster, now);
+                          const stale = seen === undefined || seen > STALE_AFTER_S;
+                          return (
+                            <tr key={cluster.name}>
+                              <th scope="row">
+                                <a href={href(["destinations"], { cluster: cluster.name })}>{cluster.name}</a>
+                              </th>
+                              <td>{cluster.state}</td>
+                              <td class={stale ? "bad-text" : ""}>{ago(seen)}</td>
+                              <td>
+                                {snapshot.appliedGeneration} / {snapshot.generation}
+                              </td>
+                              <td>{snapshot.inSync ? "yes" : <span class="bad-text">no (drift)</span>}</td>
+                              <td class={snapshot.failures.length > 0 ? "bad-text" : ""}>{snapshot.failures.length}</td>
+                              <td>{days === undefined ? "no shared trust" : <span class={days < CERTIFICATE_WARN_DAYS ? "bad-text" : ""}>{days} days left</span>}</td>
+                            </tr>
+                          );
+                        })}
+                      </tbody>
+                    </table>
+                  </div>
+                )}
+              </Section>
+              <Section title="Policies by state">
+                <div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Kind</th>
+                        {STATES.map((s) => (
+                          <th scope="col" key={s}>
+                            <StateBadge state={s} />
+                          </th>
+                        ))}
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {KINDS.map((kind) => (
+                        <tr key={kind}>
+                          <th scope="row">{kind}</th>
+                          {STATES.map((state) => {
+                            const n = all.filter((r) => r.kind === kind && (r.status?.state ?? "PENDING") === state).length;
+                            return <td key={state}>{n === 0 ? "0" : <a href={href(["policies"], { kind, state })}>{n}</a>}</td>;
+                          })}
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              </Section>
+            </>
+          );
+        }}
+      </Loaded>
+    </main>
+  );
+}

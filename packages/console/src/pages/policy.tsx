@@ -1,0 +1,160 @@
+import { generatedBy, reasonsOf } from "@meshplane/core/views";
+import { useEffect } from "preact/hooks";
+import { health, placedObjects, resource } from "../data";
+import { COLLECTIONS, type Collection, href } from "../router";
+import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
+import { GeneratedObjects } from "./generated";
+
+/** Until translation has caught up with the stored generation, the page reads again every second. */
+const REFRESH_MS = 1000;
+
+/** One policy: its state and why, per destination, mesh and cluster, in the API's words; its generated objects. */
+export function Policy({ collection, name }: { collection: Collection; name: string }) {
+  const kind = COLLECTIONS[collection];
+  useTitle(`${kind} ${name}`);
+  const data = useAsync(
+    async (signal) => {
+      const [{ resource: r }, clusters] = await Promise.all([resource(collection, name, signal), health(signal)]);
+      return { r, generated: generatedBy(placedObjects(clusters), { kind, name }) };
+    },
+    [collection, name],
+  );
+  const settled = data.status === "ok" && data.data.r.status?.observedGeneration === data.data.r.metadata.generation && data.data.r.status?.state !== "PENDING";
+  useEffect(() => {
+    if (data.status !== "ok" || settled) return;
+    const timer = setTimeout(data.reload, REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [data.status, data.data, settled, data.reload]);
+  return (
+    <main id="main">
+      <p class="crumbs">
+        <a href={href(["policies"])}>Policies</a> / {kind} /
+      </p>
+      <h1>{name}</h1>
+      <Loaded value={data} what={`${kind} ${name}`}>
+        {({ r, generated }) => {
+          const status = r.status ?? { state: "PENDING" };
+          const reasons = reasonsOf(r.status);
+          const translated = status.observedGeneration === r.metadata.generation;
+          return (
+            <>
+              <p class="headline" aria-live="polite">
+                <StateBadge state={status.state} /> generation {r.metadata.generation}
+                {translated ? "" : ", being translated…"}{" "}
+                <a class="button" href={href(["edit", collection, name])}>
+                  Edit
+                </a>
+              </p>
+              {reasons.length > 0 && status.state !== "ACCEPTED" && (
+                <div class="why" role="note">
+                  <h2>Why it is {status.state}</h2>
+                  <ul>
+                    {reasons.map((e) => (
+                      <li key={e}>{e}</li>
+                    ))}
+                  </ul>
+                </div>
+              )}
+              <Section title="Destinations">
+                {Object.keys(status.destinations ?? {}).length === 0 ? (
+                  <Empty>{kind === "VirtualMesh" ? "A VirtualMesh selects meshes, below." : "It selects no destination."}</Empty>
+                ) : (
+                  <div class="table-wrap">
+                    <table>
+                      <thead>
+                        <tr>
+                          <th scope="col">Destination</th>
+                          <th scope="col">State</th>
+                          <th scope="col">Acceptance order</th>
+                          <th scope="col">Errors</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {Object.entries(status.destinations ?? {}).map(([d, s]) => (
+                          <tr key={d}>
+                            <th scope="row">
+                              <a href={href(["destinations", d])}>{d}</a>
+                            </th>
+                            <td>
+                              <StateBadge state={s.state} />
+                            </td>
+                            <td>{s.acceptanceOrder ?? ""}</td>
+                            <td class="reason">{(s.errors ?? []).join("; ")}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </div>
+                )}
+              </Section>
+              {status.meshes && (
+                <Section title="Meshes">
+                  <div class="table-wrap">
+                    <table>
+                      <thead>
+                        <tr>
+                          <th scope="col">Mesh</th>
+                          <th scope="col">State</th>
+                          <th scope="col">Trust</th>
+                          <th scope="col">Errors</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {Object.entries(status.meshes).map(([m, s]) => (
+                          <tr key={m}>
+                            <th scope="row">{m}</th>
+                            <td>
+                              <StateBadge state={s.state} />
+                            </td>
+                            <td>{s.trust ? `${s.trust.state}${s.trust.phase ? ` (${s.trust.phase})` : ""}${s.trust.notAfter ? `, until ${s.trust.notAfter.slice(0, 10)}` : ""}` : "no shared trust"}</td>
+                            <td class="reason">{[...(s.errors ?? []), ...(s.trust?.errors ?? [])].join("; ")}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </div>
+                </Section>
+              )}
+              <Section title="Clusters">
+                {Object.keys(status.clusters ?? {}).length === 0 ? (
+                  <Empty>No cluster has reported on it yet.</Empty>
+                ) : (
+                  <div class="table-wrap">
+                    <table>
+                      <thead>
+                        <tr>
+                          <th scope="col">Cluster</th>
+                          <th scope="col">Generation</th>
+                          <th scope="col">Applied</th>
+                          <th scope="col">Errors</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {Object.entries(status.clusters ?? {}).map(([c, s]) => (
+                          <tr key={c}>
+                            <th scope="row">{c}</th>
+                            <td>{s.generation}</td>
+                            <td>{s.applied ? "yes" : <span class="bad-text">not yet</span>}</td>
+                            <td class="reason">{(s.errors ?? []).join("; ")}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </div>
+                )}
+              </Section>
+              {status.workloads !== undefined && (
+                <Section title="Callers">
+                  <p>{status.workloads.length > 0 ? status.workloads.join(", ") : "every workload"}</p>
+                </Section>
+              )}
+              <Section title="Generated objects">
+                <GeneratedObjects objects={generated} />
+              </Section>
+            </>
+          );
+        }}
+      </Loaded>
+    </main>
+  );
+}
