@@ -1,4 +1,4 @@
-import { type AgentClaims, agentClaims, dnsLabel } from "@meshplane/core";
+import { type AgentClaims, agentClaims, dnsLabel } from "@meshplane/core/base";
 import type { Context } from "hono";
 import { type JWK, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify } from "jose";
 import { UnauthorizedError } from "../shared/errors";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ValidationError } from "@meshplane/core";
+import { ValidationError } from "@meshplane/core/base";
 import { z } from "zod";
 import type { Page, PageRequest } from "../store/page";
 

@@ -1,4 +1,4 @@
-import { type FieldError, MeshplaneError, ValidationError } from "@meshplane/core";
+import { type FieldError, MeshplaneError, ValidationError } from "@meshplane/core/base";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";

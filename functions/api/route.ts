@@ -1,4 +1,4 @@
-import { ValidationError, parseOrThrow } from "@meshplane/core";
+import { ValidationError, parseOrThrow } from "@meshplane/core/base";
 import type { Context } from "hono";
 import type { Document } from "yaml";
 import type { z } from "zod";

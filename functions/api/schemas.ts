@@ -1,4 +1,4 @@
-import { DOCUMENT_SCHEMAS, type UserKind, certificateResult, dnsLabel, labelMap, resourceStatus, storedMetadata } from "@meshplane/core";
+import { DOCUMENT_SCHEMAS, type UserKind, certificateResult, dnsLabel, labelMap, resourceStatus, storedMetadata } from "@meshplane/core/base";
 import { z } from "zod";
 import { ROLES } from "../store/index";
 import { DEFAULT_LIMIT, MAX_CONTINUE_CHARS, MAX_LIMIT } from "./pagination";

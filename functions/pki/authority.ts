@@ -1,8 +1,6 @@
+import type { StoredResource } from "@meshplane/core/base";
 import {
-  type CertificateDirective,
   type KeyAlgorithm,
-  type StoredResource,
-  type VirtualMeshTrust,
   type WebCrypto,
   certificateInfo,
   createCsr,
@@ -14,8 +12,10 @@ import {
   signIntermediate,
   splitPemBundle,
   validateCaChain,
-} from "@meshplane/core";
+} from "@meshplane/core/pki";
+import type { CertificateDirective } from "@meshplane/core/translate";
 import type { Authority, CaRecord } from "../store/certificate-authorities";
+import { currentAuthority } from "./ca-record";
 import type { KeyVault, SealContext } from "./key-vault";
 
 type VirtualMesh = StoredResource<"VirtualMesh">;
@@ -64,16 +64,6 @@ export async function newRootAuthority(deps: AuthorityDeps, tenantId: string, vm
  * A new CA record for a shared-trust VirtualMesh: a generated root, or (bring your own PKI) a signing
  * key and its CSR, waiting for the user's CA to sign it.
  */
-/** The kind of root a VirtualMesh asks for: made by meshplane, or the user's own (bring your own PKI). */
-export function rootKindOf(vm: VirtualMesh): CaRecord["kind"] {
-  return vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.external === undefined ? "generated" : "external";
-}
-
-/** Whether a stored CA is the one `vm` keeps: the same VirtualMesh (uid) asking for the same kind of root. Otherwise it is replaced. */
-export function caBelongsTo(record: CaRecord, vm: VirtualMesh): boolean {
-  return record.uid === vm.metadata.uid && record.kind === rootKindOf(vm);
-}
-
 export async function newCaRecord(deps: AuthorityDeps, tenantId: string, vm: VirtualMesh, now: Date): Promise<Omit<CaRecord, "version">> {
   const shared = vm.spec.mtlsConfig?.shared as Shared;
   const base = { virtualMesh: vm.metadata.name, uid: vm.metadata.uid, phase: "STABLE" as const, updatedAt: now.toISOString() };
@@ -113,36 +103,6 @@ export async function authorityFromUpload(deps: AuthorityDeps, pending: NonNulla
     notAfter: chain.notAfter.toISOString(),
     rootNotAfter: certificateInfo(chain.rootPem).notAfter.toISOString(),
     key: pending.key,
-  };
-}
-
-/** The authority that signs now, and the roots to trust now, per rotation phase (API.md §4). */
-export function currentAuthority(record: CaRecord): { signing: Authority | undefined; bundle: Authority[] } {
-  const [first, second] = record.authorities;
-  switch (record.phase) {
-    case "ADDING_ROOT":
-      return { signing: first, bundle: record.authorities };
-    case "SWITCHING":
-      return { signing: second, bundle: record.authorities };
-    case "DROPPING":
-      return { signing: second, bundle: second === undefined ? [] : [second] };
-    default:
-      return { signing: first, bundle: first === undefined ? [] : [first] };
-  }
-}
-
-/** What translation needs of a CA (TranslateInput.trust). */
-export function trustView(record: CaRecord): VirtualMeshTrust {
-  const { signing, bundle } = currentAuthority(record);
-  if (record.state !== "READY" || signing === undefined) return { uid: record.uid, state: "AWAITING_CERTIFICATE", trustBundle: [], phase: record.phase };
-  return {
-    uid: record.uid,
-    state: "READY",
-    issuer: signing.issuerFingerprint,
-    rootFingerprint: signing.rootFingerprint,
-    rootNotAfter: signing.rootNotAfter,
-    trustBundle: [...new Set(bundle.map((a) => a.rootFingerprint))].sort(),
-    phase: record.phase,
   };
 }
 

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { canonicalJson } from "@meshplane/core";
+import { canonicalJson } from "@meshplane/core/base";
 
 /**
  * A private key sealed for storage (envelope encryption): the key is encrypted with a fresh data key

@@ -1,5 +1,5 @@
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from "@aws-sdk/client-kms";
-import { canonicalJson } from "@meshplane/core";
+import { canonicalJson } from "@meshplane/core/base";
 import { type KeyVault, type SealContext, type SealedKey, gcmDecrypt, gcmEncrypt } from "./key-vault";
 
 /**

@@ -4,7 +4,7 @@
  * of a cluster its new generation through the API's management endpoint.
  */
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GoneException, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
-import type { PushMessage } from "@meshplane/core";
+import type { PushMessage } from "@meshplane/core/base";
 import type { Logger } from "../shared/logger";
 import type { PushConnectionStore } from "../store/push-connections";
 import type { PushNotifier } from "./hub";

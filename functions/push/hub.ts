@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { MAX_PUSH_MESSAGE_BYTES, PUSH_PATH, type PushMessage, agentPushMessage } from "@meshplane/core";
+import { MAX_PUSH_MESSAGE_BYTES, PUSH_PATH, type PushMessage, agentPushMessage } from "@meshplane/core/base";
 import { type WebSocket, WebSocketServer } from "ws";
 import { authenticateAgent } from "../api/agent-auth";
 import { pushOpeningContext } from "./upgrade-context";

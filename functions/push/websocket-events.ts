@@ -5,7 +5,7 @@
  * ping with a pong and closes the connection on anything else. The protocol is the local hub's
  * (hub.ts); only how connections are held differs.
  */
-import { MAX_PUSH_MESSAGE_BYTES, agentPushMessage } from "@meshplane/core";
+import { MAX_PUSH_MESSAGE_BYTES, agentPushMessage } from "@meshplane/core/base";
 import { z } from "zod";
 import { authenticateAgent } from "../api/agent-auth";
 import { pushOpeningContext } from "./upgrade-context";

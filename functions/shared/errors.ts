@@ -1,4 +1,4 @@
-import { MeshplaneError } from "@meshplane/core";
+import { MeshplaneError } from "@meshplane/core/base";
 
 /** The addressed thing does not exist for this tenant (or belongs to another: never say which). */
 export class NotFoundError extends MeshplaneError {}

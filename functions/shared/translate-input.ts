@@ -1,4 +1,5 @@
-import type { CertificateResult, Destination, Mesh, StoredResource, TranslateInput, Workload } from "@meshplane/core";
+import type { CertificateResult, Destination, Mesh, StoredResource, Workload } from "@meshplane/core/base";
+import type { TranslateInput } from "@meshplane/core/translate";
 import type { StoredReport, Store } from "../store/index";
 
 /**

@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { CertificateResult, DiscoveryResult, StatusReport } from "@meshplane/core";
+import type { CertificateResult, DiscoveryResult, StatusReport } from "@meshplane/core/base";
 import { UnauthorizedError } from "../shared/errors";
 import { hashSecret } from "../shared/secrets";
 import { DiscoveredStore } from "./discovered";

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { KeyAlgorithm, RotationPhase } from "@meshplane/core";
+import type { KeyAlgorithm } from "@meshplane/core/pki";
+import type { RotationPhase } from "@meshplane/core/translate";
 import type { SealedKey } from "../pki/key-vault";
 import { ConflictError } from "../shared/errors";
 import { queryItems } from "./batch";

@@ -12,7 +12,7 @@
  * reader that sees the count move since it loaded reloads the whole tenant.
  */
 import { randomUUID } from "node:crypto";
-import type { UserKind } from "@meshplane/core";
+import type { UserKind } from "@meshplane/core/base";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { queryItemsBetween } from "./batch";
 import { tenantPk } from "./keys";

@@ -1,4 +1,4 @@
-import type { DiscoveryResult, Destination, Mesh, Workload } from "@meshplane/core";
+import type { DiscoveryResult, Destination, Mesh, Workload } from "@meshplane/core/base";
 import { batchWrite, queryItems } from "./batch";
 import { clusterPk, keys } from "./keys";
 import { type Decoded, MAX_PAGE_BYTES, type Page, PageBudget, type PageRequest, readRange } from "./page";

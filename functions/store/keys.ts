@@ -4,7 +4,7 @@
  * application. Token and bootstrap lookups are the only partitions outside that prefix: they are read
  * before the tenant is known (the credential is what names it).
  */
-import type { UserKind } from "@meshplane/core";
+import type { UserKind } from "@meshplane/core/base";
 
 export type Key = {
   PK: string;

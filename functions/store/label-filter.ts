@@ -1,4 +1,4 @@
-import type { Requirement } from "@meshplane/core";
+import type { Requirement } from "@meshplane/core/base";
 import type { Filter } from "./page";
 
 /** The attribute a resource item keeps its labels in, as a map, for DynamoDB to filter on. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { type Requirement, type ResourceStatus, type StoredResource, type UserDocument, type UserKind, matchesLabels, nextStoredVersion } from "@meshplane/core";
+import { type Requirement, type ResourceStatus, type StoredResource, type UserDocument, type UserKind, matchesLabels, nextStoredVersion } from "@meshplane/core/base";
 import { ConflictError, NotFoundError, PayloadTooLargeError, PreconditionFailedError } from "../shared/errors";
 import { batchGet } from "./batch";
 import { keys, tenantPk } from "./keys";

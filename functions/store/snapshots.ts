@@ -1,4 +1,4 @@
-import type { CertificateDirective } from "@meshplane/core";
+import type { CertificateDirective } from "@meshplane/core/translate";
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError } from "../shared/errors";
 import { batchGet, batchWrite, queryItems } from "./batch";

@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
-import { type ClusterOutput, SNAPSHOT_TYPE, type SnapshotPayload, objectCount, objectsJson, snapshotAudience } from "@meshplane/core";
+import { SNAPSHOT_TYPE, type SnapshotPayload, snapshotAudience } from "@meshplane/core/base";
+import { type ClusterOutput, objectCount, objectsJson } from "@meshplane/core/translate";
 import type { Signer } from "../signer/signer";
 import type { ClusterHead, Store } from "../store/index";
 

@@ -1,4 +1,5 @@
-import { type ClusterOutput, type ResourceKey, type ResourceStatus, objectKey, objectRefs, resourceKey } from "@meshplane/core";
+import { type ResourceKey, type ResourceStatus, objectKey, resourceKey } from "@meshplane/core/base";
+import { type ClusterOutput, objectRefs } from "@meshplane/core/translate";
 import type { StoredReport } from "../store/index";
 
 type ClusterStatus = NonNullable<ResourceStatus["clusters"]>[string];

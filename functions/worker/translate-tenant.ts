@@ -1,4 +1,5 @@
-import { type ResourceStatus, type UserKind, canonicalJson, resourceKeyOf, translate } from "@meshplane/core";
+import { type ResourceStatus, type UserKind, canonicalJson, resourceKeyOf } from "@meshplane/core/base";
+import { translate } from "@meshplane/core/translate";
 import type { TranslateJob } from "../queue/translate-queue";
 import { type Logger, describeError } from "../shared/logger";
 import { NotFoundError } from "../shared/errors";

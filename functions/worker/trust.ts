@@ -1,6 +1,7 @@
-import type { StoredResource, TranslateInput, TranslateOutput, VirtualMeshTrust } from "@meshplane/core";
-import { certificateReports, inStep, resourceKey } from "@meshplane/core";
-import { type AuthorityDeps, caBelongsTo, newCaRecord, newRootAuthority, trustView } from "../pki/authority";
+import { type StoredResource, resourceKey } from "@meshplane/core/base";
+import { type TranslateInput, type TranslateOutput, type VirtualMeshTrust, certificateReports, inStep } from "@meshplane/core/translate";
+import { type AuthorityDeps, newCaRecord, newRootAuthority } from "../pki/authority";
+import { caBelongsTo, trustView } from "../pki/ca-record";
 import type { Logger } from "../shared/logger";
 import type { CaRecord, Store } from "../store/index";
 

@@ -8,7 +8,8 @@
  * does not name (an unlogged change) is loaded whole, exactly as `POST /v1/plan` loads it. The log
  * is read from CHANGE_LOG_SLACK revisions back (changes.ts says why); an entry is applied once.
  */
-import { type Destination, type Mesh, type ResourceStatus, type StoredResource, type TranslateInput, Translator, type UserKind, type Workload } from "@meshplane/core";
+import type { Destination, Mesh, ResourceStatus, StoredResource, UserKind, Workload } from "@meshplane/core/base";
+import { type TranslateInput, Translator } from "@meshplane/core/translate";
 import { loadTranslateInput } from "../shared/translate-input";
 import { CHANGE_LOG_SLACK, type Store, type Tenant } from "../store/index";
 

@@ -41,6 +41,14 @@ describe("function bundles", () => {
     }
   });
 
+  it("load X.509 and the translators in the API only when a request needs them (CA uploads, CSRs, plans)", () => {
+    const lazy = inputs(api, false);
+    for (const path of ["node_modules/@peculiar/x509/build/x509.es.js", "packages/core/src/translate/translate.ts"]) {
+      expect(lazy).toContain(path);
+      expect(inputs(api, true)).not.toContain(path);
+    }
+  });
+
   it("leave out zod's locales other than English", () => {
     for (const b of [api, worker]) expect(all(b).filter((p) => /node_modules\/zod\/v4\/locales\/(?!en\.js)/.test(p))).toEqual([]);
   });

@@ -55,15 +55,16 @@ const ZOD_NAMED_IMPORT = /^import \{ z \} from "zod";$/gm;
 /**
  * packages/core is pure (ARCHITECTURE.md): importing one of its modules does nothing but define
  * exports (x509.ts's polyfill import stays with x509.ts, which keeps it whenever it is used). Saying
- * so lets esbuild drop the core modules a function never uses instead of keeping every module its one
- * `@meshplane/core` barrel names — the translators, discovery and the YAML parser under it, where a
- * function does not run them. `"sideEffects": false` in packages/core/package.json would say the same.
+ * so lets esbuild drop the core modules a function never uses instead of keeping every module its
+ * barrels (`@meshplane/core` and its subpaths) name — the translators, discovery and the YAML parser
+ * under it, where a function does not run them. `"sideEffects": false` in packages/core/package.json
+ * would say the same.
  */
 const pureCore: Plugin = {
   name: "pure-core",
   setup(b) {
-    b.onResolve({ filter: /^(@meshplane\/core$|\.)/ }, async (args) => {
-      if (args.pluginData === pureCore || !(args.path === "@meshplane/core" || args.importer.includes("/packages/core/src/"))) return undefined;
+    b.onResolve({ filter: /^(@meshplane\/core(\/|$)|\.)/ }, async (args) => {
+      if (args.pluginData === pureCore || !(args.path.startsWith("@meshplane/core") || args.importer.includes("/packages/core/src/"))) return undefined;
       const resolved = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: pureCore });
       if (resolved.errors.length > 0 || !resolved.path.includes("/packages/core/src/")) return resolved;
       return { path: resolved.path, sideEffects: false };

@@ -1,6 +1,6 @@
 import { createPublicKey } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { type DiscoveryResult, type PublicEcJwk, ValidationError, canonicalJson, discoveryReport, registerRequest, registerResponse, sha256, snapshotEtag, statusReport } from "@meshplane/core";
+import { type DiscoveryResult, type PublicEcJwk, ValidationError, canonicalJson, discoveryReport, registerRequest, registerResponse, sha256, snapshotEtag, statusReport } from "@meshplane/core/base";
 import { type JWK, calculateJwkThumbprint } from "jose";
 import { z } from "zod";
 import type { TranslateQueue } from "../../queue/translate-queue";

@@ -1,4 +1,4 @@
-import { DOCUMENT_SCHEMAS, type FieldError, USER_KINDS, type UserDocument, type UserKind, ValidationError, fieldErrors, resourceKeyOf } from "@meshplane/core";
+import { DOCUMENT_SCHEMAS, type FieldError, USER_KINDS, type UserDocument, type UserKind, ValidationError, fieldErrors, resourceKeyOf } from "@meshplane/core/base";
 import type { DocumentWrite } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
 import { DOCUMENT_BODY_TYPES, route } from "../route";

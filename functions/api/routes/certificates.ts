@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
-import { type CertificateDirective, PkiError, ValidationError, csrRequest, csrResponse } from "@meshplane/core";
+import { PkiError, ValidationError, csrRequest, csrResponse } from "@meshplane/core/base";
+import type { CertificateDirective } from "@meshplane/core/translate";
 import { z } from "zod";
-import { type AuthorityDeps, authorityFromUpload, signMeshCsr, trustView } from "../../pki/authority";
+import type { AuthorityDeps } from "../../pki/authority";
+import { trustView } from "../../pki/ca-record";
 import type { TranslateQueue } from "../../queue/translate-queue";
 import { ConflictError, ForbiddenError, NotFoundError } from "../../shared/errors";
 import type { CaRecord } from "../../store/certificate-authorities";
@@ -29,6 +31,12 @@ async function asClientError<T>(field: string, fn: () => Promise<T>, onRefused?:
     throw new ValidationError(`${field} refused`, [{ path: field, message: error.message }]);
   }
 }
+
+/**
+ * What makes and checks certificates (functions/pki/authority.ts), loaded by the first upload or CSR:
+ * the X.509 library under it is about 230 KiB that no other request of the API needs.
+ */
+const loadAuthority = () => import("../../pki/authority");
 
 const nameParam = (c: { req: { param: (n: string) => string | undefined } }) => c.req.param("name") as string;
 
@@ -86,6 +94,7 @@ export function certificateRoutes(deps: CertificateDeps): Route[] {
         const tenantId = c.get("tenantId");
         const record = await caOf(store, tenantId, nameParam(c));
         if (record.pending === undefined) throw new ConflictError(`VirtualMesh ${record.virtualMesh} has no CSR waiting for a certificate`);
+        const { authorityFromUpload } = await loadAuthority();
         const authority = await asClientError("certificateChain", () => authorityFromUpload(deps.authority, record.pending as NonNullable<CaRecord["pending"]>, body.certificateChain, deps.now()));
         const sameRoot = record.authorities.length === 0 || record.authorities.at(-1)?.rootFingerprint === authority.rootFingerprint;
         if (!sameRoot && record.phase !== "STABLE") throw new ConflictError(`a root rotation of VirtualMesh ${record.virtualMesh} is in progress (${record.phase}); upload again when it is STABLE`);
@@ -129,6 +138,7 @@ export function certificateRoutes(deps: CertificateDeps): Route[] {
         const trust = record === undefined ? undefined : trustView(record);
         if (record === undefined || trust?.issuer !== directive.issuer) throw new ConflictError(`the CA of VirtualMesh ${directive.virtualMesh} has moved on; fetch the latest snapshot and retry`);
         const csrHash = createHash("sha256").update(body.csr).digest("hex");
+        const { signMeshCsr } = await loadAuthority();
         const signed = await asClientError(
           "csr",
           () => signMeshCsr(deps.authority, tenantId, record, directive, body.csr, deps.now()),

@@ -1,4 +1,4 @@
-import { destination, mesh, workload } from "@meshplane/core";
+import { destination, mesh, workload } from "@meshplane/core/base";
 import { z } from "zod";
 import type { DiscoveredKind } from "../../store/discovered";
 import type { Store } from "../../store/index";

@@ -1,6 +1,7 @@
-import { type KubeObject, type ResourceStatus, type StoredResource, type TranslateInput, type UserKind, type VirtualMeshTrust, canonicalJson, nextStoredVersion, objectKeyOf, translate } from "@meshplane/core";
+import { type ResourceStatus, type StoredResource, type UserKind, canonicalJson, nextStoredVersion, objectKeyOf } from "@meshplane/core/base";
+import type { KubeObject, TranslateInput, VirtualMeshTrust } from "@meshplane/core/translate";
 import { z } from "zod";
-import { caBelongsTo, trustView } from "../../pki/authority";
+import { caBelongsTo, trustView } from "../../pki/ca-record";
 import { agentCertificates, loadTranslateInput } from "../../shared/translate-input";
 import type { CaRecord, DocumentWrite, Store } from "../../store/index";
 import { DOCUMENT_BODY_TYPES, type Route, route } from "../route";
@@ -118,6 +119,8 @@ export function planRoutes(deps: PlanDeps): Route[] {
         // predict shared trust as not yet issued (and its PeerAuthentications removed).
         const [cas, { certificates }] = await Promise.all([store.cas.list(tenantId), agentCertificates(store, tenantId, planned.clusters)]);
         const input: TranslateInput = { ...planned, trust: plannedTrust(planned.virtualMeshes, cas), certificates };
+        // The translators load with the first plan: no other request of the API runs them.
+        const { translate } = await import("@meshplane/core/translate");
         const output = translate(input);
         const heads = await store.snapshots.heads(tenantId, input.clusters);
         const clusters: z.infer<typeof planResult>["clusters"] = {};

@@ -7,7 +7,7 @@ import {
   type UserKind,
   ValidationError,
   parseLabelSelector,
-} from "@meshplane/core";
+} from "@meshplane/core/base";
 import type { Context } from "hono";
 import type { TranslateQueue } from "../../queue/translate-queue";
 import type { Store } from "../../store/index";

@@ -1,5 +1,5 @@
 import { gunzipSync } from "node:zlib";
-import type { SnapshotPayload } from "@meshplane/core";
+import type { SnapshotPayload } from "@meshplane/core/base";
 import type { Signer } from "../../signer/signer";
 import type { SnapshotHead, Store } from "../../store/index";
 import { type Route, route } from "../route";

@@ -2,7 +2,7 @@ import type { Store } from "../../store/index";
 import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
 import { createTokenBody, listOf, listQuery, tokenInfo } from "../schemas";
-import { ValidationError } from "@meshplane/core";
+import { ValidationError } from "@meshplane/core/base";
 import type { z } from "zod";
 
 /** The longest a token may live, as `ttlDays` or as `expiresAt`. */

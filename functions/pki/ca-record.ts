@@ -1,0 +1,50 @@
+/**
+ * What a stored CA record says — whose root it is, which authority signs now, which roots to trust —
+ * read without X.509. Apart from authority.ts, which makes and uses certificates, so that the API
+ * loads the X.509 library only for the requests that need it (docs/aws.md, "Function bundles").
+ */
+import type { StoredResource } from "@meshplane/core/base";
+import type { VirtualMeshTrust } from "@meshplane/core/translate";
+import type { Authority, CaRecord } from "../store/certificate-authorities";
+
+type VirtualMesh = StoredResource<"VirtualMesh">;
+
+/** The kind of root a VirtualMesh asks for: made by meshplane, or the user's own (bring your own PKI). */
+export function rootKindOf(vm: VirtualMesh): CaRecord["kind"] {
+  return vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.external === undefined ? "generated" : "external";
+}
+
+/** Whether a stored CA is the one `vm` keeps: the same VirtualMesh (uid) asking for the same kind of root. Otherwise it is replaced. */
+export function caBelongsTo(record: CaRecord, vm: VirtualMesh): boolean {
+  return record.uid === vm.metadata.uid && record.kind === rootKindOf(vm);
+}
+
+/** The authority that signs now, and the roots to trust now, per rotation phase (API.md §4). */
+export function currentAuthority(record: CaRecord): { signing: Authority | undefined; bundle: Authority[] } {
+  const [first, second] = record.authorities;
+  switch (record.phase) {
+    case "ADDING_ROOT":
+      return { signing: first, bundle: record.authorities };
+    case "SWITCHING":
+      return { signing: second, bundle: record.authorities };
+    case "DROPPING":
+      return { signing: second, bundle: second === undefined ? [] : [second] };
+    default:
+      return { signing: first, bundle: first === undefined ? [] : [first] };
+  }
+}
+
+/** What translation needs of a CA (TranslateInput.trust). */
+export function trustView(record: CaRecord): VirtualMeshTrust {
+  const { signing, bundle } = currentAuthority(record);
+  if (record.state !== "READY" || signing === undefined) return { uid: record.uid, state: "AWAITING_CERTIFICATE", trustBundle: [], phase: record.phase };
+  return {
+    uid: record.uid,
+    state: "READY",
+    issuer: signing.issuerFingerprint,
+    rootFingerprint: signing.rootFingerprint,
+    rootNotAfter: signing.rootNotAfter,
+    trustBundle: [...new Set(bundle.map((a) => a.rootFingerprint))].sort(),
+    phase: record.phase,
+  };
+}
