@@ -1,14 +1,11 @@
-import { KMSClient } from "@aws-sdk/client-kms";
 import type { AppDeps } from "./api/app";
 import { DEFAULT_LIMITS, type RateClass, type RateLimit } from "./api/rate-limit";
 import type { Env } from "./env";
 import type { AuthorityDeps } from "./pki/authority";
-import { LocalKeyVault } from "./pki/key-vault";
-import { KmsKeyVault } from "./pki/kms-vault";
+import { type KeyVault, LocalKeyVault } from "./pki/key-vault";
 import { SqsTranslateQueue } from "./queue/translate-queue";
 import type { PushNotifier } from "./push/hub";
 import { createLogger } from "./shared/logger";
-import { KmsSigner } from "./signer/kms";
 import { LocalKeySigner } from "./signer/local-key";
 import type { Signer } from "./signer/signer";
 import { createDocumentClient } from "./store/client";
@@ -25,26 +22,49 @@ function limitsFrom(configured: Record<string, number>): Partial<Record<RateClas
   );
 }
 
+/** `load()` on the first call, and the same promise on every later one. */
+function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= load());
+}
+
 /** The worker's notifier on AWS, loaded on first use. */
 function awsPush(endpoint: string, region: string, store: Store): PushNotifier {
-  let connections: Promise<PushNotifier> | undefined;
+  const connections = onFirstUse(() => import("./push/aws-notifier").then((m) => new m.ApiGatewayConnections({ endpoint, region, connections: store.pushConnections, log: createLogger({ service: "worker" }) })));
   return {
     async published(tenantId, cluster, generation) {
-      connections ??= import("./push/aws-notifier").then((m) => new m.ApiGatewayConnections({ endpoint, region, connections: store.pushConnections, log: createLogger({ service: "worker" }) }));
-      await (await connections).published(tenantId, cluster, generation);
+      await (await connections()).published(tenantId, cluster, generation);
     },
   };
+}
+
+// On AWS the snapshot signer and the CA key vault are KMS's. Each is loaded with the KMS client under
+// it on first use: the API needs the signer only for the JWKS and the vault only for CSRs, so most of
+// its cold starts need neither. (Locally, keys in files stand in for both.)
+
+function kmsSigner(region: string, keyIds: string[]): Signer {
+  const signer = onFirstUse(async () => {
+    const [{ KMSClient }, { KmsSigner }] = await Promise.all([import("@aws-sdk/client-kms"), import("./signer/kms")]);
+    return new KmsSigner({ kms: new KMSClient({ region }), keyIds });
+  });
+  return { sign: async (payload, typ) => (await signer()).sign(payload, typ), jwks: async () => (await signer()).jwks() };
+}
+
+function kmsVault(region: string, keyId: string): KeyVault {
+  const vault = onFirstUse(async () => {
+    const [{ KMSClient }, { KmsKeyVault }] = await Promise.all([import("@aws-sdk/client-kms"), import("./pki/kms-vault")]);
+    return new KmsKeyVault({ kms: new KMSClient({ region }), keyId });
+  });
+  return { seal: async (plaintext, context) => (await vault()).seal(plaintext, context), open: async (sealed, context) => (await vault()).open(sealed, context) };
 }
 
 /** The composition root: every runtime (Lambda, local) builds its dependencies here from an Env. */
 export function createRuntime(env: Env): { store: Store; signer: Signer; app: AppDeps; worker: WorkerDeps } {
   const doc = createDocumentClient({ region: env.region, ...(env.dynamoEndpoint ? { endpoint: env.dynamoEndpoint } : {}) });
   const store = createStore({ doc, table: env.table, bootstrapTtlMs: env.bootstrapTtlMs });
-  const signer: Signer = env.kmsKeyIds
-    ? new KmsSigner({ kms: new KMSClient({ region: env.region }), keyIds: env.kmsKeyIds })
-    : LocalKeySigner.open(env.signingKeyFile as string);
+  const signer: Signer = env.kmsKeyIds ? kmsSigner(env.region, env.kmsKeyIds) : LocalKeySigner.open(env.signingKeyFile as string);
   const authority: AuthorityDeps = {
-    vault: env.caKmsKeyId ? new KmsKeyVault({ kms: new KMSClient({ region: env.region }), keyId: env.caKmsKeyId }) : LocalKeyVault.open(env.caKekFile as string),
+    vault: env.caKmsKeyId ? kmsVault(env.region, env.caKmsKeyId) : LocalKeyVault.open(env.caKekFile as string),
     crypto: globalThis.crypto,
   };
   const app: AppDeps = {

@@ -1,4 +1,4 @@
-import { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
+import type { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { z } from "zod";
 
 /** The body of a translate job. Parsed per record by the worker: the queue is a boundary too. */
@@ -28,17 +28,13 @@ export interface TranslateQueue {
  * same change is dropped by SQS itself.
  */
 export class SqsTranslateQueue implements TranslateQueue {
-  private readonly client: SQSClient;
+  private sqs?: Promise<{ client: SQSClient; SendMessageCommand: typeof SendMessageCommand }>;
 
-  constructor(private readonly config: QueueConfig) {
-    this.client = new SQSClient({
-      region: config.region,
-      ...(config.endpoint ? { endpoint: config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
-    });
-  }
+  constructor(private readonly config: QueueConfig) {}
 
   async enqueue(job: TranslateJob, dedupId = `${job.tenantId}-${job.revision}`): Promise<void> {
-    await this.client.send(
+    const { client, SendMessageCommand } = await this.sqsClient();
+    await client.send(
       new SendMessageCommand({
         QueueUrl: this.config.queueUrl,
         MessageBody: JSON.stringify(job),
@@ -46,5 +42,17 @@ export class SqsTranslateQueue implements TranslateQueue {
         MessageDeduplicationId: dedupId,
       }),
     );
+  }
+
+  /** The SQS client, made (its module loaded) on the first enqueue: most cold starts enqueue nothing. */
+  private sqsClient() {
+    this.sqs ??= import("@aws-sdk/client-sqs").then((m) => ({
+      client: new m.SQSClient({
+        region: this.config.region,
+        ...(this.config.endpoint ? { endpoint: this.config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
+      }),
+      SendMessageCommand: m.SendMessageCommand,
+    }));
+    return this.sqs;
   }
 }
