@@ -32,6 +32,16 @@ export default defineConfig({
       },
       {
         test: {
+          // The web console in Debian's Chromium against the local control plane (`npm start`'s process).
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           // Real kube-apiservers and agent processes; the binaries are built before (scripts/test.sh).
           name: "e2e",
           include: ["test/e2e/**/*.test.ts", "test/lab/**/*.test.ts"],

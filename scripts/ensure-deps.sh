@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what `npm start` and `npm test` need, so a fresh clone runs with those two commands alone:
 # the npm dependencies (when missing or older than the lock file) and, with --java (the test suite), a
-# Java runtime for DynamoDB Local plus zsh and fish for the completion tests. `npm start` leaves Java
+# Java runtime for DynamoDB Local, zsh and fish for the completion tests, and Chromium for the
+# console's browser tests. `npm start` leaves Java
 # to the user: it says in one line what to install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,8 @@ if [ "${1:-}" = "--java" ]; then
   java -version >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
   command -v zsh >/dev/null 2>&1 || missing+=(zsh)
   command -v fish >/dev/null 2>&1 || missing+=(fish)
+  # The console's browser tests drive Debian's Chromium (playwright-core, no bundled browser).
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "installing ${missing[*]} (Debian packages the tests use)"
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

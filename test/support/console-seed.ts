@@ -37,13 +37,13 @@ async function agentFor(url: string, adminToken: string, tenant: string, cluster
 
 const BULK_PER_CLUSTER = 1000;
 
-/** `count` services in namespace `apps` of `cluster`, each with one workload, all in one mesh. */
-function bulkDiscovery(cluster: string, count: number) {
+/** `count` services (numbered from `first`) in namespace `apps` of `cluster`, each with one workload, all in one mesh. */
+function bulkDiscovery(cluster: string, first: number, count: number) {
   const mesh = `istiod-istio-system-${cluster}`;
   const meshes = [{ kind: "Mesh", metadata: { name: mesh, cluster }, spec: { type: "istio", cluster, namespace: "istio-system", version: "1.24.2", istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] } } }];
   const workloads = [];
   const destinations = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = first; i < first + count; i++) {
     const app = `svc-${String(i).padStart(5, "0")}`;
     workloads.push({ kind: "Workload", metadata: { name: `${app}-apps-${cluster}-deployment`, cluster }, spec: { kind: "Deployment", name: app, namespace: "apps", cluster, mesh, labels: { app }, serviceAccount: app } });
     destinations.push({
@@ -119,7 +119,7 @@ export async function seedConsoleTenant(url: string, operatorToken: string, tena
   for (let start = 0, n = 1; start < (options.bulk ?? 0); start += BULK_PER_CLUSTER, n++) {
     const cluster = `bulk-${String(n).padStart(2, "0")}`;
     const bulk = await agentFor(url, adminToken, tenant, cluster);
-    await bulk.discovery(bulkDiscovery(cluster, Math.min(BULK_PER_CLUSTER, (options.bulk ?? 0) - start)) as never);
+    await bulk.discovery(bulkDiscovery(cluster, start, Math.min(BULK_PER_CLUSTER, (options.bulk ?? 0) - start)) as never);
   }
   await call(url, adminToken, "POST", "/v1/apply", { documents: SEED_DOCUMENTS });
   await settled(url, adminToken);

@@ -2,8 +2,7 @@ import { listAll } from "../api";
 import { Empty, Loaded, useAsync, useTitle } from "../ui";
 
 interface TenantView {
-  id?: string;
-  name: string;
+  id: string;
   createdAt?: string;
   revision?: number;
   translatedRevision?: number;
@@ -36,8 +35,8 @@ export function Tenants() {
                 </thead>
                 <tbody>
                   {tenants.map((t) => (
-                    <tr key={t.id ?? t.name}>
-                      <th scope="row">{t.name}</th>
+                    <tr key={t.id}>
+                      <th scope="row">{t.id}</th>
                       <td>{t.createdAt?.slice(0, 19).replace("T", " ") ?? ""}</td>
                       <td>{t.revision ?? ""}</td>
                       <td>{t.translatedRevision === undefined ? "" : t.translatedRevision === t.revision ? "up to date" : `${t.translatedRevision} (behind)`}</td>

@@ -1,0 +1,127 @@
+/**
+ * The console under a real browser: the local control plane as `npm start` runs it (its own process,
+ * DynamoDB Local and the SQS emulator in memory), Debian's Chromium driven by playwright-core, and
+ * axe-core for accessibility. Used by test/browser and `npm run bench -- console`.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { type Browser, type Page, chromium } from "playwright-core";
+import { freePort } from "../../functions/local/dynamo-local";
+import { buildConsole } from "../../scripts/build-console";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+
+/** Debian's Chromium (scripts/ensure-deps.sh installs it); MESHPLANE_CHROMIUM names another. */
+export function chromiumPath(): string {
+  const candidates = [process.env.MESHPLANE_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((p): p is string => !!p);
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`no Chromium at ${candidates.join(", ")}: run bash scripts/ensure-deps.sh --java (it installs Debian's chromium)`);
+  return found;
+}
+
+export interface LocalPlane {
+  url: string;
+  operatorToken: string;
+  /** The default tenant's admin token, printed on first start. */
+  adminToken: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** `npm start -- --in-memory` on a free port, with the console built first. */
+export async function startLocalPlane(): Promise<LocalPlane> {
+  await buildConsole({ ifStale: true, quiet: true });
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [TSX, "functions/local/main.ts", "--in-memory", "--port", String(port)], {
+    cwd: ROOT,
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 90_000;
+  while (!out.includes("try: curl")) {
+    if (child.exitCode !== null) throw new Error(`the local control plane exited: ${out}`);
+    if (Date.now() > deadline) throw new Error(`the local control plane did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    operatorToken: /operator credential \(shown once[^)]*\): (mpo_\S+)/.exec(out)?.[1] as string,
+    adminToken: /admin token \(shown once[^)]*\): (mpt_\S+)/.exec(out)?.[1] as string,
+    output: () => out,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export async function launchChromium(): Promise<Browser> {
+  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
+  return chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+}
+
+/** What a page did that the console promises never to do: CSP violations, script errors, other origins. */
+export interface PageWatch {
+  violations: string[];
+  errors: string[];
+  foreignRequests: string[];
+  /** Every URL the page requested (to check no token ever appears in one). */
+  urls: string[];
+}
+
+export function watch(page: Page, origin: string): PageWatch {
+  const w: PageWatch = { violations: [], errors: [], foreignRequests: [], urls: [] };
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) w.violations.push(m.text());
+  });
+  page.on("pageerror", (e) => w.errors.push(e.message));
+  page.on("request", (r) => {
+    w.urls.push(r.url());
+    if (!r.url().startsWith(origin) && !r.url().startsWith("data:")) w.foreignRequests.push(r.url());
+  });
+  return w;
+}
+
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.fill("#token", token);
+  await page.click("button[type=submit]");
+  await page.waitForSelector("header.top");
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: number;
+}
+
+/**
+ * axe-core's WCAG 2.1 A/AA rules on the page as it is. The script goes in through the DevTools
+ * protocol (the console's CSP rightly refuses an injected inline script).
+ */
+export async function axe(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(`${AXE}\n;0`);
+  const result = await page.evaluate(async () => {
+    const run = (globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }> } }).axe.run;
+    const r = await run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
+  });
+  return result;
+}
+
+/** Where screenshots go: kept as CI artefacts, never committed. */
+export function artefactDir(): string {
+  const dir = resolve(ROOT, process.env.MESHPLANE_ARTIFACTS ?? "artifacts", "console");
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
