@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,9 +44,11 @@ async function accessible(page: Page): Promise<void> {
  */
 async function paste(page: Page, text: string): Promise<void> {
   await page.locator(".cm-content").evaluate((el, t) => {
-    const data = new DataTransfer();
+    // Browser globals, typed here because this program is compiled without the DOM library.
+    const g = globalThis as unknown as { DataTransfer: new () => { setData(k: string, v: string): void }; ClipboardEvent: new (type: string, init: object) => unknown };
+    const data = new g.DataTransfer();
     data.setData("text/plain", t);
-    el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    (el as unknown as { dispatchEvent(e: unknown): boolean }).dispatchEvent(new g.ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
   }, text);
 }
 
@@ -69,15 +70,15 @@ describe("console", () => {
 
     await signIn(page, plane.url, seeded.adminToken);
     await page.waitForSelector("text=Problems, newest first");
-    expect(await page.evaluate(() => ({ ...sessionStorage }))).toEqual({ "meshplane.token": seeded.adminToken });
-    expect(await page.evaluate(() => Object.values(localStorage).join(" "))).not.toContain(seeded.adminToken);
+    expect(await page.evaluate("({ ...sessionStorage })")).toEqual({ "meshplane.token": seeded.adminToken });
+    expect(await page.evaluate("Object.values(localStorage).join(' ')")).not.toContain(seeded.adminToken);
     expect(await context.cookies()).toEqual([]);
     expect(seen.urls.filter((u) => u.includes(seeded.adminToken))).toEqual([]);
     expect(page.url()).not.toContain(seeded.adminToken);
 
     await page.click("text=Sign out");
     await page.waitForSelector("#token");
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate("sessionStorage.length")).toBe(0);
     // Back in history shows the sign-in page, not data.
     await page.goBack().catch(() => undefined);
     await page.goto(`${plane.url}/#/policies`);
