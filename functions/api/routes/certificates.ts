@@ -34,7 +34,7 @@ async function asClientError<T>(field: string, fn: () => Promise<T>, onRefused?:
 
 /**
  * What makes and checks certificates (functions/pki/authority.ts), loaded by the first upload or CSR:
- * the X.509 library under it is about 230 KiB that no other request of the API needs.
+ * the X.509 library under it is about 250 KiB that no other request of the API needs.
  */
 const loadAuthority = () => import("../../pki/authority");
 
