@@ -5,6 +5,8 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CONSOLE_CSP } from "../packages/console/headers";
+import { API_PATHS } from "./lib/console";
 import { MeshplaneStack } from "./lib/stack";
 
 /**
@@ -88,23 +90,26 @@ describe("the AWS stack", () => {
     expect(leading(/^MaintenanceFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*", "TENANTS"] } }]);
   });
 
-  it("has no wildcard action anywhere", () => {
-    for (const s of statementsOf(dev.template, /.*/)) {
+  it("has no wildcard action anywhere but in CDK's console upload", () => {
+    // CDK's BucketDeployment handler copies the console from the CDK asset bucket into the site
+    // bucket with grantRead/grantReadWrite (s3:GetObject*, s3:List*, …) on exactly those two buckets.
+    const upload = /^CustomCDKBucketDeployment/;
+    for (const s of statementsOf(dev.template, /.*/).filter((st) => !statementsOf(dev.template, upload).includes(st))) {
       for (const action of Array.isArray(s.Action) ? s.Action : [s.Action]) expect(action, JSON.stringify(s)).not.toMatch(/\*/);
     }
   });
 
   it("runs the functions on Node.js 22, arm64", () => {
-    const fns = Object.values(dev.template.findResources("AWS::Lambda::Function")).map((f) => (f as { Properties: { Runtime: string; Architectures?: string[]; Handler: string } }).Properties);
-    const ours = fns.filter((f) => f.Architectures?.includes("arm64"));
+    const fns = Object.values(dev.template.findResources("AWS::Lambda::Function")).map((f) => (f as { Properties: { Runtime: string; Architectures?: string[]; Handler: string; Description?: string } }).Properties);
+    const ours = fns.filter((f) => typeof f.Description === "string" && f.Description.startsWith("meshplane"));
     expect(ours).toHaveLength(5);
-    expect(ours.every((f) => f.Runtime === "nodejs22.x")).toBe(true);
+    expect(ours.every((f) => f.Runtime === "nodejs22.x" && f.Architectures?.includes("arm64"))).toBe(true);
   });
 
   it("gives each function its own locally built bundle: index.mjs and the chunks it loads on demand", () => {
     const fns = Object.entries(dev.template.findResources("AWS::Lambda::Function"))
-      .map(([id, f]) => [id, (f as { Properties: { Code: { S3Key?: string }; Handler: string; Architectures?: string[] } }).Properties] as const)
-      .filter(([, f]) => f.Architectures?.includes("arm64"));
+      .map(([id, f]) => [id, (f as { Properties: { Code: { S3Key?: string }; Handler: string; Description?: string } }).Properties] as const)
+      .filter(([, f]) => typeof f.Description === "string" && f.Description.startsWith("meshplane"));
     const assets = fns.map(([id, f]) => [id, join(dev.app.outdir, `asset.${String(f.Code.S3Key).replace(/\.zip$/, "")}`)] as const);
     expect(new Set(assets.map(([, dir]) => dir)).size).toBe(5);
     expect(fns.map(([, f]) => f.Handler)).toEqual(Array(5).fill("index.handler"));
@@ -136,6 +141,26 @@ describe("the AWS stack", () => {
     dev.template.hasResourceProperties("AWS::ApiGateway::Account", { CloudWatchRoleArn: Match.anyValue() });
     const stage = Object.values(dev.template.findResources("AWS::ApiGatewayV2::Stage")).find((r) => (r as { Properties: { StageName: string } }).Properties.StageName === "live") as { DependsOn?: string[] };
     expect(stage.DependsOn?.some((d) => d.startsWith("ApiGatewayAccount"))).toBe(true);
+  });
+
+  it("serves the console from a private bucket through CloudFront, with the API on the same origin, uncached", () => {
+    dev.template.hasResourceProperties("AWS::S3::Bucket", { PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true }, LoggingConfiguration: Match.anyValue() });
+    dev.template.resourceCountIs("AWS::CloudFront::OriginAccessControl", 1);
+    const distribution = Object.values(dev.template.findResources("AWS::CloudFront::Distribution"))[0] as { Properties: { DistributionConfig: { DefaultRootObject: string; Logging?: unknown; DefaultCacheBehavior: { ViewerProtocolPolicy: string; ResponseHeadersPolicyId: unknown }; CacheBehaviors: { PathPattern: string; CachePolicyId: string; OriginRequestPolicyId: string; ViewerProtocolPolicy: string; AllowedMethods: string[] }[] } } };
+    const config = distribution.Properties.DistributionConfig;
+    expect(config.DefaultRootObject).toBe("index.html");
+    expect(config.Logging).toBeDefined();
+    expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe("redirect-to-https");
+    expect(config.CacheBehaviors.map((b) => b.PathPattern).sort()).toEqual([...API_PATHS].sort());
+    for (const b of config.CacheBehaviors) {
+      // Managed policies: CachingDisabled, AllViewerExceptHostHeader (Authorization reaches the API).
+      expect(b).toMatchObject({ CachePolicyId: "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", OriginRequestPolicyId: "b689b0a8-53d0-40ab-baf2-68738e2966ac", ViewerProtocolPolicy: "https-only" });
+      expect(b.AllowedMethods).toContain("PUT");
+    }
+    dev.template.hasResourceProperties("AWS::CloudFront::ResponseHeadersPolicy", {
+      ResponseHeadersPolicyConfig: Match.objectLike({ SecurityHeadersConfig: Match.objectLike({ ContentSecurityPolicy: { ContentSecurityPolicy: CONSOLE_CSP, Override: true }, FrameOptions: { FrameOption: "DENY", Override: true } }) }),
+    });
+    dev.template.hasOutput("ConsoleUrl", Match.anyValue());
   });
 
   it("alarms on dead letters, worker errors, API 5xx and throttles, to SNS with email", () => {

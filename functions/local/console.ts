@@ -5,21 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
-
-/**
- * What every console answer carries. Scripts, styles and requests go to this origin only; no inline
- * script or style, no frames, no plugins. The API shares the origin, so `connect-src 'self'` is all
- * the console needs.
- */
-export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self' 'report-sample'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-resource-policy": "same-origin",
-  "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
-};
+import { CONSOLE_SECURITY_HEADERS } from "../../packages/console/headers";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

@@ -12,6 +12,7 @@ import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Provider } from "aws-cdk-lib/custom-resources";
 import type { Construct } from "constructs";
 import { MeshplaneAlarms } from "./alarms";
+import { MeshplaneConsole } from "./console";
 import { MeshplaneData } from "./data";
 import { FUNCTION_ENTRIES } from "./entries";
 import { MeshplaneFunction } from "./function";
@@ -173,6 +174,9 @@ export class MeshplaneStack extends Stack {
     bootstrap.addToRolePolicy(new PolicyStatement({ actions: ["secretsmanager:GetSecretValue"], resources: [operatorSecret.secretArn] }));
     const provider = new Provider(this, "OperatorBootstrapProvider", { onEventHandler: bootstrap, logGroup: new LogGroup(this, "ProviderLogs", { retention: props.logRetention, removalPolicy }) });
     new CustomResource(this, "OperatorBootstrap", { serviceToken: provider.serviceToken, properties: { secret: operatorSecret.secretArn } });
+
+    // --- the web console: S3 behind CloudFront, with the API on the same origin (docs/console.md)
+    new MeshplaneConsole(this, "Console", { apiUrl: stage.url, removalPolicy });
 
     new MeshplaneAlarms(this, "Alarms", { httpApi, apiFn, worker, dlq: data.dlq, ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}) });
 
