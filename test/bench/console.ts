@@ -11,6 +11,7 @@ import { launchChromium, signIn, startLocalPlane } from "../support/console-brow
 import { seedConsoleTenant } from "../support/console-seed";
 
 const RUNS = Number(process.env.RUNS ?? 5);
+const med = (xs: number[]) => Math.round(percentile([...xs].sort((a, b) => a - b), 50));
 const DESTINATIONS = 10_000;
 
 async function main(): Promise<void> {
@@ -57,7 +58,6 @@ async function main(): Promise<void> {
       await context.close();
       console.log(`run ${i}: first rows ${first.toFixed(0)} ms, all ${DESTINATIONS + 14} listed ${all.toFixed(0)} ms, overview ${o.toFixed(0)} ms`);
     }
-    const med = (xs: number[]) => Math.round(percentile([...xs].sort((a, b) => a - b), 50));
     console.log(
       JSON.stringify({
         bench: "console",
