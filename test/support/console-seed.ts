@@ -4,7 +4,7 @@
  * policies in every state a user meets — ACCEPTED, INVALID (a conflict and a bad reference), FAILED
  * (an agent reports its object refused) — plus, on request, more clusters with many destinations.
  */
-import { discover } from "@meshplane/core";
+import { type CertificateDirective, type CertificateResult, createCsr, discover, fingerprintSha256, generateKeyPair, splitPemBundle } from "@meshplane/core";
 import { join } from "node:path";
 import { ControlPlaneClient } from "../../packages/agent/src/client";
 import { loadCluster } from "../discovery/load-cluster";
@@ -89,6 +89,13 @@ export const SEED_DOCUMENTS = [
   }),
 ];
 
+/** What the agent's certificate stage does for a directive: a key, a CSR, the signed chain, a report. */
+async function issue(agent: ControlPlaneClient, d: CertificateDirective): Promise<CertificateResult> {
+  const keyPair = await generateKeyPair(globalThis.crypto, d.keyAlgorithm);
+  const answer = await agent.csr({ mesh: d.mesh, csr: await createCsr(globalThis.crypto, { keyPair, spiffeId: d.identity }) });
+  return { mesh: d.mesh, state: "issued", issuer: answer.issuer, trustBundle: splitPemBundle(answer.rootBundle).map(fingerprintSha256).sort(), notAfter: answer.notAfter };
+}
+
 /** Waits until the tenant's statuses say translation has caught up with every write. */
 async function settled(url: string, token: string, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -124,9 +131,15 @@ export async function seedConsoleTenant(url: string, operatorToken: string, tena
   await call(url, adminToken, "POST", "/v1/apply", { documents: SEED_DOCUMENTS });
   await settled(url, adminToken);
 
-  // Each agent fetches its snapshot and reports it applied; west says its fault-injection object was refused.
+  // Each agent fetches its snapshot and reports it applied; west says its fault-injection object was
+  // refused. East's agent issues its mesh's intermediate CA (west's has not yet: its trust stays PENDING).
   for (const [cluster, agent] of Object.entries(agents)) {
-    const snapshot = (await call(url, adminToken, "GET", `/v1/clusters/${cluster}/snapshot`)) as { generation: number; objects: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } }[] };
+    const snapshot = (await call(url, adminToken, "GET", `/v1/clusters/${cluster}/snapshot`)) as {
+      generation: number;
+      objects: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } }[];
+      certificates?: CertificateDirective[];
+    };
+    const certificates = cluster === "cluster-east" ? await Promise.all((snapshot.certificates ?? []).map((d) => issue(agent, d))) : [];
     const results = snapshot.objects.map((o) => {
       const refused = cluster === "cluster-west" && o.kind === "VirtualService" && (o.metadata.annotations?.["meshplane.dev/parents"] ?? "").includes("details-faults");
       return {
@@ -138,7 +151,7 @@ export async function seedConsoleTenant(url: string, operatorToken: string, tena
         ...(refused ? { error: 'admission webhook "validation.istio.io" denied the request: configuration is invalid: fault delay percentage must be in range [0, 100]' } : {}),
       };
     });
-    await agent.status({ generation: snapshot.generation, results } as never);
+    await agent.status({ generation: snapshot.generation, results, ...(certificates.length > 0 ? { certificates } : {}) } as never);
   }
   await settled(url, adminToken);
   return { tenant, adminToken, bulk: options.bulk ?? 0 };

@@ -125,3 +125,32 @@ describe("topology", () => {
     expect(topology([], [GLOBAL], [serviceEntry("cluster-west", "global", ["reviews.bookinfo.svc.cluster-east.global"])])).toEqual({ nodes: [], links: [] });
   });
 });
+
+const inNamespace = (name: string, cluster: string, namespace: string): MeshView => ({ metadata: { name, cluster }, spec: { namespace } });
+
+/** West's import of east's reviews, in the Istio namespace `namespace`. */
+function entry(namespace: string): PlacedObject {
+  const e = serviceEntry("west", "global", ["reviews.bookinfo.svc.east.global"]);
+  return { ...e, object: { ...e.object, metadata: { ...e.object.metadata, namespace } } };
+}
+
+describe("topology: membership and imports as the translator decides them", () => {
+  it("puts a mesh in the VirtualMesh that holds it, not the first that names it", () => {
+    const meshes = [mesh("m-east", "east"), mesh("m-west", "west")];
+    const refused = virtualMesh("a-new", ["m-east", "m-west"], {}, { state: "INVALID", meshes: { "m-east": { state: "INVALID" }, "m-west": { state: "INVALID" } } });
+    const joined = virtualMesh("b-old", ["m-east", "m-west"], {}, { state: "ACCEPTED", meshes: { "m-east": { state: "ACCEPTED" }, "m-west": { state: "ACCEPTED" } } });
+    const t = topology(meshes, [refused, joined], [serviceEntry("west", "b-old", ["reviews.bookinfo.svc.east.global"])]);
+    expect(t.nodes.map((n) => n.virtualMesh)).toEqual(["b-old", "b-old"]);
+    expect(t.links).toEqual([{ virtualMesh: "b-old", from: "m-east", to: "m-west", destinations: ["bookinfo/reviews"], gateways: ["gw.example.com:15443"] }]);
+  });
+
+  it("gives each importing mesh of a cluster its own link, by the Istio namespace of the entry, counting a destination once", () => {
+    const meshes = [inNamespace("m-east", "east", "istio-system"), inNamespace("m-west-a", "west", "istio-a"), inNamespace("m-west-b", "west", "istio-b")];
+    const vm = virtualMesh("global", ["m-east", "m-west-a", "m-west-b"]);
+    const t = topology(meshes, [vm], [entry("istio-a"), entry("istio-b"), entry("istio-b")]);
+    expect(t.links.map((l) => [l.to, l.destinations])).toEqual([
+      ["m-west-a", ["bookinfo/reviews"]],
+      ["m-west-b", ["bookinfo/reviews"]],
+    ]);
+  });
+});

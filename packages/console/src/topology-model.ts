@@ -3,11 +3,13 @@
  * and trust state, and each federation link — the destinations of one mesh exported to another,
  * through which east-west gateway — read from the ServiceEntries the snapshots really carry.
  */
-import { type PlacedObject, type ResourceView, parentsOf } from "@meshplane/core/views";
+import { type PlacedObject, type ResourceView, claimantOf, parentsOf } from "@meshplane/core/views";
 
 export interface MeshNode {
   name: string;
   cluster: string;
+  /** Its Istio namespace. */
+  namespace?: string;
   trustDomain?: string;
   /** VirtualMesh it belongs to, and its trust state there. */
   virtualMesh?: string;
@@ -28,16 +30,16 @@ export interface FederationLink {
 
 const DEFAULT_SUFFIX = "global";
 
-export function topology(meshes: readonly { metadata: { name: string; cluster: string }; spec: { istio?: { trustDomain: string } } }[], resources: readonly ResourceView[], objects: readonly PlacedObject[]): { nodes: MeshNode[]; links: FederationLink[] } {
+export function topology(meshes: readonly { metadata: { name: string; cluster: string }; spec: { namespace?: string; istio?: { trustDomain: string } } }[], resources: readonly ResourceView[], objects: readonly PlacedObject[]): { nodes: MeshNode[]; links: FederationLink[] } {
   const virtualMeshes = resources.filter((r) => r.kind === "VirtualMesh");
-  const memberOf = new Map<string, ResourceView>();
-  for (const v of virtualMeshes) for (const m of (v.spec.meshes as { name: string }[] | undefined) ?? []) if (!memberOf.has(m.name)) memberOf.set(m.name, v);
   const nodes: MeshNode[] = meshes.map((m) => {
-    const v = memberOf.get(m.metadata.name);
+    // The VirtualMesh the mesh belongs to, by the translator's claim order (others naming it were refused).
+    const v = claimantOf(m.metadata.name, virtualMeshes);
     const s = v?.status?.meshes?.[m.metadata.name];
     return {
       name: m.metadata.name,
       cluster: m.metadata.cluster,
+      ...(m.spec.namespace ? { namespace: m.spec.namespace } : {}),
       ...(m.spec.istio?.trustDomain ? { trustDomain: m.spec.istio.trustDomain } : {}),
       ...(v ? { virtualMesh: v.metadata.name, state: s?.state ?? v.status?.state ?? "PENDING" } : {}),
       ...(s?.trust ? { trust: s.trust.state } : {}),
@@ -47,7 +49,8 @@ export function topology(meshes: readonly { metadata: { name: string; cluster: s
   for (const v of virtualMeshes) {
     const suffix = `.${(v.spec.federation as { hostnameSuffix?: string } | undefined)?.hostnameSuffix ?? DEFAULT_SUFFIX}`;
     const members = nodes.filter((n) => n.virtualMesh === v.metadata.name);
-    const meshIn = (cluster: string) => members.find((n) => n.cluster === cluster)?.name;
+    // The importing mesh is the one whose Istio namespace holds the entry; the exporting one, the member in the named cluster.
+    const meshIn = (cluster: string, namespace?: string) => (members.find((n) => n.cluster === cluster && (namespace === undefined || n.namespace === namespace)) ?? members.find((n) => n.cluster === cluster))?.name;
     for (const { cluster, object } of objects) {
       if (object.kind !== "ServiceEntry" || !parentsOf(object).some((p) => p.kind === "VirtualMesh" && p.name === v.metadata.name)) continue;
       for (const host of object.spec?.hosts ?? []) {
@@ -56,11 +59,11 @@ export function topology(meshes: readonly { metadata: { name: string; cluster: s
         const [service, namespace, svc, source] = host.slice(0, -suffix.length).split(".");
         if (svc !== "svc" || !service || !namespace || !source || source === cluster) continue;
         const from = meshIn(source);
-        const to = meshIn(cluster);
+        const to = meshIn(cluster, object.metadata.namespace);
         if (!from || !to) continue;
         const key = `${v.metadata.name} ${from} ${to}`;
         const link = links.get(key) ?? { virtualMesh: v.metadata.name, from, to, destinations: [], gateways: [] };
-        link.destinations.push(`${namespace}/${service}`);
+        if (!link.destinations.includes(`${namespace}/${service}`)) link.destinations.push(`${namespace}/${service}`);
         for (const e of object.spec?.endpoints ?? []) for (const port of Object.values(e.ports ?? {})) if (!link.gateways.includes(`${e.address}:${port}`)) link.gateways.push(`${e.address}:${port}`);
         links.set(key, link);
       }

@@ -1,4 +1,5 @@
 import type { Mesh, StoredResource } from "../api/index";
+import { claimOrder } from "./claim-order";
 import { compareStrings, pushTo } from "./compare";
 import type { Model } from "./model";
 import { resourceKeyOf } from "../identity";
@@ -10,21 +11,6 @@ export type VirtualMesh = StoredResource<"VirtualMesh">;
 export interface Membership {
   mesh: Mesh;
   virtualMesh: VirtualMesh;
-}
-
-function wasAccepted(vm: VirtualMesh, mesh: string): boolean {
-  return vm.status?.meshes?.[mesh]?.state === "ACCEPTED";
-}
-
-/**
- * Claim order for one mesh: the VirtualMesh that already had it keeps it (so a later edit to an
- * older VirtualMesh cannot take a mesh away and swap its root of trust), then creation time, then name.
- */
-function claimOrder(mesh: string) {
-  return (a: VirtualMesh, b: VirtualMesh): number =>
-    Number(wasAccepted(b, mesh)) - Number(wasAccepted(a, mesh)) ||
-    compareStrings(a.metadata.createdAt, b.metadata.createdAt) ||
-    compareStrings(a.metadata.name, b.metadata.name);
 }
 
 /** Meshes named by VirtualMeshes that can join one: found and Istio. Reports the others. */

@@ -107,20 +107,23 @@ describe("describeDestination", () => {
     ]);
   });
 
-  it("is enforced only by VirtualMeshes with globalAccessPolicy ENABLED that include its mesh", () => {
+  it("is enforced only by the VirtualMesh its mesh belongs to, when that one has globalAccessPolicy ENABLED", () => {
+    const holding = (name: string, spec: Record<string, unknown>, meshState: string): ResourceView => ({ ...virtualMesh(name, [MESH], spec, "ACCEPTED"), status: { state: "ACCEPTED", observedGeneration: 1, meshes: { [MESH]: { state: meshState } } } });
     const resources = [
-      virtualMesh("enabled", ["istiod-istio-system-cluster-west", MESH], { globalAccessPolicy: "ENABLED" }, "ACCEPTED"),
-      virtualMesh("disabled", [MESH], { globalAccessPolicy: "DISABLED" }, "INVALID"),
-      virtualMesh("unset", [MESH]),
+      // Named first, but refused for the mesh: the mesh already belongs to "holder".
+      holding("a-refused", { globalAccessPolicy: "ENABLED" }, "INVALID"),
+      holding("holder", { globalAccessPolicy: "ENABLED" }, "ACCEPTED"),
       virtualMesh("other-meshes", ["istiod-istio-system-cluster-west"], { globalAccessPolicy: "ENABLED" }, "ACCEPTED"),
     ];
     const view = describeDestination(destination, resources, []);
-    expect(view.enforcedBy).toEqual(["enabled"]);
-    expect(view.virtualMeshes).toEqual([
-      { name: "enabled", state: "ACCEPTED" },
-      { name: "disabled", state: "INVALID" },
-      { name: "unset", state: "PENDING" },
-    ]);
+    expect(view.enforcedBy).toEqual(["holder"]);
+    expect(view.virtualMeshes).toEqual([{ name: "holder", state: "ACCEPTED" }]);
+    // The VirtualMesh that holds the mesh allows every caller: a refused one's ENABLED does not apply.
+    const open = describeDestination(destination, [holding("a-refused", { globalAccessPolicy: "ENABLED" }, "INVALID"), holding("holder", { globalAccessPolicy: "DISABLED" }, "ACCEPTED")], []);
+    expect(open.enforcedBy).toEqual([]);
+    // Without statuses yet, the older one holds it, then the first by name — as the translator decides.
+    const fresh = describeDestination(destination, [virtualMesh("b", [MESH], { globalAccessPolicy: "ENABLED" }), virtualMesh("a", [MESH])], []);
+    expect(fresh.virtualMeshes).toEqual([{ name: "a", state: "PENDING" }]);
   });
 
   it("is in no VirtualMesh and federated nowhere without a mesh", () => {
@@ -197,5 +200,13 @@ describe("reasonsOf", () => {
       "mesh istiod-istio-system-cluster-west trust: waiting for the agent's CSR",
       "cluster cluster-west: ServiceEntry istio-system/reviews: forbidden",
     ]);
+  });
+});
+
+describe("parentsOf on a malformed annotation", () => {
+  it("keeps only well-formed parents", () => {
+    const object = { kind: "ServiceEntry", metadata: { name: "x", annotations: { "meshplane.dev/parents": '[null, 3, {"kind":"VirtualMesh"}, {"kind":"VirtualMesh","name":"global"}]' } } };
+    expect(parentsOf(object)).toEqual([{ kind: "VirtualMesh", name: "global" }]);
+    expect(generatedBy([{ cluster: "east", object: { ...object, metadata: { ...object.metadata, annotations: { "meshplane.dev/parents": "[null]" } } } }], { kind: "VirtualMesh", name: "global" })).toEqual([]);
   });
 });

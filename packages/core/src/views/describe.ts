@@ -5,6 +5,7 @@
  * `describe` prints them and the console draws them. Pure: the caller fetches.
  */
 import type { VirtualMeshSpec } from "../api/index";
+import { claimantOf } from "../translate/claim-order";
 import { federatedHost } from "../translate/federated-host";
 
 export interface ResourceStatusView {
@@ -66,7 +67,8 @@ export const generatedRef = ({ cluster, object: o }: PlacedObject): GeneratedRef
 export function parentsOf(object: SnapshotObjectView): { kind: string; name: string }[] {
   try {
     const parents: unknown = JSON.parse(object.metadata.annotations?.["meshplane.dev/parents"] ?? "[]");
-    return Array.isArray(parents) ? (parents as { kind: string; name: string }[]) : [];
+    if (!Array.isArray(parents)) return [];
+    return parents.filter((p): p is { kind: string; name: string } => typeof p === "object" && p !== null && typeof p.kind === "string" && typeof p.name === "string");
   } catch {
     return [];
   }
@@ -108,9 +110,10 @@ export interface FederationRoute {
 export interface DestinationDescription {
   /** TrafficPolicies in acceptance order. */
   policies: AppliedPolicy[];
-  /** VirtualMeshes that make its mesh deny by default (globalAccessPolicy ENABLED); empty: anyone may call. */
+  /** The VirtualMesh its mesh belongs to, when it makes the mesh deny by default (globalAccessPolicy ENABLED); empty: anyone may call. */
   enforcedBy: string[];
   access: AccessGrant[];
+  /** The VirtualMesh its mesh belongs to (none or one). */
   virtualMeshes: { name: string; state: string }[];
   federation: FederationRoute[];
   /** Objects generated for the service itself (a policy's objects carry the policy as their parent). */
@@ -131,7 +134,9 @@ export function describeDestination(destination: DestinationView, resources: rea
   const access = applying
     .filter((r) => r.kind === "AccessPolicy")
     .map((r) => ({ name: r.metadata.name, state: entry(r).state, errors: entry(r).errors ?? [], sources: r.spec.sourceSelector, limits: Object.fromEntries(ACCESS_LIMITS.flatMap((k) => (r.spec[k] === undefined ? [] : [[k, r.spec[k]]]))) }));
-  const virtualMeshes = resources.filter((r) => r.kind === "VirtualMesh" && ((r.spec.meshes as { name: string }[] | undefined) ?? []).some((m) => m.name === destination.spec.mesh));
+  // The one VirtualMesh its mesh belongs to (a mesh joins at most one; the translator's claim order).
+  const holder = destination.spec.mesh === undefined ? undefined : claimantOf(destination.spec.mesh, resources.filter((r) => r.kind === "VirtualMesh"));
+  const virtualMeshes = holder ? [holder] : [];
   // A federated service is a ServiceEntry for its VirtualMesh host in each other cluster that may call it.
   const hosts = new Set(virtualMeshes.map((v) => federatedHost(destination.spec, v as unknown as { spec: VirtualMeshSpec })));
   const federation = objects

@@ -122,7 +122,7 @@ describe("problemsOf", () => {
       "certificates of mesh failed-with-error failed: CSR rejected",
       "certificates of mesh failed failed",
       `the intermediate CA of mesh soon expires in 6 day(s) (${inDays(6.9)})`,
-      `the intermediate CA of mesh expired expires in -2 day(s) (${inDays(-2)})`,
+      `the intermediate CA of mesh expired expired 2 day(s) ago (${inDays(-2)}): its workloads' certificates stop renewing`,
     ]);
     expect(problemsOf(health({ certificates: [{ mesh: "soon", state: "issued", notAfter: inDays(6.9) }] }), NOW, { ...OPTIONS, certificateWarnDays: 0 })).toEqual([]);
   });

@@ -69,7 +69,8 @@ export function problemsOf(h: ClusterHealth, now: Date, options: { staleAfterS: 
     if (c.state === "failed") problems.push(`certificates of mesh ${c.mesh} failed${c.error ? `: ${c.error}` : ""}`);
     else if (c.notAfter) {
       const days = Math.floor((Date.parse(c.notAfter) - now.getTime()) / 86_400_000);
-      if (days < options.certificateWarnDays) problems.push(`the intermediate CA of mesh ${c.mesh} expires in ${days} day(s) (${c.notAfter})`);
+      if (days < 0) problems.push(`the intermediate CA of mesh ${c.mesh} expired ${-days} day(s) ago (${c.notAfter}): its workloads' certificates stop renewing`);
+      else if (days < options.certificateWarnDays) problems.push(`the intermediate CA of mesh ${c.mesh} expires in ${days} day(s) (${c.notAfter})`);
     }
   }
   return problems;
