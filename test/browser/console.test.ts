@@ -96,7 +96,9 @@ describe("console", () => {
     expect(problems).toContain("ratings-v9 not found");
     // The cluster whose agent refused an object is out of sync, with one apply failure.
     const west = page.locator("tr", { has: page.locator("th >> text=cluster-west") });
-    await expect.poll(() => west.textContent()).toMatch(/no \(drift\)1/);
+    await expect.poll(() => west.textContent()).toMatch(/2 \/ 2no1none issued/);
+    // East's agent issued its mesh's intermediate CA: a year left.
+    await expect.poll(() => page.locator("tr", { has: page.locator("th >> text=cluster-east") }).textContent()).toMatch(/yes0\d{3} days left/);
     await page.screenshot({ path: join(shots, "overview.png"), fullPage: true });
     await accessible(page);
     clean(seen);

@@ -98,9 +98,9 @@ export function Overview() {
                               <td>
                                 {snapshot.appliedGeneration} / {snapshot.generation}
                               </td>
-                              <td>{snapshot.inSync ? "yes" : <span class="bad-text">no (drift)</span>}</td>
+                              <td>{snapshot.inSync ? "yes" : <span class="bad-text">no</span>}</td>
                               <td class={snapshot.failures.length > 0 ? "bad-text" : ""}>{snapshot.failures.length}</td>
-                              <td>{days === undefined ? "no shared trust" : <span class={days < CERTIFICATE_WARN_DAYS ? "bad-text" : ""}>{days} days left</span>}</td>
+                              <td>{days === undefined ? "none issued" : <span class={days < CERTIFICATE_WARN_DAYS ? "bad-text" : ""}>{days} days left</span>}</td>
                             </tr>
                           );
                         })}
