@@ -1,4 +1,5 @@
 import { STALE_AFTER_S, ago, certificateDays, problemsOf, reasonsOf, secondsSince } from "@meshplane/core/views";
+import { useEffect } from "preact/hooks";
 import { health, resources } from "../data";
 import { collectionOf, href } from "../router";
 import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
@@ -6,6 +7,8 @@ import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
 const STATES = ["ACCEPTED", "PENDING", "INVALID", "FAILED"] as const;
 const KINDS = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"] as const;
 const CERTIFICATE_WARN_DAYS = 30;
+/** The overview reads everything again this often while it is open (an on-call screen). */
+const REFRESH_MS = 30_000;
 
 interface Problem {
   /** Where it is: a cluster or a resource. */
@@ -22,9 +25,19 @@ export function Overview() {
     const [clusters, all] = await Promise.all([health(signal), resources(signal)]);
     return { clusters, all, now: new Date() };
   }, []);
+  useEffect(() => {
+    const timer = setInterval(data.reload, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [data.reload]);
   return (
     <main id="main">
       <h1>Overview</h1>
+      <p class="headline hint" aria-live="off">
+        {data.status === "ok" ? `As of ${data.data.now.toLocaleTimeString("en-GB")}; read again every ${REFRESH_MS / 1000} s.` : ""}
+        <button type="button" onClick={data.reload}>
+          Refresh now
+        </button>
+      </p>
       <Loaded value={data} what="clusters and policies">
         {({ clusters, all, now }) => {
           const problems: Problem[] = [
