@@ -248,6 +248,11 @@ describe("console", () => {
     await page.waitForSelector(".cm-tooltip-autocomplete");
     expect(await page.textContent(".cm-tooltip-autocomplete")).toContain("retries");
     await page.screenshot({ path: join(shots, "editor-completion.png"), fullPage: true });
+    // No keyboard trap: Tab indents inside the editor, Esc then Tab moves on to the buttons.
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Preview");
     clean(seen);
     await context.close();
   });

@@ -249,7 +249,9 @@ function EditorBody({ initial, etag, schemas: known, editing }: { initial: strin
   return (
     <>
       <div ref={host} class="editor" />
-      <p class="hint">Ctrl-Space completes keys and values from the API's schema; problems are underlined as you type. Preview checks everything the control plane checks.</p>
+      <p class="hint">
+        Ctrl-Space completes keys and values from the API's schema; problems are underlined as you type. Preview checks everything the control plane checks. Tab indents; Esc then Tab leaves the editor.
+      </p>
       <div class="actions">
         <button type="button" onClick={preview} disabled={busy !== null}>
           {busy === "preview" ? "Previewing…" : "Preview"}
