@@ -5,8 +5,12 @@ import { COLLECTIONS, type Collection, href } from "../router";
 import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
 import { GeneratedObjects } from "./generated";
 
-/** Until translation has caught up with the stored generation, the page reads again every second. */
+/**
+ * Until translation has caught up with the stored generation the page reads again every second; while
+ * it waits on something slower (PENDING: an agent to issue a CA, to apply), every 5 s.
+ */
 const REFRESH_MS = 1000;
+const PENDING_REFRESH_MS = 5000;
 
 /** One policy: its state and why, per destination, mesh and cluster, in the API's words; its generated objects. */
 export function Policy({ collection, name }: { collection: Collection; name: string }) {
@@ -19,12 +23,13 @@ export function Policy({ collection, name }: { collection: Collection; name: str
     },
     [collection, name],
   );
-  const settled = data.status === "ok" && data.data.r.status?.observedGeneration === data.data.r.metadata.generation && data.data.r.status?.state !== "PENDING";
+  const translated = data.status === "ok" && data.data.r.status?.observedGeneration === data.data.r.metadata.generation;
+  const pending = data.status === "ok" && (data.data.r.status?.state ?? "PENDING") === "PENDING";
   useEffect(() => {
-    if (data.status !== "ok" || settled) return;
-    const timer = setTimeout(data.reload, REFRESH_MS);
+    if (data.status !== "ok" || (translated && !pending)) return;
+    const timer = setTimeout(data.reload, translated ? PENDING_REFRESH_MS : REFRESH_MS);
     return () => clearTimeout(timer);
-  }, [data.status, data.data, settled, data.reload]);
+  }, [data.status, data.data, translated, pending, data.reload]);
   return (
     <main id="main">
       <p class="crumbs">
