@@ -23,13 +23,13 @@ export function Policy({ collection, name }: { collection: Collection; name: str
     },
     [collection, name],
   );
-  const translated = data.status === "ok" && data.data.r.status?.observedGeneration === data.data.r.metadata.generation;
+  const caughtUp = data.status === "ok" && data.data.r.status?.observedGeneration === data.data.r.metadata.generation;
   const pending = data.status === "ok" && (data.data.r.status?.state ?? "PENDING") === "PENDING";
   useEffect(() => {
-    if (data.status !== "ok" || (translated && !pending)) return;
-    const timer = setTimeout(data.reload, translated ? PENDING_REFRESH_MS : REFRESH_MS);
+    if (data.status !== "ok" || (caughtUp && !pending)) return;
+    const timer = setTimeout(data.reload, caughtUp ? PENDING_REFRESH_MS : REFRESH_MS);
     return () => clearTimeout(timer);
-  }, [data.status, data.data, translated, pending, data.reload]);
+  }, [data.status, data.data, caughtUp, pending, data.reload]);
   return (
     <main id="main">
       <p class="crumbs">
