@@ -88,6 +88,10 @@ const pageParams = {
 
 export const listQuery = z.strictObject(pageParams);
 export const labelSelectorQuery = z.strictObject({ labelSelector: z.string().max(2048).optional(), ...pageParams });
+/** `objects=false`: a cluster's sync state without its objects (what health views read; one item instead of the snapshot's body). */
+export const snapshotQuery = z.strictObject({
+  objects: z.enum(["true", "false"]).optional(),
+});
 export const discoveredQuery = z.strictObject({
   cluster: dnsLabel.optional(),
   namespace: dnsLabel.optional(),

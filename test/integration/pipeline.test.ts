@@ -74,6 +74,12 @@ describe("write → job → signed snapshot → status", () => {
     const view = (await (await cp.request("GET", "/v1/clusters/cluster-east/snapshot", { token: admin })).json()) as { generation: number; appliedGeneration: number; inSync: boolean; objects: unknown[] };
     expect(view).toMatchObject({ generation: 2, appliedGeneration: 2, inSync: true });
     expect(view.objects).toEqual(payload.objects);
+    // Sync state alone, for health views: the same answer without reading the snapshot's body.
+    const state = (await (await cp.request("GET", "/v1/clusters/cluster-east/snapshot?objects=false", { token: admin })).json()) as Record<string, unknown>;
+    expect(state).toEqual({ ...view, objects: [], certificates: [] });
+    const bad = await cp.request("GET", "/v1/clusters/cluster-east/snapshot?objects=no", { token: admin });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain("objects");
   });
 
   it("answers an unchanged poll with 304", async () => {

@@ -3,6 +3,7 @@ import type { SnapshotPayload } from "@meshplane/core/base";
 import type { Signer } from "../../signer/signer";
 import type { SnapshotHead, Store } from "../../store/index";
 import { type Route, route } from "../route";
+import { snapshotQuery } from "../schemas";
 
 export interface SnapshotDeps {
   store: Store;
@@ -27,16 +28,18 @@ export function snapshotRoutes(deps: SnapshotDeps): Route[] {
     }),
     route({
       method: "get", path: "/v1/clusters/{name}/snapshot", tag: "clusters", access: "viewer",
-      summary: "What the cluster gets: objects, generation, the generation its agent applied, sync state",
+      summary: "What the cluster gets: objects, generation, the generation its agent applied, sync state (objects=false: all but the objects)",
+      query: snapshotQuery,
       responses: { 200: { description: "the snapshot" } },
-      handler: async (c) => {
+      handler: async (c, { query }) => {
         const tenantId = c.get("tenantId");
         const name = c.req.param("name") as string;
         await store.clusters.get(tenantId, name);
         const head = await store.snapshots.head(tenantId, name, true);
         const report = (await store.agents.reports(tenantId, [name])).get(name);
         const snapshot = head?.snapshot;
-        const payload = snapshot ? await storedPayload(store, tenantId, name, snapshot) : undefined;
+        // The body (gzipped JWS chunks) is read only when the objects are asked for.
+        const payload = snapshot && query.objects !== "false" ? await storedPayload(store, tenantId, name, snapshot) : undefined;
         return c.json({
           cluster: name,
           generation: snapshot?.generation ?? 0,

@@ -5,7 +5,8 @@ import type { Client } from "./client";
 export { type ClusterHealth, type ClusterView, type SnapshotView, STALE_AFTER_S, ago, certificateDays, problemsOf, secondsSince } from "@meshplane/core";
 
 export async function healthOf(client: Client, cluster: ClusterView): Promise<ClusterHealth> {
-  const { body } = await client.request<SnapshotView>("GET", `/v1/clusters/${encodeURIComponent(cluster.name)}/snapshot`);
+  // Sync state only: the objects are not needed to say how an agent is doing.
+  const { body } = await client.request<SnapshotView>("GET", `/v1/clusters/${encodeURIComponent(cluster.name)}/snapshot?objects=false`);
   return { cluster, snapshot: body };
 }
 

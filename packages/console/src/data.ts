@@ -28,14 +28,16 @@ export async function resource(collection: Collection, name: string, signal?: Ab
 
 export const clusters = (signal?: AbortSignal) => listAll<ClusterView>("/v1/clusters", signal ? { signal } : {});
 
-export async function snapshot(cluster: string, signal?: AbortSignal): Promise<Snapshot> {
-  return (await request<Snapshot>("GET", `/v1/clusters/${encodeURIComponent(cluster)}/snapshot`, signal ? { signal } : {})).body;
+/** A cluster's snapshot; `objects: false` reads only its sync state (no snapshot body is read). */
+export async function snapshot(cluster: string, signal?: AbortSignal, options: { objects?: boolean } = {}): Promise<Snapshot> {
+  const query = options.objects === false ? "?objects=false" : "";
+  return (await request<Snapshot>("GET", `/v1/clusters/${encodeURIComponent(cluster)}/snapshot${query}`, signal ? { signal } : {})).body;
 }
 
-/** Every cluster with its snapshot state, four requests at a time. */
 export type Health = Omit<ClusterHealth, "snapshot"> & { snapshot: Snapshot };
 
-export async function health(signal?: AbortSignal): Promise<Health[]> {
+/** Every cluster with its snapshot (or, with `objects: false`, its sync state only), four requests at a time. */
+export async function health(signal?: AbortSignal, options: { objects?: boolean } = {}): Promise<Health[]> {
   const list = await clusters(signal);
   const out: Health[] = [];
   let next = 0;
@@ -44,7 +46,7 @@ export async function health(signal?: AbortSignal): Promise<Health[]> {
       while (next < list.length) {
         const i = next++;
         const cluster = list[i] as ClusterView;
-        out[i] = { cluster, snapshot: await snapshot(cluster.name, signal) };
+        out[i] = { cluster, snapshot: await snapshot(cluster.name, signal, options) };
       }
     }),
   );

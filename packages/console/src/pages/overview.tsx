@@ -22,7 +22,7 @@ interface Problem {
 export function Overview() {
   useTitle("Overview");
   const data = useAsync(async (signal) => {
-    const [clusters, all] = await Promise.all([health(signal), resources(signal)]);
+    const [clusters, all] = await Promise.all([health(signal, { objects: false }), resources(signal)]);
     return { clusters, all, now: new Date() };
   }, []);
   useEffect(() => {
