@@ -13,6 +13,7 @@ import { FIXTURES } from "../support/agents";
 import type { ControlPlane } from "../support/control-plane";
 import { benchPlane, percentile } from "./_harness";
 
+const ROOT = join(import.meta.dirname, "../..");
 const WRITES = Number(process.env.WRITES ?? 8);
 const TICKS = 100; // /proc stat clock ticks per second on Linux
 
@@ -21,6 +22,19 @@ function usage(pid: number): { rssMiB: number; cpuSeconds: number } {
   const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return { rssMiB: rss, cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS };
+}
+
+/**
+ * The environment the agent image sets (the ENV lines of packages/agent/Dockerfile's last stage), so
+ * the agent here runs with the runtime settings it ships with.
+ */
+function imageEnv(): Record<string, string> {
+  const dockerfile = readFileSync(join(ROOT, "packages/agent/Dockerfile"), "utf8");
+  const env: Record<string, string> = {};
+  for (const [, line] of dockerfile.slice(dockerfile.lastIndexOf("\nFROM ")).matchAll(/^ENV\s+(.+)$/gm)) {
+    for (const [, key, quoted, bare] of (line as string).matchAll(/(\w+)=(?:"([^"]*)"|(\S+))/g)) env[key as string] = (quoted ?? bare) as string;
+  }
+  return env;
 }
 
 /** Mean CPU (millicores) and final RSS of `pid` over `ms`. */
@@ -36,7 +50,19 @@ let agent: LabAgent | undefined;
 try {
   const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "bench" })).json()) as { adminToken: string }).adminToken;
   const cp = { url: plane.url, signer: plane.signer, request: (m: string, p: string, o: { token?: string; body?: unknown } = {}) => plane.request(m, p, o.token ?? "", o.body) } as unknown as ControlPlane;
-  agent = await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml"), ["--poll-interval=15", "--poll-jitter=0.2", "--resync-interval=300"]);
+  // The agent process inherits this process's environment: the image's, for as long as it starts.
+  const env = imageEnv();
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    agent = await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml"), ["--poll-interval=15", "--poll-jitter=0.2", "--resync-interval=300"]);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+  console.log(`agent environment from the image: ${JSON.stringify(env)}`);
   const pid = agent.process.pid as number;
   await agent.healthPort();
   const metric = async (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(await agent!.metrics())?.[1] ?? 0);
