@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
-import { KubeConfig } from "@kubernetes/client-node";
 import { ControlPlaneClient, ControlPlaneError } from "./client";
 import { DiscoveryWatch } from "./discovery-watch";
 import { startHealthServer } from "./health";
 import { Kube } from "./kube";
+import { inClusterAccess, kubeconfigAccess } from "./kube-access";
 import { LeaderElector } from "./leader";
 import { type Logger, createLogger } from "./log";
 import { meshWorkloads } from "./mesh-workloads";
@@ -67,10 +67,7 @@ async function ensureRegistered(options: AgentOptions, store: StateStore, state:
 
 /** The composition root of the agent (STYLE.md 10): everything is wired here from the options. */
 export async function startAgent(options: AgentOptions, log: Logger = createLogger({ component: "meshplane-agent", cluster: options.cluster })): Promise<RunningAgent> {
-  const kc = new KubeConfig();
-  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-  else kc.loadFromCluster();
-  const kube = new Kube(kc);
+  const kube = new Kube(options.kubeconfig ? await kubeconfigAccess(options.kubeconfig) : inClusterAccess());
   const metrics = new Metrics();
   const stateStore = new StateStore({ kube, namespace: options.namespace });
   let loop: SyncLoop | undefined;
@@ -109,7 +106,7 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
       meshWorkloads: (mesh) => (discovery?.listed() ? meshWorkloads(discovery.snapshot(), mesh) : undefined),
     });
     discovery = new DiscoveryWatch({
-      kubeconfig: kc, cluster: options.cluster, debounceMs: options.discoveryDebounceMs, active: () => elector.isLeader(),
+      kube, cluster: options.cluster, debounceMs: options.discoveryDebounceMs, active: () => elector.isLeader(),
       publish: async (report) => {
         await client.discovery(report);
         metrics.discoveryReports++;

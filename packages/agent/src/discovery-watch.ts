@@ -1,43 +1,25 @@
-import {
-  AppsV1Api,
-  CoreV1Api,
-  DiscoveryV1Api,
-  type Informer,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  type ObjectCache,
-  makeInformer,
-} from "@kubernetes/client-node";
 import { type ClusterObjects, type DiscoveryResult, canonicalJson, discover, sha256 } from "@meshplane/core";
 import { backoffMs } from "./backoff";
+import { Informer, type WatchSource } from "./informer";
 
-type Watched = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
 type ListName = Exclude<keyof ClusterObjects, "cluster">;
 
-const as = (p: Promise<unknown>) => p as Promise<KubernetesListObject<KubernetesObject>>;
-
 /** The lists discovery reads (API.md §3), each from an informer: watched, never polled. */
-function sources(kc: KubeConfig): { list: ListName; path: string; fetch: () => Promise<KubernetesListObject<KubernetesObject>> }[] {
-  const apps = kc.makeApiClient(AppsV1Api);
-  const core = kc.makeApiClient(CoreV1Api);
-  const disc = kc.makeApiClient(DiscoveryV1Api);
-  return [
-    { list: "deployments", path: "/apis/apps/v1/deployments", fetch: () => as(apps.listDeploymentForAllNamespaces()) },
-    { list: "statefulSets", path: "/apis/apps/v1/statefulsets", fetch: () => as(apps.listStatefulSetForAllNamespaces()) },
-    { list: "daemonSets", path: "/apis/apps/v1/daemonsets", fetch: () => as(apps.listDaemonSetForAllNamespaces()) },
-    { list: "replicaSets", path: "/apis/apps/v1/replicasets", fetch: () => as(apps.listReplicaSetForAllNamespaces()) },
-    { list: "pods", path: "/api/v1/pods", fetch: () => as(core.listPodForAllNamespaces()) },
-    { list: "services", path: "/api/v1/services", fetch: () => as(core.listServiceForAllNamespaces()) },
-    { list: "endpointSlices", path: "/apis/discovery.k8s.io/v1/endpointslices", fetch: () => as(disc.listEndpointSliceForAllNamespaces()) },
-    { list: "configMaps", path: "/api/v1/configmaps", fetch: () => as(core.listConfigMapForAllNamespaces()) },
-    { list: "nodes", path: "/api/v1/nodes", fetch: () => as(core.listNode()) },
-    { list: "namespaces", path: "/api/v1/namespaces", fetch: () => as(core.listNamespace()) },
-  ];
-}
+const SOURCES: readonly { list: ListName; path: string }[] = [
+  { list: "deployments", path: "/apis/apps/v1/deployments" },
+  { list: "statefulSets", path: "/apis/apps/v1/statefulsets" },
+  { list: "daemonSets", path: "/apis/apps/v1/daemonsets" },
+  { list: "replicaSets", path: "/apis/apps/v1/replicasets" },
+  { list: "pods", path: "/api/v1/pods" },
+  { list: "services", path: "/api/v1/services" },
+  { list: "endpointSlices", path: "/apis/discovery.k8s.io/v1/endpointslices" },
+  { list: "configMaps", path: "/api/v1/configmaps" },
+  { list: "nodes", path: "/api/v1/nodes" },
+  { list: "namespaces", path: "/api/v1/namespaces" },
+];
 
 export interface DiscoveryWatchDeps {
-  kubeconfig: KubeConfig;
+  kube: WatchSource;
   cluster: string;
   debounceMs: number;
   /** Sends a changed report; throws when it could not (it is retried with backoff). */
@@ -54,7 +36,7 @@ export interface DiscoveryWatchDeps {
  * plane would withdraw their configuration.
  */
 export class DiscoveryWatch {
-  private readonly informers = new Map<ListName, Watched>();
+  private readonly informers = new Map<ListName, Informer>();
   private readonly synced = new Set<ListName>();
   private timer?: NodeJS.Timeout;
   private lastHash?: string;
@@ -65,12 +47,12 @@ export class DiscoveryWatch {
 
   async start(): Promise<void> {
     await Promise.all(
-      sources(this.deps.kubeconfig).map(async ({ list, path, fetch }) => {
-        const informer = makeInformer(this.deps.kubeconfig, path, fetch) as Watched;
+      SOURCES.map(async ({ list, path }) => {
+        const informer = new Informer(this.deps.kube, path);
         this.informers.set(list, informer);
         informer.on("change", () => this.schedule());
         informer.on("connect", () => undefined);
-        informer.on("error", (error) => {
+        informer.on("error", (error: unknown) => {
           this.synced.delete(list);
           this.deps.onError(`watch ${list}`, error);
           if (!this.stopped) setTimeout(() => void this.startOne(list, informer), backoffMs(1, { baseMs: 1000, capMs: 1000 }) + 1000);
@@ -84,7 +66,7 @@ export class DiscoveryWatch {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const informer of this.informers.values()) void informer.stop();
+    for (const informer of this.informers.values()) informer.stop();
   }
 
   /** Forgets what was published, so the next change (or a leadership change) reports again. */
@@ -116,7 +98,7 @@ export class DiscoveryWatch {
     };
   }
 
-  private async startOne(list: ListName, informer: Watched): Promise<void> {
+  private async startOne(list: ListName, informer: Informer): Promise<void> {
     let failed = false;
     const onError = () => (failed = true);
     informer.on("error", onError);

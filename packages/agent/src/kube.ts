@@ -1,5 +1,8 @@
+import type { ClientRequest, IncomingMessage } from "node:http";
 import { Agent, type RequestOptions, request as httpsRequest } from "node:https";
-import { type KubeConfig, KubernetesObjectApi, type KubernetesObject, PatchStrategy } from "@kubernetes/client-node";
+import { createSecureContext } from "node:tls";
+import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import { type KubeAccess, type KubeTls, clientNodeAccess } from "./kube-access";
 
 /** The one field manager every meshplane write uses, so server-side apply knows what we own. */
 export const FIELD_MANAGER = "meshplane-agent";
@@ -21,103 +24,252 @@ export class KubeError extends Error {
   }
 }
 
-function asKubeError(error: unknown): KubeError {
-  const e = error as { code?: number; body?: unknown; message?: string };
-  let message = e.message ?? String(error);
-  try {
-    const body = typeof e.body === "string" ? (JSON.parse(e.body) as { message?: string }) : (e.body as { message?: string } | undefined);
-    if (body?.message) message = body.message;
-  } catch {
-    // not JSON: keep the client's message
-  }
-  return new KubeError(e.code ?? 0, message);
+/** A watch event as the apiserver streams it. */
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+  object: KubernetesObject & { code?: number };
 }
 
-/** What the agent does to its cluster; one adapter over @kubernetes/client-node. */
-export class Kube {
-  private readonly objects: KubernetesObjectApi;
-  private agent?: Agent;
+/** A page of a list, as the apiserver sends it. */
+export interface ListPage {
+  items: KubernetesObject[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
 
-  constructor(readonly config: KubeConfig) {
-    this.objects = KubernetesObjectApi.makeApiClient(config);
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/** Connections pooled per TLS material: kept alive for requests, one each for watches. */
+interface Pool {
+  tls: KubeTls;
+  requests: Agent;
+  watches: Agent;
+}
+
+const UNRECOGNIZED = "Unrecognized API version and kind";
+
+/** The server's message from an error answer (a Status object), else its text. */
+function messageOf(text: string): string {
+  try {
+    return (JSON.parse(text) as { message?: string }).message ?? text;
+  } catch {
+    return text;
+  }
+}
+
+/** The whole body of an answer. */
+function textOf(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    res.setEncoding("utf8");
+    res.on("data", (chunk: string) => (text += chunk));
+    res.on("end", () => resolve(text));
+    res.on("error", (error) => reject(new KubeError(0, error.message)));
+  });
+}
+
+/**
+ * What the agent does to its cluster, over plain HTTPS to the apiserver: requests on kept-alive
+ * connections (one TLS context for all), and watches. Paths of objects are found as
+ * @kubernetes/client-node's KubernetesObjectApi finds them (the API group's resource list, cached),
+ * and bodies are sent and answers returned as the apiserver's JSON.
+ */
+export class Kube {
+  private readonly access: KubeAccess;
+  private pool?: Pool;
+  private readonly resources = new Map<string, ApiResource[]>();
+
+  constructor(config: KubeAccess | KubeConfig) {
+    this.access = "applyToHTTPSOptions" in config ? clientNodeAccess(config) : config;
   }
 
   /**
-   * One request on a kept-alive connection, for the calls the agent repeats all the time (its Lease
-   * every few seconds): the generated client opens a new TLS connection per call, which was most of
-   * the agent's idle CPU. Throws KubeError on any status ≥ 400; undefined for 404 on GET.
+   * Sends one request and resolves with the answer as it starts (its status and headers); rejects
+   * with a KubeError (status 0) when there is none. Watches get connections of their own.
+   */
+  private async open(method: Method, path: string, body?: { text: string; type: string }, watch = false): Promise<{ req: ClientRequest; res: IncomingMessage }> {
+    let connection;
+    try {
+      connection = await this.access.connect();
+    } catch (error) {
+      throw new KubeError(0, (error as Error).message);
+    }
+    const server = new URL(this.access.server);
+    const options: RequestOptions = {
+      protocol: server.protocol,
+      // A bracketed IPv6 address is a URL's notation, not a host name.
+      hostname: server.hostname.replace(/^\[(.*)\]$/, "$1"),
+      port: server.port,
+      path: `${server.pathname.replace(/\/$/, "")}${path}`,
+      method,
+      agent: connection.agent ?? this.agents(connection.tls)[watch ? "watches" : "requests"],
+      headers: { accept: "application/json", ...connection.headers, ...(body ? { "content-type": body.type } : {}) },
+    };
+    const attempt = (retry: boolean) =>
+      new Promise<{ req: ClientRequest; res: IncomingMessage }>((resolve, reject) => {
+        const req = httpsRequest(options, (res) => resolve({ req, res }));
+        if (watch) req.on("socket", (socket) => socket.setKeepAlive(true, 30_000));
+        req.on("error", (error) => {
+          // A kept-alive connection the server closed as this request went out: the request never
+          // reached it, so it goes once more on a new connection (as Node's documentation advises).
+          if (retry && req.reusedSocket && (error as NodeJS.ErrnoException).code === "ECONNRESET") resolve(attempt(false));
+          else reject(new KubeError(0, error.message));
+        });
+        req.end(body?.text);
+      });
+    return attempt(true);
+  }
+
+  /** One request and its whole answer. */
+  private async send(method: Method, path: string, body?: { text: string; type: string }): Promise<{ status: number; text: string }> {
+    const { res } = await this.open(method, path, body);
+    return { status: res.statusCode ?? 0, text: await textOf(res) };
+  }
+
+  private agents(tls: KubeTls): Pool {
+    if (this.pool?.tls !== tls) {
+      const options = { secureContext: createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key }), ...(tls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}), ...(tls.servername ? { servername: tls.servername } : {}) };
+      this.pool = { tls, requests: new Agent({ ...options, keepAlive: true, maxFreeSockets: 4 }), watches: new Agent(options) };
+    }
+    return this.pool;
+  }
+
+  /** JSON of a successful answer; a KubeError with the server's message otherwise. */
+  private async call<T>(method: Method, path: string, body?: { text: string; type: string }): Promise<T> {
+    const res = await this.send(method, path, body);
+    if (res.status < 200 || res.status > 299) throw new KubeError(res.status, messageOf(res.text));
+    return (res.text ? JSON.parse(res.text) : undefined) as T;
+  }
+
+  /**
+   * One request for the calls the agent repeats all the time (its Lease every few seconds). Throws
+   * KubeError on any status ≥ 400; undefined for 404 on GET.
    */
   async raw<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T | undefined> {
-    const server = new URL(this.config.getCurrentCluster()?.server ?? "");
-    const options: RequestOptions = { method, headers: { accept: "application/json" } };
-    await this.config.applyToHTTPSOptions(options);
-    this.agent ??= new Agent({ keepAlive: true, maxSockets: 2, ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized ?? true });
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(
-        { protocol: server.protocol, hostname: server.hostname, port: server.port, path: `${server.pathname.replace(/\/$/, "")}${path}`, method, agent: this.agent, headers: { ...(options.headers as Record<string, string>), ...(payload ? { "content-type": "application/json" } : {}) } },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => (text += chunk));
-          res.on("end", () => {
-            const status = res.statusCode ?? 0;
-            if (status === 404 && method === "GET") return resolve(undefined);
-            if (status >= 400) {
-              let message = text;
-              try {
-                message = (JSON.parse(text) as { message?: string }).message ?? text;
-              } catch {
-                // not JSON
-              }
-              return reject(new KubeError(status, message));
-            }
-            resolve(text ? (JSON.parse(text) as T) : undefined);
-          });
-        },
-      );
-      req.on("error", (error) => reject(new KubeError(0, error.message)));
-      req.end(payload);
+    const res = await this.send(method, path, body === undefined ? undefined : { text: JSON.stringify(body), type: "application/json" });
+    if (res.status === 404 && method === "GET") return undefined;
+    if (res.status >= 400) throw new KubeError(res.status, messageOf(res.text));
+    return (res.text ? JSON.parse(res.text) : undefined) as T;
+  }
+
+  /** A list of `path` (all of it, in one answer), as an informer starts from. */
+  async listPath(path: string): Promise<ListPage> {
+    return this.call("GET", path);
+  }
+
+  /**
+   * Watches `path` from `resourceVersion`: `onEvent` for every event, then `done` once — null when
+   * the server ended the watch, an error (a KubeError with the status when it refused) otherwise.
+   * Resolves once the server answered, with a function that stops the watch (then `done` is not called).
+   */
+  async watch(path: string, resourceVersion: string, onEvent: (event: WatchEvent) => void, done: (error: unknown) => void): Promise<() => void> {
+    let stopped = false;
+    let ended = false;
+    const end = (error: unknown) => {
+      if (ended || stopped) return;
+      ended = true;
+      done(error);
+    };
+    let opened;
+    try {
+      opened = await this.open("GET", `${path}?watch=true&resourceVersion=${encodeURIComponent(resourceVersion)}`, undefined, true);
+    } catch (error) {
+      end(error);
+      return () => undefined;
+    }
+    const { req, res } = opened;
+    if (res.statusCode !== 200) {
+      end(new KubeError(res.statusCode ?? 0, messageOf(await textOf(res).catch((error: Error) => error.message))));
+      return () => undefined;
+    }
+    let buffered = "";
+    res.setEncoding("utf8");
+    res.on("data", (chunk: string) => {
+      const lines = (buffered + chunk).split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        if (stopped || !line.trim()) continue;
+        let event: WatchEvent;
+        try {
+          event = JSON.parse(line) as WatchEvent;
+        } catch {
+          continue; // as client-node does: a line that is not JSON is skipped
+        }
+        onEvent(event);
+      }
     });
+    res.on("error", (error) => end(error));
+    res.on("close", () => end(null));
+    return () => {
+      stopped = true;
+      req.destroy();
+    };
   }
 
   close(): void {
-    this.agent?.destroy();
+    this.pool?.requests.destroy();
+    this.pool?.watches.destroy();
+  }
+
+  /** The group/version's resource of `kind`, from its resource list (cached; fetched again for a kind not in it). */
+  private async resource(apiVersion: string, kind: string): Promise<ApiResource | undefined> {
+    const known = this.resources.get(apiVersion)?.find((r) => r.kind === kind);
+    if (known) return known;
+    try {
+      const list = await this.call<{ resources: ApiResource[] }>("GET", apiVersionPath(apiVersion));
+      this.resources.set(apiVersion, list.resources);
+      return list.resources.find((r) => r.kind === kind);
+    } catch (error) {
+      throw new KubeError(error instanceof KubeError ? error.status : 0, `Failed to fetch resource metadata for ${apiVersion}/${kind}: ${(error as Error).message}`);
+    }
+  }
+
+  /** An object's path, or its collection's for create and list (KubernetesObjectApi's rules, default namespace included). */
+  private async pathOf(spec: { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } }, action: "create" | "list" | "object"): Promise<string> {
+    if (!spec.kind) throw new KubeError(0, "Required spec property kind is not set");
+    spec.apiVersion ||= "v1";
+    spec.metadata ??= {};
+    const resource = await this.resource(spec.apiVersion, spec.kind);
+    if (!resource) throw new KubeError(0, `${UNRECOGNIZED}: ${spec.apiVersion} ${spec.kind}`);
+    // As KubernetesObjectApi: the object itself gets the default namespace, so the body names it too.
+    if (resource.namespaced && !spec.metadata.namespace && action !== "list") spec.metadata.namespace = this.access.defaultNamespace;
+    const parts = [apiVersionPath(spec.apiVersion)];
+    if (resource.namespaced && spec.metadata.namespace) parts.push("namespaces", encodeURIComponent(spec.metadata.namespace));
+    parts.push(resource.name);
+    if (action === "object") {
+      if (!spec.metadata.name) throw new KubeError(0, "Required spec property name is not set");
+      parts.push(encodeURIComponent(spec.metadata.name));
+    }
+    return parts.join("/").toLowerCase();
   }
 
   /** Server-side apply with our field manager, forcing ownership of the fields we set. Returns the stored object. */
   async apply<T extends KubernetesObject>(obj: T): Promise<T> {
-    try {
-      return await this.objects.patch(obj, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
-    } catch (error) {
-      throw asKubeError(error);
-    }
+    const path = await this.pathOf(obj, "object");
+    return this.call("PATCH", `${path}?fieldManager=${FIELD_MANAGER}&force=true`, { text: JSON.stringify(obj), type: "application/apply-patch+yaml" });
   }
 
   async read<T extends KubernetesObject>(ref: ObjectRef): Promise<T | undefined> {
     try {
-      return (await this.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } })) as T;
+      return await this.call("GET", await this.pathOf(specOf(ref), "object"));
     } catch (error) {
-      const e = asKubeError(error);
-      if (e.status === 404) return undefined;
-      throw e;
+      if ((error as KubeError).status === 404) return undefined;
+      throw error;
     }
   }
 
   async create<T extends KubernetesObject>(obj: T): Promise<T> {
-    try {
-      return await this.objects.create(obj, undefined, undefined, FIELD_MANAGER);
-    } catch (error) {
-      throw asKubeError(error);
-    }
+    const path = await this.pathOf(obj, "create");
+    return this.call("POST", `${path}?fieldManager=${FIELD_MANAGER}`, { text: JSON.stringify(obj), type: "application/json" });
   }
 
   async replace<T extends KubernetesObject>(obj: T): Promise<T> {
-    try {
-      return await this.objects.replace(obj, undefined, undefined, FIELD_MANAGER);
-    } catch (error) {
-      throw asKubeError(error);
-    }
+    const path = await this.pathOf(obj, "object");
+    return this.call("PUT", `${path}?fieldManager=${FIELD_MANAGER}`, { text: JSON.stringify(obj), type: "application/json" });
   }
 
   /**
@@ -126,21 +278,17 @@ export class Kube {
    * side apply would drop every field we own but omit. Throws KubeError (404 when the object is gone).
    */
   async patch(ref: ObjectRef, body: { metadata?: Record<string, unknown>; [field: string]: unknown }): Promise<void> {
-    const metadata = { ...body.metadata, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
-    try {
-      await this.objects.patch({ ...body, apiVersion: ref.apiVersion, kind: ref.kind, metadata }, undefined, undefined, FIELD_MANAGER, undefined, PatchStrategy.MergePatch);
-    } catch (error) {
-      throw asKubeError(error);
-    }
+    const spec = { ...body, apiVersion: ref.apiVersion, kind: ref.kind, metadata: { ...body.metadata, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } };
+    const path = await this.pathOf(spec, "object");
+    await this.call("PATCH", `${path}?fieldManager=${FIELD_MANAGER}`, { text: JSON.stringify(spec), type: "application/merge-patch+json" });
   }
 
   /** Deletes; an object already gone counts as deleted. */
   async delete(ref: ObjectRef): Promise<void> {
     try {
-      await this.objects.delete({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } });
+      await this.call("DELETE", await this.pathOf(specOf(ref), "object"));
     } catch (error) {
-      const e = asKubeError(error);
-      if (e.status !== 404) throw e;
+      if ((error as KubeError).status !== 404) throw error;
     }
   }
 
@@ -153,20 +301,27 @@ export class Kube {
     const out: KubernetesObject[] = [];
     let token: string | undefined;
     try {
+      const path = await this.pathOf({ apiVersion, kind, metadata: namespace ? { namespace } : {} }, "list");
       do {
-        const page = await this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector || undefined, 500, token);
+        const query = new URLSearchParams({ ...(labelSelector ? { labelSelector } : {}), limit: "500", ...(token ? { continue: token } : {}) });
+        const page = await this.call<ListPage>("GET", `${path}?${query}`);
         out.push(...page.items);
-        // eslint-disable-next-line no-underscore-dangle -- the client's name for the list continue token
-        token = page.metadata?._continue || undefined;
+        token = page.metadata?.continue || undefined;
       } while (token);
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith("Unrecognized API version and kind")) return [];
-      const e = asKubeError(error);
-      if (e.status === 404) return [];
-      throw e;
+      if (error instanceof KubeError && (error.status === 404 || error.message.startsWith(UNRECOGNIZED))) return [];
+      throw error;
     }
     return out;
   }
+}
+
+function apiVersionPath(apiVersion: string): string {
+  return `/${apiVersion.includes("/") ? "apis" : "api"}/${apiVersion}`;
+}
+
+function specOf(ref: ObjectRef): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } } {
+  return { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } };
 }
 
 /** The calls the sync stages make; tests pass a fake that records them. */
