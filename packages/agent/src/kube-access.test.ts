@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { inClusterAccess, simpleKubeconfig } from "./kube-access";
+import { inClusterAccess, kubeconfigAccess, simpleKubeconfig } from "./kube-access";
 
 const kubeconfig = (cluster: string, user: string, extra = "") =>
   ["apiVersion: v1", "kind: Config", "clusters:", "- name: c", "  cluster:", cluster, "users:", "- name: u", "  user:", user, "contexts:", "- name: x", "  context:", "    cluster: c", "    user: u", extra, "current-context: x"].join("\n");
@@ -40,6 +40,17 @@ describe("simpleKubeconfig", () => {
     ["no current context", "clusters: []"],
   ])("leaves a kubeconfig with %s to @kubernetes/client-node", (_what, text) => {
     expect(simpleKubeconfig(text, "/nowhere/config")).toBeUndefined();
+  });
+});
+
+describe("kubeconfigAccess", () => {
+  it("has @kubernetes/client-node read a kubeconfig it does not read itself", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "kubeconfig-")), "config");
+    writeFileSync(file, kubeconfig("    server: https://k:6443/", "    username: a\n    password: b", "    namespace: ns"));
+    const access = await kubeconfigAccess(file);
+    expect(access.server).toBe("https://k:6443");
+    expect(access.defaultNamespace).toBe("ns");
+    expect((await access.connect()).headers.authorization).toBe(`Basic ${Buffer.from("a:b").toString("base64")}`);
   });
 });
 
