@@ -12,7 +12,8 @@ import { gzipSync } from "node:zlib";
 const ROOT = resolve(import.meta.dirname, "..");
 export const CONSOLE_DIST = join(ROOT, "packages/console/dist");
 const SRC = join(ROOT, "packages/console/src");
-const VIEWS = join(ROOT, "packages/core/src/views");
+// What the console bundles from core: the views and the modules they import.
+const CORE = join(ROOT, "packages/core/src");
 
 function newest(dir: string): number {
   let t = 0;
@@ -37,7 +38,7 @@ export async function buildConsole(options: { ifStale?: boolean; quiet?: boolean
   const stamp = join(CONSOLE_DIST, "index.html");
   if (options.ifStale && existsSync(stamp)) {
     const built = statSync(stamp).mtimeMs;
-    if (newest(SRC) < built && newest(VIEWS) < built && statSync(join(ROOT, "package-lock.json")).mtimeMs < built) return undefined;
+    if (newest(SRC) < built && newest(CORE) < built && statSync(join(ROOT, "package-lock.json")).mtimeMs < built) return undefined;
   }
   rmSync(CONSOLE_DIST, { recursive: true, force: true });
   mkdirSync(join(CONSOLE_DIST, "assets"), { recursive: true });
@@ -50,7 +51,8 @@ export async function buildConsole(options: { ifStale?: boolean; quiet?: boolean
     splitting: true,
     format: "esm",
     platform: "browser",
-    target: ["es2022", "chrome110", "firefox110", "safari16"],
+    // light-dark() in the stylesheet sets the floor: Chrome 123, Firefox 120, Safari 17.5.
+    target: ["es2022", "chrome123", "firefox120", "safari17.5"],
     minify: true,
     sourcemap: "linked",
     sourcesContent: false,

@@ -283,6 +283,8 @@ describe("console", () => {
     const { context, page, seen } = await fresh();
     await signIn(page, plane.url, plane.operatorToken);
     await page.waitForSelector("h1:text('Tenants')");
+    // The heading shows before the list has loaded: wait for its rows.
+    await page.waitForSelector("tbody th:text('acme')");
     const text = await page.textContent("main");
     expect(text).toContain("acme");
     expect(text).toContain("bigco");

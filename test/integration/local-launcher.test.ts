@@ -1,47 +1,21 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../functions/local/dynamo-local";
+import { adminTokenOf, launch, operatorTokenOf, waitFor } from "../support/launcher";
 
 /** `npm start` as a newcomer runs it: the real launcher process, its output, its shutdown. */
-const ROOT = resolve(import.meta.dirname, "../..");
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const dataDir = mkdtempSync(join(tmpdir(), "meshplane-launcher-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
-function launch(args: string[], env: NodeJS.ProcessEnv = process.env): Running {
-  const child = spawn(process.execPath, [TSX, "functions/local/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const exit = new Promise<number | null>((ok) => child.once("exit", (code) => ok(code)));
-  return { child, output: () => out, exit };
-}
-
-async function waitFor(run: Running, text: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!run.output().includes(text)) {
-    if (run.child.exitCode !== null) throw new Error(`launcher exited: ${run.output()}`);
-    if (Date.now() > deadline) throw new Error(`no "${text}" in: ${run.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("local launcher", () => {
   it("starts, prints credentials once, serves them, stops on SIGINT and reuses its state", async () => {
     const port = await freePort();
     const first = launch(["--data-dir", dataDir, "--port", String(port)]);
     await waitFor(first, "try: curl");
-    const adminToken = /admin token \(shown once[^)]*\): (mpt_\S+)/.exec(first.output())?.[1] as string;
-    const operatorToken = /operator credential \(shown once[^)]*\): (mpo_\S+)/.exec(first.output())?.[1] as string;
+    const adminToken = adminTokenOf(first.output());
+    const operatorToken = operatorTokenOf(first.output());
     expect(adminToken).toBeDefined();
     const url = `http://127.0.0.1:${port}`;
     const created = await fetch(`${url}/v1/trafficpolicies`, {

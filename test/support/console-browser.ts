@@ -3,16 +3,15 @@
  * DynamoDB Local and the SQS emulator in memory), Debian's Chromium driven by playwright-core, and
  * axe-core for accessibility. Used by test/browser and `npm run bench -- console`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { freePort } from "../../functions/local/dynamo-local";
 import { buildConsole } from "../../scripts/build-console";
+import { adminTokenOf, launch, operatorTokenOf, waitFor } from "./launcher";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
 /** Debian's Chromium (scripts/ensure-deps.sh installs it); MESHPLANE_CHROMIUM names another. */
 export function chromiumPath(): string {
@@ -35,29 +34,16 @@ export interface LocalPlane {
 export async function startLocalPlane(): Promise<LocalPlane> {
   await buildConsole({ ifStale: true, quiet: true });
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [TSX, "functions/local/main.ts", "--in-memory", "--port", String(port)], {
-    cwd: ROOT,
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 90_000;
-  while (!out.includes("try: curl")) {
-    if (child.exitCode !== null) throw new Error(`the local control plane exited: ${out}`);
-    if (Date.now() > deadline) throw new Error(`the local control plane did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
+  const run = launch(["--in-memory", "--port", String(port)], { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" });
+  await waitFor(run, "try: curl", 90_000);
   return {
     url: `http://127.0.0.1:${port}`,
-    operatorToken: /operator credential \(shown once[^)]*\): (mpo_\S+)/.exec(out)?.[1] as string,
-    adminToken: /admin token \(shown once[^)]*\): (mpt_\S+)/.exec(out)?.[1] as string,
-    output: () => out,
+    operatorToken: operatorTokenOf(run.output()),
+    adminToken: adminTokenOf(run.output()),
+    output: run.output,
     async stop() {
-      child.kill("SIGTERM");
-      await exited;
+      run.child.kill("SIGTERM");
+      await run.exit;
     },
   };
 }

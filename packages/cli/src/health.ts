@@ -1,5 +1,5 @@
 /** How each cluster's agent is doing, read from the API: what `cluster list`, `cluster describe` and `check` show. */
-import { type ClusterHealth, type ClusterView, type SnapshotView } from "@meshplane/core";
+import { type ClusterHealth, type ClusterView, type SnapshotView, readEach } from "@meshplane/core";
 import type { Client } from "./client";
 
 export { type ClusterHealth, type ClusterView, type SnapshotView, STALE_AFTER_S, ago, certificateDays, problemsOf, secondsSince } from "@meshplane/core";
@@ -11,16 +11,6 @@ export async function healthOf(client: Client, cluster: ClusterView): Promise<Cl
 }
 
 /** Every cluster's health, a few requests at a time (the client waits out a 429 by itself). */
-export async function healthOfAll(client: Client, clusters: ClusterView[]): Promise<ClusterHealth[]> {
-  const out: ClusterHealth[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(4, clusters.length) }, async () => {
-      while (next < clusters.length) {
-        const i = next++;
-        out[i] = await healthOf(client, clusters[i] as ClusterView);
-      }
-    }),
-  );
-  return out;
+export function healthOfAll(client: Client, clusters: ClusterView[]): Promise<ClusterHealth[]> {
+  return readEach(clusters, async (cluster) => (await healthOf(client, cluster)).snapshot);
 }

@@ -1,5 +1,5 @@
 /** What pages read from the API, typed with core's view types. */
-import type { ClusterHealth, ClusterView, DestinationView, PlacedObject, ResourceView, SnapshotObjectView, SnapshotView } from "@meshplane/core/views";
+import { type ClusterHealth, type ClusterView, type DestinationView, type PlacedObject, type ResourceView, type SnapshotObjectView, type SnapshotView, readEach } from "@meshplane/core/views";
 import { listAll, request } from "./api";
 import { COLLECTIONS, type Collection } from "./router";
 
@@ -38,19 +38,7 @@ export type Health = Omit<ClusterHealth, "snapshot"> & { snapshot: Snapshot };
 
 /** Every cluster with its snapshot (or, with `objects: false`, its sync state only), four requests at a time. */
 export async function health(signal?: AbortSignal, options: { objects?: boolean } = {}): Promise<Health[]> {
-  const list = await clusters(signal);
-  const out: Health[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(4, list.length) }, async () => {
-      while (next < list.length) {
-        const i = next++;
-        const cluster = list[i] as ClusterView;
-        out[i] = { cluster, snapshot: await snapshot(cluster.name, signal, options) };
-      }
-    }),
-  );
-  return out;
+  return readEach(await clusters(signal), (cluster) => snapshot(cluster.name, signal, options));
 }
 
 export function placedObjects(all: readonly { cluster: { name: string }; snapshot: Snapshot }[]): PlacedObject[] {

@@ -3,7 +3,7 @@
  * and trust state, and each federation link — the destinations of one mesh exported to another,
  * through which east-west gateway — read from the ServiceEntries the snapshots really carry.
  */
-import { type PlacedObject, type ResourceView, claimantOf, parentsOf } from "@meshplane/core/views";
+import { DEFAULT_HOSTNAME_SUFFIX, type PlacedObject, type ResourceView, claimantOf, parentsOf } from "@meshplane/core/views";
 
 export interface MeshNode {
   name: string;
@@ -28,8 +28,6 @@ export interface FederationLink {
   gateways: string[];
 }
 
-const DEFAULT_SUFFIX = "global";
-
 export function topology(meshes: readonly { metadata: { name: string; cluster: string }; spec: { namespace?: string; istio?: { trustDomain: string } } }[], resources: readonly ResourceView[], objects: readonly PlacedObject[]): { nodes: MeshNode[]; links: FederationLink[] } {
   const virtualMeshes = resources.filter((r) => r.kind === "VirtualMesh");
   const nodes: MeshNode[] = meshes.map((m) => {
@@ -47,7 +45,7 @@ export function topology(meshes: readonly { metadata: { name: string; cluster: s
   });
   const links = new Map<string, FederationLink>();
   for (const v of virtualMeshes) {
-    const suffix = `.${(v.spec.federation as { hostnameSuffix?: string } | undefined)?.hostnameSuffix ?? DEFAULT_SUFFIX}`;
+    const suffix = `.${(v.spec.federation as { hostnameSuffix?: string } | undefined)?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX}`;
     const members = nodes.filter((n) => n.virtualMesh === v.metadata.name);
     // The importing mesh is the one whose Istio namespace holds the entry; the exporting one, the member in the named cluster.
     const meshIn = (cluster: string, namespace?: string) => (members.find((n) => n.cluster === cluster && (namespace === undefined || n.namespace === namespace)) ?? members.find((n) => n.cluster === cluster))?.name;

@@ -79,6 +79,38 @@ export function StateBadge({ state }: { state: string }) {
   return <span class={`badge ${STATE_CLASS[state] ?? "wait"}`}>{state}</span>;
 }
 
+/** A table with a header row; `children` are its body rows. Wide tables scroll sideways on their own. */
+export function Table({ head, children }: { head: ComponentChildren[]; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {head.map((h, i) => (
+              <th scope="col" key={i}>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The errors a status gives, one per line; nothing when there are none. */
+export function Errors({ errors }: { errors: readonly string[] | undefined }) {
+  if (!errors || errors.length === 0) return null;
+  return (
+    <ul class="errors">
+      {errors.map((e) => (
+        <li key={e}>{e}</li>
+      ))}
+    </ul>
+  );
+}
+
 export function Section({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
   const headingId = `h-${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
   return (

@@ -2,7 +2,7 @@ import { describeDestination } from "@meshplane/core/views";
 import { listAll } from "../api";
 import { type DestinationView, health, placedObjects, resources } from "../data";
 import { collectionOf, href } from "../router";
-import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
+import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Errors } from "../ui";
 import { GeneratedObjects } from "./generated";
 
 /**
@@ -57,13 +57,7 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
                           {p.kind} {p.name}
                         </a>{" "}
                         <StateBadge state={p.state} /> {p.fields.length > 0 ? <>sets {p.fields.map((f) => <code key={f}>{f} </code>)}</> : "sets nothing"}
-                        {p.errors.length > 0 && (
-                          <ul class="errors">
-                            {p.errors.map((e) => (
-                              <li key={e}>{e}</li>
-                            ))}
-                          </ul>
-                        )}
+                        <Errors errors={p.errors} />
                       </li>
                     ))}
                   </ol>
@@ -87,13 +81,7 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
                                 ; {k} <code>{JSON.stringify(v)}</code>
                               </span>
                             ))}
-                            {a.errors.length > 0 && (
-                              <ul class="errors">
-                                {a.errors.map((e) => (
-                                  <li key={e}>{e}</li>
-                                ))}
-                              </ul>
-                            )}
+                            <Errors errors={a.errors} />
                           </li>
                         ))}
                       </ul>

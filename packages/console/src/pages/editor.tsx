@@ -8,7 +8,7 @@ import type { JsonSchema } from "../editor/schema";
 import { parseErrorPath } from "../editor/schema";
 import { type YamlEditor, createYamlEditor } from "../editor/yaml-editor";
 import { COLLECTIONS, type Collection, collectionOf, href, isCollection, navigate } from "../router";
-import { ErrorState, Loaded, StateBadge, useAsync, useTitle } from "../ui";
+import { ErrorState, Loaded, StateBadge, useAsync, useTitle, Errors } from "../ui";
 
 type PlannedObject = { kind: string; metadata: { name: string; namespace?: string } };
 interface Plan {
@@ -83,13 +83,7 @@ function PlanView({ plan }: { plan: Plan }) {
           .map(([key, status]) => (
             <li key={key}>
               {key}: <StateBadge state={status.state} />
-              {reasonsOf(status).length > 0 && (
-                <ul class="errors">
-                  {reasonsOf(status).map((e) => (
-                    <li key={e}>{e}</li>
-                  ))}
-                </ul>
-              )}
+              <Errors errors={reasonsOf(status)} />
             </li>
           ))}
       </ul>
@@ -196,7 +190,7 @@ function EditorBody({ initial, etag, schemas: known, editing }: { initial: strin
   }, [initial, known]);
 
   /** The one document in the editor, or an error naming what is wrong with it. */
-  function document(): { kind: string; metadata: { name: string } } {
+  function edited(): { kind: string; metadata: { name: string } } {
     let doc: unknown;
     try {
       doc = parse(editor.current?.text() ?? "");
@@ -220,7 +214,7 @@ function EditorBody({ initial, etag, schemas: known, editing }: { initial: strin
     setBusy("preview");
     setError(null);
     try {
-      const { body } = await request<Plan>("POST", "/v1/plan", { body: { documents: [document()] } });
+      const { body } = await request<Plan>("POST", "/v1/plan", { body: { documents: [edited()] } });
       setPlan(body);
     } catch (e) {
       fail(e);
@@ -233,7 +227,7 @@ function EditorBody({ initial, etag, schemas: known, editing }: { initial: strin
     setBusy("apply");
     setError(null);
     try {
-      const doc = document();
+      const doc = edited();
       const collection = collectionOf(doc.kind) as Collection;
       if (editing) await request("PUT", `/v1/${collection}/${encodeURIComponent(editing)}`, { body: doc, headers: etag ? { "if-match": etag } : {} });
       else await request("POST", `/v1/${collection}`, { body: doc });

@@ -2,7 +2,7 @@ import { STALE_AFTER_S, ago, certificateDays, problemsOf, reasonsOf, secondsSinc
 import { useEffect } from "preact/hooks";
 import { health, resources } from "../data";
 import { collectionOf, href } from "../router";
-import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
+import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Table } from "../ui";
 
 const STATES = ["ACCEPTED", "PENDING", "INVALID", "FAILED"] as const;
 const KINDS = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"] as const;
@@ -40,9 +40,10 @@ export function Overview() {
       </p>
       <Loaded value={data} what="clusters and policies">
         {({ clusters, all, now }) => {
+          const wrong = new Map(clusters.map((h) => [h.cluster.name, problemsOf(h, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS })]));
           const problems: Problem[] = [
             ...clusters.flatMap((h) =>
-              problemsOf(h, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS }).map((text) => ({
+              (wrong.get(h.cluster.name) ?? []).map((text) => ({
                 subject: `cluster ${h.cluster.name}`,
                 link: href(["destinations"], { cluster: h.cluster.name }),
                 text,
@@ -60,7 +61,8 @@ export function Overview() {
                 })),
               ),
           ].sort((a, b) => b.at.localeCompare(a.at));
-          const ranked = [...clusters].sort((a, b) => problemsOf(b, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS }).length - problemsOf(a, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS }).length || a.cluster.name.localeCompare(b.cluster.name));
+          const count = (h: (typeof clusters)[number]) => wrong.get(h.cluster.name)?.length ?? 0;
+          const ranked = [...clusters].sort((a, b) => count(b) - count(a) || a.cluster.name.localeCompare(b.cluster.name));
           return (
             <>
               <Section title="Problems, newest first">
@@ -83,71 +85,42 @@ export function Overview() {
                     No cluster is registered yet. Register one with <code>meshplane cluster register NAME --install</code>.
                   </Empty>
                 ) : (
-                  <div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Cluster</th>
-                          <th scope="col">Agent</th>
-                          <th scope="col">Last seen</th>
-                          <th scope="col">Applied / latest</th>
-                          <th scope="col">In sync</th>
-                          <th scope="col">Apply failures</th>
-                          <th scope="col">Certificates</th>
+                  <Table head={["Cluster", "Agent", "Last seen", "Applied / latest", "In sync", "Apply failures", "Certificates"]}>
+                    {ranked.map(({ cluster, snapshot }) => {
+                      const seen = secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now);
+                      const days = certificateDays(cluster, now);
+                      const stale = seen === undefined || seen > STALE_AFTER_S;
+                      return (
+                        <tr key={cluster.name}>
+                          <th scope="row">
+                            <a href={href(["destinations"], { cluster: cluster.name })}>{cluster.name}</a>
+                          </th>
+                          <td>{cluster.state}</td>
+                          <td class={stale ? "bad-text" : ""}>{ago(seen)}</td>
+                          <td>
+                            {snapshot.appliedGeneration} / {snapshot.generation}
+                          </td>
+                          <td>{snapshot.inSync ? "yes" : <span class="bad-text">no</span>}</td>
+                          <td class={snapshot.failures.length > 0 ? "bad-text" : ""}>{snapshot.failures.length}</td>
+                          <td>{days === undefined ? "none issued" : <span class={days < CERTIFICATE_WARN_DAYS ? "bad-text" : ""}>{days} days left</span>}</td>
                         </tr>
-                      </thead>
-                      <tbody>
-                        {ranked.map(({ cluster, snapshot }) => {
-                          const seen = secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now);
-                          const days = certificateDays(cluster, now);
-                          const stale = seen === undefined || seen > STALE_AFTER_S;
-                          return (
-                            <tr key={cluster.name}>
-                              <th scope="row">
-                                <a href={href(["destinations"], { cluster: cluster.name })}>{cluster.name}</a>
-                              </th>
-                              <td>{cluster.state}</td>
-                              <td class={stale ? "bad-text" : ""}>{ago(seen)}</td>
-                              <td>
-                                {snapshot.appliedGeneration} / {snapshot.generation}
-                              </td>
-                              <td>{snapshot.inSync ? "yes" : <span class="bad-text">no</span>}</td>
-                              <td class={snapshot.failures.length > 0 ? "bad-text" : ""}>{snapshot.failures.length}</td>
-                              <td>{days === undefined ? "none issued" : <span class={days < CERTIFICATE_WARN_DAYS ? "bad-text" : ""}>{days} days left</span>}</td>
-                            </tr>
-                          );
-                        })}
-                      </tbody>
-                    </table>
-                  </div>
+                      );
+                    })}
+                  </Table>
                 )}
               </Section>
               <Section title="Policies by state">
-                <div class="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Kind</th>
-                        {STATES.map((s) => (
-                          <th scope="col" key={s}>
-                            <StateBadge state={s} />
-                          </th>
-                        ))}
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {KINDS.map((kind) => (
-                        <tr key={kind}>
-                          <th scope="row">{kind}</th>
-                          {STATES.map((state) => {
-                            const n = all.filter((r) => r.kind === kind && (r.status?.state ?? "PENDING") === state).length;
-                            return <td key={state}>{n === 0 ? "0" : <a href={href(["policies"], { kind, state })}>{n}</a>}</td>;
-                          })}
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table head={["Kind", ...STATES.map((s) => <StateBadge key={s} state={s} />)]}>
+                  {KINDS.map((kind) => (
+                    <tr key={kind}>
+                      <th scope="row">{kind}</th>
+                      {STATES.map((state) => {
+                        const n = all.filter((r) => r.kind === kind && (r.status?.state ?? "PENDING") === state).length;
+                        return <td key={state}>{n === 0 ? "0" : <a href={href(["policies"], { kind, state })}>{n}</a>}</td>;
+                      })}
+                    </tr>
+                  ))}
+                </Table>
               </Section>
             </>
           );

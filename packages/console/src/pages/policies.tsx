@@ -1,7 +1,7 @@
 import { reasonsOf } from "@meshplane/core/views";
 import { resources } from "../data";
 import { collectionOf, href, navigate } from "../router";
-import { Empty, Loaded, StateBadge, useAsync, useTitle } from "../ui";
+import { Empty, Loaded, StateBadge, useAsync, useTitle, Table } from "../ui";
 
 const KINDS = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"];
 const STATES = ["ACCEPTED", "PENDING", "INVALID", "FAILED"];
@@ -51,37 +51,24 @@ export function Policies({ query }: { query: URLSearchParams }) {
           if (all.length === 0) return <Empty>No policy yet. Write one with “New policy”, or apply YAML with <code>meshplane apply -f</code>.</Empty>;
           if (shown.length === 0) return <Empty>No policy matches these filters.</Empty>;
           return (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Destinations</th>
-                    <th scope="col">Why not accepted</th>
+            <Table head={["Kind", "Name", "State", "Destinations", "Why not accepted"]}>
+              {shown.map((r) => {
+                const reasons = reasonsOf(r.status);
+                return (
+                  <tr key={`${r.kind}/${r.metadata.name}`}>
+                    <td>{r.kind}</td>
+                    <th scope="row">
+                      <a href={href(["policies", collectionOf(r.kind) ?? "", r.metadata.name])}>{r.metadata.name}</a>
+                    </th>
+                    <td>
+                      <StateBadge state={r.status?.state ?? "PENDING"} />
+                    </td>
+                    <td>{Object.keys(r.status?.destinations ?? {}).length}</td>
+                    <td class="reason">{r.status?.state === "ACCEPTED" ? "" : (reasons[0] ?? "")}{reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ""}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {shown.map((r) => {
-                    const reasons = reasonsOf(r.status);
-                    return (
-                      <tr key={`${r.kind}/${r.metadata.name}`}>
-                        <td>{r.kind}</td>
-                        <th scope="row">
-                          <a href={href(["policies", collectionOf(r.kind) ?? "", r.metadata.name])}>{r.metadata.name}</a>
-                        </th>
-                        <td>
-                          <StateBadge state={r.status?.state ?? "PENDING"} />
-                        </td>
-                        <td>{Object.keys(r.status?.destinations ?? {}).length}</td>
-                        <td class="reason">{r.status?.state === "ACCEPTED" ? "" : (reasons[0] ?? "")}{reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ""}</td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </Table>
           );
         }}
       </Loaded>

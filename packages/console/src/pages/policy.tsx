@@ -2,7 +2,7 @@ import { generatedBy, reasonsOf } from "@meshplane/core/views";
 import { useEffect } from "preact/hooks";
 import { health, placedObjects, resource } from "../data";
 import { COLLECTIONS, type Collection, href } from "../router";
-import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
+import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Table } from "../ui";
 import { GeneratedObjects } from "./generated";
 
 /**
@@ -64,88 +64,52 @@ export function Policy({ collection, name }: { collection: Collection; name: str
                 {Object.keys(status.destinations ?? {}).length === 0 ? (
                   <Empty>{kind === "VirtualMesh" ? "A VirtualMesh selects meshes, below." : "It selects no destination."}</Empty>
                 ) : (
-                  <div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Destination</th>
-                          <th scope="col">State</th>
-                          <th scope="col">Acceptance order</th>
-                          <th scope="col">Errors</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {Object.entries(status.destinations ?? {}).map(([d, s]) => (
-                          <tr key={d}>
-                            <th scope="row">
-                              <a href={href(["destinations", d])}>{d}</a>
-                            </th>
-                            <td>
-                              <StateBadge state={s.state} />
-                            </td>
-                            <td>{s.acceptanceOrder ?? ""}</td>
-                            <td class="reason">{(s.errors ?? []).join("; ")}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
+                  <Table head={["Destination", "State", "Acceptance order", "Errors"]}>
+                    {Object.entries(status.destinations ?? {}).map(([d, s]) => (
+                      <tr key={d}>
+                        <th scope="row">
+                          <a href={href(["destinations", d])}>{d}</a>
+                        </th>
+                        <td>
+                          <StateBadge state={s.state} />
+                        </td>
+                        <td>{s.acceptanceOrder ?? ""}</td>
+                        <td class="reason">{(s.errors ?? []).join("; ")}</td>
+                      </tr>
+                    ))}
+                  </Table>
                 )}
               </Section>
               {status.meshes && (
                 <Section title="Meshes">
-                  <div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Mesh</th>
-                          <th scope="col">State</th>
-                          <th scope="col">Trust</th>
-                          <th scope="col">Errors</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {Object.entries(status.meshes).map(([m, s]) => (
-                          <tr key={m}>
-                            <th scope="row">{m}</th>
-                            <td>
-                              <StateBadge state={s.state} />
-                            </td>
-                            <td>{s.trust ? `${s.trust.state}${s.trust.phase ? ` (${s.trust.phase})` : ""}${s.trust.notAfter ? `, until ${s.trust.notAfter.slice(0, 10)}` : ""}` : "no shared trust"}</td>
-                            <td class="reason">{[...(s.errors ?? []), ...(s.trust?.errors ?? [])].join("; ")}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
+                  <Table head={["Mesh", "State", "Trust", "Errors"]}>
+                    {Object.entries(status.meshes).map(([m, s]) => (
+                      <tr key={m}>
+                        <th scope="row">{m}</th>
+                        <td>
+                          <StateBadge state={s.state} />
+                        </td>
+                        <td>{s.trust ? `${s.trust.state}${s.trust.phase ? ` (${s.trust.phase})` : ""}${s.trust.notAfter ? `, until ${s.trust.notAfter.slice(0, 10)}` : ""}` : "no shared trust"}</td>
+                        <td class="reason">{[...(s.errors ?? []), ...(s.trust?.errors ?? [])].join("; ")}</td>
+                      </tr>
+                    ))}
+                  </Table>
                 </Section>
               )}
               <Section title="Clusters">
                 {Object.keys(status.clusters ?? {}).length === 0 ? (
                   <Empty>No cluster has reported on it yet.</Empty>
                 ) : (
-                  <div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Cluster</th>
-                          <th scope="col">Generation</th>
-                          <th scope="col">Applied</th>
-                          <th scope="col">Errors</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {Object.entries(status.clusters ?? {}).map(([c, s]) => (
-                          <tr key={c}>
-                            <th scope="row">{c}</th>
-                            <td>{s.generation}</td>
-                            <td>{s.applied ? "yes" : <span class="bad-text">not yet</span>}</td>
-                            <td class="reason">{(s.errors ?? []).join("; ")}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
+                  <Table head={["Cluster", "Generation", "Applied", "Errors"]}>
+                    {Object.entries(status.clusters ?? {}).map(([c, s]) => (
+                      <tr key={c}>
+                        <th scope="row">{c}</th>
+                        <td>{s.generation}</td>
+                        <td>{s.applied ? "yes" : <span class="bad-text">not yet</span>}</td>
+                        <td class="reason">{(s.errors ?? []).join("; ")}</td>
+                      </tr>
+                    ))}
+                  </Table>
                 )}
               </Section>
               {status.workloads !== undefined && (

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { ApiError } from "../api";
+import { ApiError, request } from "../api";
 import { session } from "../session";
 import { useTitle } from "../ui";
 
@@ -28,14 +28,13 @@ export function SignIn() {
     // Probe with a read the credential's role allows, with the token in the header only.
     const probe = token.startsWith("mpo_") ? "/v1/tenants?limit=1" : "/v1/clusters?limit=1";
     try {
-      const res = await fetch(probe, { headers: { authorization: `Bearer ${token}`, accept: "application/json" }, credentials: "omit" });
-      if (res.status === 401 || res.status === 403) throw new ApiError(res.status, "the control plane refused this credential");
-      if (!res.ok) throw new ApiError(res.status, `the control plane answered ${res.status}`);
+      await request("GET", probe, { headers: { authorization: `Bearer ${token}` } });
       input.value = "";
       session.signIn(token);
       if (!location.hash || location.hash === "#") history.replaceState(null, "", "#/");
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      const refused = e instanceof ApiError && (e.status === 401 || e.status === 403);
+      setError(refused ? "the control plane refused this credential" : e instanceof Error ? e.message : String(e));
     } finally {
       setBusy(false);
     }

@@ -1,5 +1,5 @@
 import { listAll } from "../api";
-import { Empty, Loaded, useAsync, useTitle } from "../ui";
+import { Empty, Loaded, useAsync, useTitle, Table } from "../ui";
 
 interface TenantView {
   id: string;
@@ -23,28 +23,16 @@ export function Tenants() {
           tenants.length === 0 ? (
             <Empty>No tenant yet.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Tenant</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Revision</th>
-                    <th scope="col">Translated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {tenants.map((t) => (
-                    <tr key={t.id}>
-                      <th scope="row">{t.id}</th>
-                      <td>{t.createdAt?.slice(0, 19).replace("T", " ") ?? ""}</td>
-                      <td>{t.revision ?? ""}</td>
-                      <td>{t.translatedRevision === undefined ? "" : t.translatedRevision === t.revision ? "up to date" : `${t.translatedRevision} (behind)`}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table head={["Tenant", "Created", "Revision", "Translated"]}>
+              {tenants.map((t) => (
+                <tr key={t.id}>
+                  <th scope="row">{t.id}</th>
+                  <td>{t.createdAt?.slice(0, 19).replace("T", " ") ?? ""}</td>
+                  <td>{t.revision ?? ""}</td>
+                  <td>{t.translatedRevision === undefined ? "" : t.translatedRevision === t.revision ? "up to date" : `${t.translatedRevision} (behind)`}</td>
+                </tr>
+              ))}
+            </Table>
           )
         }
       </Loaded>

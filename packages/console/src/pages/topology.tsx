@@ -2,7 +2,7 @@ import { Graph, layout } from "@dagrejs/dagre";
 import { health, meshes, placedObjects, resources } from "../data";
 import { href } from "../router";
 import { type FederationLink, type MeshNode, topology } from "../topology-model";
-import { Empty, Loaded, Section, StateBadge, useAsync, useTitle } from "../ui";
+import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Table } from "../ui";
 
 const NODE_W = 280;
 /** Long names are cut in the drawing; the tables below give them whole. */
@@ -90,65 +90,40 @@ export function Topology() {
                 {nodes.some((n) => !n.virtualMesh) && <p class="hint">{nodes.filter((n) => !n.virtualMesh).length} mesh(es) in no VirtualMesh are listed below, not drawn.</p>}
               </Section>
               <Section title="Meshes">
-                <div class="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Mesh</th>
-                        <th scope="col">Cluster</th>
-                        <th scope="col">Trust domain</th>
-                        <th scope="col">VirtualMesh</th>
-                        <th scope="col">Trust</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {nodes.map((n) => (
-                        <tr key={n.name}>
-                          <th scope="row">{n.name}</th>
-                          <td>
-                            <a href={href(["destinations"], { cluster: n.cluster, mesh: n.name })}>{n.cluster}</a>
-                          </td>
-                          <td>{n.trustDomain ?? ""}</td>
-                          <td>
-                            {n.virtualMesh ? (
-                              <>
-                                <a href={href(["policies", "virtualmeshes", n.virtualMesh])}>{n.virtualMesh}</a> <StateBadge state={n.state ?? "PENDING"} />
-                              </>
-                            ) : (
-                              "none"
-                            )}
-                          </td>
-                          <td>{n.trust ?? "no shared trust"}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table head={["Mesh", "Cluster", "Trust domain", "VirtualMesh", "Trust"]}>
+                  {nodes.map((n) => (
+                    <tr key={n.name}>
+                      <th scope="row">{n.name}</th>
+                      <td>
+                        <a href={href(["destinations"], { cluster: n.cluster, mesh: n.name })}>{n.cluster}</a>
+                      </td>
+                      <td>{n.trustDomain ?? ""}</td>
+                      <td>
+                        {n.virtualMesh ? (
+                          <>
+                            <a href={href(["policies", "virtualmeshes", n.virtualMesh])}>{n.virtualMesh}</a> <StateBadge state={n.state ?? "PENDING"} />
+                          </>
+                        ) : (
+                          "none"
+                        )}
+                      </td>
+                      <td>{n.trust ?? "no shared trust"}</td>
+                    </tr>
+                  ))}
+                </Table>
               </Section>
               {links.length > 0 && (
                 <Section title="Exported destinations">
-                  <div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">From mesh</th>
-                          <th scope="col">To mesh</th>
-                          <th scope="col">Through gateway</th>
-                          <th scope="col">Destinations</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {links.map((l) => (
-                          <tr key={`${l.virtualMesh} ${l.from} ${l.to}`}>
-                            <th scope="row">{l.from}</th>
-                            <td>{l.to}</td>
-                            <td>{l.gateways.join(", ")}</td>
-                            <td>{l.destinations.join(", ")}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
+                  <Table head={["From mesh", "To mesh", "Through gateway", "Destinations"]}>
+                    {links.map((l) => (
+                      <tr key={`${l.virtualMesh} ${l.from} ${l.to}`}>
+                        <th scope="row">{l.from}</th>
+                        <td>{l.to}</td>
+                        <td>{l.gateways.join(", ")}</td>
+                        <td>{l.destinations.join(", ")}</td>
+                      </tr>
+                    ))}
+                  </Table>
                 </Section>
               )}
             </>

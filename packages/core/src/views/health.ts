@@ -75,3 +75,22 @@ export function problemsOf(h: ClusterHealth, now: Date, options: { staleAfterS: 
   }
   return problems;
 }
+
+/**
+ * Every cluster with its sync state, `read` (the caller's request for one cluster) run for a few
+ * clusters at a time, in the clusters' order.
+ */
+export async function readEach<S>(clusters: readonly ClusterView[], read: (cluster: ClusterView) => Promise<S>, inFlight = 4): Promise<{ cluster: ClusterView; snapshot: S }[]> {
+  const out: { cluster: ClusterView; snapshot: S }[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(inFlight, clusters.length) }, async () => {
+      while (next < clusters.length) {
+        const i = next++;
+        const cluster = clusters[i] as ClusterView;
+        out[i] = { cluster, snapshot: await read(cluster) };
+      }
+    }),
+  );
+  return out;
+}
