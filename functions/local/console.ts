@@ -3,7 +3,7 @@
  * content-hashed files; every other path is the API's. On AWS, CloudFront serves the same files from
  * S3 with the same headers (infra/lib/console.ts).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import { CONSOLE_SECURITY_HEADERS } from "../../packages/console/headers";
 
@@ -20,17 +20,42 @@ export const isConsolePath = (path: string) => path === "/" || path === "/index.
 
 type Fetch<R extends unknown[]> = (request: Request, ...rest: R) => Response | Promise<Response>;
 
+const TITLES: Record<number, string> = { 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed" };
+
+/** A refusal as the API words its own: an RFC 9457 problem (docs/api.md), with the console's headers. */
+function problem(status: 400 | 404 | 405, detail: string, extra: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ type: "about:blank", title: TITLES[status], status, detail }), {
+    status,
+    headers: { "content-type": "application/problem+json", ...extra, ...CONSOLE_SECURITY_HEADERS },
+  });
+}
+
+/** True when `file` is a regular file: not a directory, not missing, not a name no file can have (a NUL). */
+function isFile(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
 /** `fetch` serving the console built in `dir` (scripts/build-console.ts) in front of the API's `fetch`. */
 export function withConsole<R extends unknown[]>(api: Fetch<R>, dir: string): Fetch<R> {
   const root = normalize(dir) + sep;
   return (request, ...rest) => {
     const path = new URL(request.url).pathname;
     if (!isConsolePath(path)) return api(request, ...rest);
-    if (request.method !== "GET" && request.method !== "HEAD") return new Response(null, { status: 405, headers: { allow: "GET, HEAD", ...CONSOLE_SECURITY_HEADERS } });
-    const file = normalize(join(root, path === "/" ? "index.html" : decodeURIComponent(path)));
-    if (!file.startsWith(root) || !existsSync(file)) {
-      const missing = path === "/" || path === "/index.html" ? "the console is not built: run `npx tsx scripts/build-console.ts` (npm start does)" : "not found";
-      return new Response(missing, { status: 404, headers: { "content-type": "text/plain; charset=utf-8", ...CONSOLE_SECURITY_HEADERS } });
+    if (request.method !== "GET" && request.method !== "HEAD") return problem(405, `${request.method} is not served here; the console's files are read with GET`, { allow: "GET, HEAD" });
+    let decoded: string;
+    try {
+      decoded = path === "/" ? "/index.html" : decodeURIComponent(path);
+    } catch {
+      return problem(400, `the path ${path} is not valid percent-encoding`);
+    }
+    const file = normalize(join(root, decoded));
+    if (!file.startsWith(root) || !isFile(file)) {
+      const detail = decoded === "/index.html" ? "the console is not built: run `npx tsx scripts/build-console.ts` (npm start does)" : `no console file at ${path}`;
+      return problem(404, detail);
     }
     const hashed = path.startsWith("/assets/");
     return new Response(request.method === "HEAD" ? null : readFileSync(file), {
