@@ -76,7 +76,10 @@ export type WriteMode = "create" | "replace" | "apply";
 export interface DocumentWrite {
   doc: UserDocument;
   mode: WriteMode;
-  /** Required resourceVersion (If-Match or metadata.resourceVersion); replace/apply only. */
+  /**
+   * Required resourceVersion (If-Match or metadata.resourceVersion); replace/apply only. Empty means
+   * no precondition, as in Kubernetes: templates and `kubectl get -o yaml` edits carry `""`.
+   */
   ifMatch?: string;
 }
 
@@ -289,7 +292,7 @@ function checkPreconditions(w: DocumentWrite, current: StoredResource | undefine
   const what = `${w.doc.kind} ${w.doc.metadata.name}`;
   if (w.mode === "create" && current) throw new ConflictError(`${what} already exists`);
   if (w.mode === "replace" && !current) throw new NotFoundError(`${what} not found`);
-  if (w.ifMatch !== undefined && current?.metadata.resourceVersion !== w.ifMatch) {
+  if (w.ifMatch !== undefined && w.ifMatch !== "" && current?.metadata.resourceVersion !== w.ifMatch) {
     throw new PreconditionFailedError(`${what} was changed by someone else; read it again`);
   }
 }
