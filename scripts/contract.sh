@@ -18,6 +18,8 @@ if [ ! -x "$VENV/bin/st" ]; then
   exec 9>"$CACHE/.install.lock"
   flock 9
   if [ ! -x "$VENV/bin/st" ]; then
+    # Debian's python3 has no ensurepip until python3-venv is installed (npm test installs it).
+    python3 -c 'import ensurepip, venv' 2>/dev/null || { echo "[contract] python3's venv module is missing: install python3-venv (Debian/Ubuntu) or a python3 with ensurepip" >&2; exit 1; }
     echo "[contract] installing schemathesis $SCHEMATHESIS_VERSION into $VENV" >&2
     rm -rf "$VENV.tmp"
     python3 -m venv "$VENV.tmp"

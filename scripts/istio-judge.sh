@@ -13,7 +13,7 @@ CACHE="${MESHPLANE_CACHE:-$HOME/.cache/meshplane}/istio"
 src_hash="$(cat "$root"/test/istio/judge/*.go | sha256sum | cut -c1-12)"
 BIN="$CACHE/bin/judge-$ISTIO_VERSION-$src_hash"
 if [ ! -x "$BIN" ]; then
-  command -v go >/dev/null || { echo "go is not installed: the Istio judge is built with it" >&2; exit 1; }
+  command -v go >/dev/null || { echo "go is not installed: the Istio judge is built with Go $GO_VERSION or later (npm test installs it)" >&2; exit 1; }
   mkdir -p "$CACHE/bin"
   exec 9>"$CACHE/.build.lock"
   flock 9
@@ -26,7 +26,7 @@ if [ ! -x "$BIN" ]; then
 // Throwaway module: builds meshplane's Istio judge against istio.io/istio $ISTIO_VERSION.
 module meshplane.invalid/istio/judge
 
-go 1.26.0
+go $GO_VERSION
 
 require istio.io/istio $ISTIO_VERSION
 MOD

@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 
 bash scripts/ensure-deps.sh --java || exit 1
+# The Go toolchain ensure-deps.sh fetched when the installed Go is older than the builds need; and
+# Go may fetch a newer one still if a module it builds asks for it (an installed Go's go.env may say `local`).
+gobin="${MESHPLANE_CACHE:-$HOME/.cache/meshplane}/go/bin"
+if [ -x "$gobin/go" ]; then export PATH="$gobin:$PATH"; fi
+export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
 
 echo "== lint"
 node_modules/.bin/oxlint -c .oxlintrc.json --deny-warnings . || exit 1
