@@ -22,6 +22,12 @@ export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 /** DynamoDB queries one page may make (each reads at most 1 MB): a selective filter over a large tenant returns short pages rather than one slow answer. */
 export const MAX_QUERIES_PER_PAGE = 10;
 
+/** DynamoDB's limit on a sort key, in UTF-8 bytes: no stored item's position within a range is longer. */
+export const MAX_SORT_KEY_BYTES = 1024;
+
+/** A position to resume after that no key of the range can be at: prefix and position exceed the sort key limit. */
+export class PositionError extends Error {}
+
 /** What one page may still take: items, bytes of JSON, DynamoDB queries. Shared by every partition a page reads. */
 export class PageBudget {
   private items = 0;
@@ -88,6 +94,7 @@ export type RangeResult<T> = { items: T[]; ended: true } | { items: T[]; ended: 
 export async function readRange<T>(doc: DynamoDBDocumentClient, table: string, range: RangeQuery<T>, budget: PageBudget): Promise<RangeResult<T>> {
   const items: T[] = [];
   let last = range.after === undefined ? undefined : range.prefix + range.after;
+  if (last !== undefined && Buffer.byteLength(last) > MAX_SORT_KEY_BYTES) throw new PositionError(`a position of ${Buffer.byteLength(last)} bytes with its prefix`);
   const stopped = (): RangeResult<T> => ({ items, ended: false, after: last?.slice(range.prefix.length) });
   for (;;) {
     if (!budget.mayQuery()) return stopped();

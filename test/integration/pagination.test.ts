@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type Destination, type UserDocument, matchesLabels, parseLabelSelector } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { encodeContinue } from "../../functions/api/pagination";
+import { MAX_CONTINUE_CHARS, encodeContinue } from "../../functions/api/pagination";
 import { createDocumentClient } from "../../functions/store/client";
 import { keys, tenantPk } from "../../functions/store/keys";
 import { labelFilter } from "../../functions/store/label-filter";
@@ -142,7 +142,7 @@ describe("continue tokens", () => {
     ["base64url that is not JSON", Buffer.from("hello").toString("base64url")],
     ["JSON of another shape", Buffer.from(JSON.stringify({ v: 1, s: "x", p: "a", PK: "T#other" })).toString("base64url")],
     ["another version", Buffer.from(JSON.stringify({ v: 2, s: "x", p: "a" })).toString("base64url")],
-    ["too long", "A".repeat(1025)],
+    ["too long", "A".repeat(4097)],
   ])("%s is a 400 naming query.continue", async (_what, token) => {
     expect(await errorsOf(await cp.request("GET", `/v1/trafficpolicies?continue=${encodeURIComponent(token)}`, { token: acme }))).toEqual({ status: 400, errors: ["query.continue"] });
   });
@@ -175,11 +175,45 @@ describe("continue tokens", () => {
     expect(uidsOf(bodies)).toEqual(ownOfB.slice(2));
     expect(namesOf(bodies)).toEqual(["tp-00002", "tp-00003", "tp-00004"]);
 
-    // A position past the end is an empty last page; one no name could be is refused.
+    // A position past the end is an empty last page; one no key could be (over DynamoDB's 1,024-byte
+    // sort key, with or without the list's prefix) is refused.
     const past = await pages(other, "/v1/trafficpolicies", encodeContinue(["resources", "other", "TrafficPolicy", []], "~"));
     expect(past.bodies).toEqual([{ items: [], metadata: {} }]);
-    const unlike = encodeContinue(["resources", "other", "TrafficPolicy", []], "\u{1F600}".repeat(100));
-    expect(await errorsOf(await cp.request("GET", `/v1/trafficpolicies?continue=${unlike}`, { token: other }))).toEqual({ status: 400, errors: ["query.continue"] });
+    for (const unlike of ["\u{1F600}".repeat(300), "x".repeat(1020)]) {
+      const unreachable = encodeContinue(["resources", "other", "TrafficPolicy", []], unlike);
+      expect(await errorsOf(await cp.request("GET", `/v1/trafficpolicies?continue=${unreachable}`, { token: other }))).toEqual({ status: 400, errors: ["query.continue"] });
+    }
+  });
+
+  it("pages discovered objects whose names are anything the store holds (non-ASCII, control characters, 600 characters, a full sort key)", async () => {
+    const token = await cp.tenant("odd-names");
+    expect((await cp.request("POST", "/v1/clusters", { token, body: { name: "east" } })).status).toBe(201);
+    // Written through the store: the API would not take such names from a user, but an agent's report lands here.
+    const fullKey = "z".repeat(1024 - Buffer.byteLength(keys.discoveredPrefix("Destination")));
+    const names = [
+      ...Array.from({ length: 3 }, (_, i) => `${"a".repeat(600)}-${i}`),
+      ...Array.from({ length: 3 }, (_, i) => `ünïcödé-${i}`),
+      `服务-${"界".repeat(300)}`,
+      "\u{1F600}".repeat(250),
+      "ctl-\u0001\u0002\u001f-\"q\"\\",
+      "\u0000".repeat(900),
+      fullKey,
+      "plain",
+    ];
+    const destinations = names.map((name) => {
+      const d = destination("east", "shop", "x");
+      return { ...d, metadata: { ...d.metadata, name } };
+    });
+    await cp.store.discovered.replace("odd-names", "east", { meshes: [], workloads: [], destinations });
+    // DynamoDB orders keys by their UTF-8 bytes.
+    const expected = names.toSorted((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    for (const limit of [1, 2, 5]) {
+      const { bodies } = await pages(token, `/v1/destinations?limit=${limit}`);
+      expect(namesOf(bodies), `limit=${limit}`).toEqual(expected);
+      for (const body of bodies) if (body.metadata.continue !== undefined) expect(body.metadata.continue.length).toBeLessThanOrEqual(MAX_CONTINUE_CHARS);
+    }
+    const { bodies } = await pages(token, "/v1/destinations?limit=1&cluster=east&namespace=shop");
+    expect(namesOf(bodies)).toEqual(expected);
   });
 });
 
