@@ -91,7 +91,7 @@ describe("importGloo: field conversions", () => {
     ["given lifetime", "{ttlDays: 100, secretRotationGracePeriodRatio: 0.25}", { ttlDays: 100, rotateBeforeDays: 25 }],
   ])("intermediate rotation ratio → rotateBeforeDays: %s", (_, options, expected) => {
     expect(spec("VirtualMesh", `spec:\n  meshes: [{name: m, namespace: gloo-mesh}]\n  mtlsConfig: {shared: {intermediateCertOptions: ${options}}}`))
-      .toEqual({ meshes: [{ name: "m" }], mtlsConfig: { shared: { intermediateCertOptions: expected } } });
+      .toMatchObject({ meshes: [{ name: "m" }], mtlsConfig: { shared: { intermediateCertOptions: expected } } });
   });
 
   it.each([
@@ -105,7 +105,128 @@ describe("importGloo: field conversions", () => {
 
   it("never widens access: a source list with nothing left is an error", () => {
     expect(spec("AccessPolicy", "spec:\n  sourceSelector: [{kubeServiceAccountRefs: {serviceAccounts: [{name: s}]}}]"))
-      .toBe("spec.sourceSelector: no source selector could be carried over, and an empty list would allow any source; not imported");
+      .toBe("spec.sourceSelector: no source selector is left after leaving out spec.sourceSelector[0].kubeServiceAccountRefs.serviceAccounts[0], and an empty list would allow any source; not imported");
+  });
+});
+
+describe("importGloo: a document that ends as an error", () => {
+  const csrfOnly = gloo("TrafficPolicy", "p", "x", "spec:\n  policy:\n    csrf: {filterEnabled: true}\n    rateLimit: {ratelimitServerConfigSelector: {namespaces: [gloo-mesh]}}");
+  const csrf = "meshplane has no CSRF filter; configure Envoy's CSRF filter with an Istio EnvoyFilter of your own";
+
+  it("still reports every field it could not carry over, and the error names them", () => {
+    const result = importGloo(csrfOnly);
+    expect(result.documents).toEqual([]);
+    expect(result.dropped.map((d) => [d.document, d.path])).toEqual([
+      ["TrafficPolicy x/p (documents[0])", "spec.policy.csrf"],
+      ["TrafficPolicy x/p (documents[0])", "spec.policy.rateLimit"],
+    ]);
+    expect(result.errors).toEqual([{
+      document: "TrafficPolicy x/p (documents[0])",
+      message: "spec.policy: nothing meshplane can apply is left in the policy after leaving out spec.policy.csrf, spec.policy.rateLimit; not imported",
+    }]);
+  });
+
+  it("prints those fields with their reasons just before the error", () => {
+    const text = [gloo("TrafficPolicy", "a", "x", `${timeout}\n    extauth: {}`), csrfOnly.replace("name: p", "name: b")].join("---\n");
+    expect(formatReport(importGloo(text)).split("\n")).toEqual([
+      expect.stringMatching(/^TrafficPolicy x\/a \(documents\[0\]\): spec\.policy\.extauth: /),
+      `TrafficPolicy x/b (documents[1]): spec.policy.csrf: ${csrf}`,
+      expect.stringMatching(/^TrafficPolicy x\/b \(documents\[1\]\): spec\.policy\.rateLimit: meshplane has no rate limiting; /),
+      expect.stringMatching(/^TrafficPolicy x\/b \(documents\[1\]\): error: spec\.policy: nothing meshplane can apply/),
+      "",
+    ]);
+  });
+
+  it.each([
+    ["sources that were all JWT matchers", "AccessPolicy", "spec:\n  sourceSelector: [{requestIdentityMatcher: {requestPrincipals: [\"*\"]}}]",
+      "spec.sourceSelector[0].requestIdentityMatcher", "no source selector is left after leaving out spec.sourceSelector[0].requestIdentityMatcher,"],
+    ["destinations that were all empty selectors", "TrafficPolicy", "spec:\n  destinationSelector: [{}]\n  policy: {requestTimeout: 1s}",
+      "spec.destinationSelector[0]", "no selector is left after leaving out spec.destinationSelector[0],"],
+    ["an invalid converted document", "TrafficPolicy", "spec:\n  httpRequestMatchers: [{name: json, uri: {prefix: /}}]\n  policy: {retries: {attempts: 150}}",
+      "spec.httpRequestMatchers[0].name", "must be at most 100"],
+    ["the wrong shape further on", "TrafficPolicy", "spec:\n  routeSelector: [{}]\n  destinationSelector: {kubeServiceMatcher: {}}",
+      "spec.routeSelector", "spec.destinationSelector: must be a list"],
+  ])("keeps the fields of %s", (_, kind, body, path, message) => {
+    const result = importGloo(gloo(kind, "p", "x", body));
+    expect(result.documents).toEqual([]);
+    expect(result.dropped.map((d) => d.path)).toEqual([path]);
+    expect(result.errors[0]?.message).toContain(message);
+  });
+
+  it("names the outermost field left out, and reports the ones inside it", () => {
+    const result = importGloo(gloo("TrafficPolicy", "p", "x", "spec:\n  policy: {trafficShift: {destinations: [{virtualDestination: {name: reviews-global, namespace: bookinfo}, weight: 100}]}}"));
+    expect(result.dropped.map((d) => d.path)).toEqual(["spec.policy.trafficShift.destinations[0].virtualDestination", "spec.policy.trafficShift"]);
+    expect(result.errors[0]?.message).toBe("spec.policy: nothing meshplane can apply is left in the policy after leaving out spec.policy.trafficShift; not imported");
+  });
+
+  it("keeps the fields of a document whose name is taken", () => {
+    const result = importGloo([gloo("TrafficPolicy", "a", "x", timeout), gloo("TrafficPolicy", "a", "x", `${timeout}\n    csrf: {}`)].join("---\n"));
+    expect(result.errors.map((e) => e.document)).toEqual(["TrafficPolicy x/a (documents[1])"]);
+    expect(result.dropped).toEqual([{ document: "TrafficPolicy x/a (documents[1])", path: "spec.policy.csrf", reason: csrf }]);
+  });
+});
+
+describe("importGloo: VirtualMeshes of Gloo Mesh 1.0 and 1.1", () => {
+  const meshes = "  meshes: [{name: istiod-istio-system-cluster-1, namespace: gloo-mesh}, {name: istiod-istio-system-cluster-2, namespace: gloo-mesh}]";
+  const virtualMesh = (body: string) => importGloo(gloo("VirtualMesh", "vm", "gloo-mesh", `spec:\n${meshes}\n${body}`));
+
+  it.each([
+    ["a generated root with no settings", "  mtlsConfig: {shared: {rootCertificateAuthority: {generated: {}}}}", { generated: { keyAlgorithm: "RSA_4096" } }],
+    ["a generated root with a TTL only", "  mtlsConfig: {shared: {rootCertificateAuthority: {generated: {ttlDays: 730}}}}", { generated: { ttlDays: 730, keyAlgorithm: "RSA_4096" } }],
+    ["rsaKeySizeBytes 0, proto3's unset", "  mtlsConfig: {shared: {rootCertificateAuthority: {generated: {rsaKeySizeBytes: 0}}}}", { generated: { keyAlgorithm: "RSA_4096" } }],
+    ["shared trust that names no CA", "  mtlsConfig: {shared: {}}", { generated: { keyAlgorithm: "RSA_4096" } }],
+    ["an explicit 2048", "  mtlsConfig: {shared: {rootCertificateAuthority: {generated: {rsaKeySizeBytes: 2048}}}}", { generated: { keyAlgorithm: "RSA_2048" } }],
+  ])("keeps Gloo Mesh's RSA 4096 root key: %s", (_, body, root) => {
+    const result = virtualMesh(`${body}\n  federation: {selectors: [{}]}`);
+    expect(result.documents[0]?.spec).toMatchObject({ mtlsConfig: { shared: { rootCertificateAuthority: root } } });
+    expect(result.dropped).toEqual([]);
+  });
+
+  it("converts Gloo Mesh 1.1's eastWestIngressGatewaySelectors and reports what meshplane cannot restrict", () => {
+    const result = virtualMesh([
+      "  federation:",
+      "    selectors: [{}]",
+      "    eastWestIngressGatewaySelectors:",
+      "      - destinationSelectors: [{kubeServiceMatcher: {labels: {istio: eastwestgateway}, namespaces: [istio-system]}}]",
+      "        gatewayTlsPortName: tls-cross",
+      "        meshes: [{name: istiod-istio-system-cluster-1, namespace: gloo-mesh}]",
+    ].join("\n"));
+    expect(result.documents[0]?.spec).toMatchObject({
+      federation: {
+        selectors: [{}],
+        eastWestGateways: [{ destinationSelector: { kubeServiceMatcher: { labels: { istio: "eastwestgateway" }, namespaces: ["istio-system"] } }, portName: "tls-cross" }],
+      },
+    });
+    expect(result.dropped.map((d) => `${d.path}: ${d.reason}`)).toEqual([
+      expect.stringMatching(/^spec\.federation\.eastWestIngressGatewaySelectors\[0\]\.meshes: meshplane applies an east-west gateway entry to every mesh of the VirtualMesh; .*clusters/),
+    ]);
+  });
+
+  const federatesNothing = /^Gloo Mesh 1\.1 and later federate nothing without selectors, and so does this import; Gloo Mesh 1\.0 federated every service to every other mesh of the VirtualMesh: if this VirtualMesh was written for 1\.0, add federation\.selectors: \[\{\}\]/;
+
+  it.each([
+    ["federation: {}", "  federation: {}"],
+    ["federation with only a hostname suffix", "  federation: {hostnameSuffix: soloio}"],
+    ["no federation at all", "  globalAccessPolicy: ENABLED"],
+  ])("reports that %s meant every service in Gloo Mesh 1.0 and none in 1.1", (_, body) => {
+    const result = virtualMesh(body);
+    expect(result.documents[0]?.spec).not.toHaveProperty("federation.selectors");
+    expect(result.dropped).toEqual([{ document: "VirtualMesh gloo-mesh/vm (documents[0])", path: "spec.federation", reason: expect.stringMatching(federatesNothing) }]);
+  });
+
+  it.each([
+    ["selectors", "  federation: {selectors: []}"],
+    ["permissive", "  federation: {permissive: {}}"],
+    ["a 1.1 gateway selector", "  federation: {eastWestIngressGatewaySelectors: [{gatewayTlsPortName: tls}]}"],
+    ["1.1's tcpKeepalive", "  federation: {tcpKeepalive: {probes: 3}}"],
+    ["1.1's rotation settings", "  mtlsConfig: {rotationStrategy: MULTI_ROOT, shared: {rootCertificateAuthority: {generated: {rsaKeySizeBytes: 4096}}}}"],
+  ])("does not report a VirtualMesh whose federation is unambiguous: %s", (_, body) => {
+    expect(virtualMesh(body).dropped.filter((d) => d.path === "spec.federation")).toEqual([]);
+  });
+
+  it("does not report a VirtualMesh of one mesh: neither version federated it", () => {
+    const result = importGloo(gloo("VirtualMesh", "vm", "gloo-mesh", "spec:\n  meshes: [{name: m, namespace: gloo-mesh}]\n  federation: {}"));
+    expect(result.dropped).toEqual([]);
   });
 });
 

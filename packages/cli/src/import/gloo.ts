@@ -29,18 +29,19 @@ export interface GlooImport {
 /**
  * Converts the multi-document YAML `text`. Pure: the same text gives the same result. A document that
  * is not Gloo Mesh v1 networking YAML, does not parse, or would not be a valid meshplane resource is
- * an entry in `errors` and the rest are still converted; `kind: List` documents are read item by item.
+ * an entry in `errors` (the fields it could not carry over are in `dropped` all the same) and the rest
+ * are still converted; `kind: List` documents are read item by item.
  * Names follow the rule in docs/import-gloo.md: the Gloo name made a DNS label, and when two
  * documents of one kind share it, each becomes `<name>-<namespace>`.
  */
 export function importGloo(text: string): GlooImport {
   const converted: Converted[] = [];
-  const errors: ImportError[] = [];
+  const failures: Failure[] = [];
   parseAllDocuments(text).forEach((doc, i) => {
     const where = `documents[${i}]`;
     const problem = doc.errors[0];
     if (problem) {
-      errors.push({ document: where, message: `not valid YAML: ${problem.message.split("\n")[0]}` });
+      failures.push({ document: where, message: `not valid YAML: ${problem.message.split("\n")[0]}`, dropped: [] });
       return;
     }
     const value: unknown = doc.toJS();
@@ -50,11 +51,11 @@ export function importGloo(text: string): GlooImport {
       : [{ item: value, where }];
     for (const { item, where: at } of items) {
       const result = convertDocument(item, at);
-      if ("message" in result) errors.push(result);
+      if ("message" in result) failures.push(result);
       else converted.push(result);
     }
   });
-  return finish(assignNames(converted, errors), errors);
+  return finish(assignNames(converted, failures), failures);
 }
 
 /** The documents as YAML, one after another, ready for `meshplane apply -f`. */
@@ -62,13 +63,21 @@ export function formatDocuments(documents: readonly MeshplaneDocument[]): string
   return documents.map((d) => `---\n${stringify(d, { aliasDuplicateObjects: false, lineWidth: 0, version: "1.1" })}`).join("");
 }
 
-/** One line per dropped field, then one per error: what a user reads after an import. */
+/**
+ * What a user reads after an import: one line per dropped field of the converted documents, then
+ * each error, preceded by the fields its document could not carry over (often what caused it).
+ */
 export function formatReport(result: Pick<GlooImport, "dropped" | "errors">): string {
+  const failed = new Set(result.errors.map((e) => e.document));
   const lines = [
-    ...result.dropped.map((d) => `${d.document}: ${d.path}: ${d.reason}`),
-    ...result.errors.map((e) => `${e.document}: error: ${e.message}`),
+    ...result.dropped.filter((d) => !failed.has(d.document)).map(droppedLine),
+    ...result.errors.flatMap((e) => [...result.dropped.filter((d) => d.document === e.document).map(droppedLine), `${e.document}: error: ${e.message}`]),
   ];
   return lines.map((line) => `${line}\n`).join("");
+}
+
+function droppedLine(d: Dropped): string {
+  return `${d.document}: ${d.path}: ${d.reason}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -83,6 +92,11 @@ interface Converted {
   where: string;
   labels: unknown;
   spec: Json;
+  dropped: { path: string; reason: string }[];
+}
+
+/** A document that ends as an error, with the fields it could not carry over until then: both are reported. */
+interface Failure extends ImportError {
   dropped: { path: string; reason: string }[];
 }
 
@@ -104,12 +118,27 @@ interface Shape {
 
 const UNKNOWN_FIELD = "not a Gloo Mesh v1 field that meshplane knows; not converted";
 
+/** Whether the Gloo path `path` is `parent` or a field or item inside it. */
+function within(path: string, parent: string): boolean {
+  return path === parent || path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
+}
+
 /** The dropped fields of one document, and the readers that record them. */
 class Conversion {
   readonly dropped: { path: string; reason: string }[] = [];
 
   drop(path: string, reason: string): void {
     this.dropped.push({ path, reason });
+  }
+
+  /**
+   * ` after leaving out …`, naming the dropped fields at or below `path` (a field below another
+   * named one is not repeated), for the error they caused; "" when nothing there was dropped.
+   */
+  leftOut(path: string): string {
+    const paths = this.dropped.map((d) => d.path).filter((p) => within(p, path));
+    const outermost = paths.filter((p) => !paths.some((q) => q !== p && within(p, q)));
+    return outermost.length === 0 ? "" : ` after leaving out ${outermost.join(", ")}`;
   }
 
   /**
@@ -145,23 +174,23 @@ const SERVER_METADATA = [
   "managedFields", "selfLink", "finalizers", "ownerReferences",
 ];
 
-function convertDocument(value: unknown, where: string): Converted | ImportError {
+function convertDocument(value: unknown, where: string): Converted | Failure {
   const { apiVersion, kind } = isRecord(value) ? value : {};
   if (!isRecord(value) || typeof apiVersion !== "string" || typeof kind !== "string") {
-    return { document: where, message: "not a Kubernetes object (expected a mapping with apiVersion and kind)" };
+    return { document: where, message: "not a Kubernetes object (expected a mapping with apiVersion and kind)", dropped: [] };
   }
   const metadata = isRecord(value.metadata) ? value.metadata : {};
   const name = typeof metadata.name === "string" ? metadata.name : undefined;
   const namespace = typeof metadata.namespace === "string" ? metadata.namespace : undefined;
   const document = describe(kind, name, namespace, where);
   if (apiVersion !== GLOO_API_VERSION) {
-    return { document, message: `not Gloo Mesh v1 networking YAML (apiVersion ${apiVersion}, kind ${kind}); only ${GLOO_API_VERSION} is imported` };
+    return { document, message: `not Gloo Mesh v1 networking YAML (apiVersion ${apiVersion}, kind ${kind}); only ${GLOO_API_VERSION} is imported`, dropped: [] };
   }
   const convertSpec = KINDS[kind];
   if (!convertSpec) {
-    return { document, message: `kind ${kind} has no meshplane equivalent; only VirtualMesh, TrafficPolicy and AccessPolicy are imported` };
+    return { document, message: `kind ${kind} has no meshplane equivalent; only VirtualMesh, TrafficPolicy and AccessPolicy are imported`, dropped: [] };
   }
-  if (name === undefined) return { document, message: "metadata.name is missing" };
+  if (name === undefined) return { document, message: "metadata.name is missing", dropped: [] };
   const c = new Conversion();
   try {
     c.record(value, "(root)", { keep: ["apiVersion", "kind", "metadata", "spec", "status"] });
@@ -170,11 +199,16 @@ function convertDocument(value: unknown, where: string): Converted | ImportError
       drop: { annotations: "not carried over (mostly tool bookkeeping such as kubectl's last-applied-configuration); add the ones you need under metadata.annotations" },
     });
     const spec = convertSpec(value.spec ?? {}, c);
-    return { kind: kind as UserKind, name, namespace, where, labels: metadata.labels, spec, dropped: c.dropped.map((d) => ({ ...d, path: d.path.replace(/^\(root\)\./, "") })) };
+    return { kind: kind as UserKind, name, namespace, where, labels: metadata.labels, spec, dropped: rooted(c.dropped) };
   } catch (error) {
-    if (error instanceof ShapeError) return { document, message: `${error.path}: ${error.message}` };
+    if (error instanceof ShapeError) return { document, message: `${error.path}: ${error.message}`, dropped: rooted(c.dropped) };
     throw error;
   }
+}
+
+/** Dropped paths as the report prints them: top-level fields without the `(root).` the readers use. */
+function rooted(dropped: readonly { path: string; reason: string }[]): { path: string; reason: string }[] {
+  return dropped.map((d) => ({ ...d, path: d.path.replace(/^\(root\)\./, "") }));
 }
 
 function describe(kind: string | undefined, name: string | undefined, namespace: string | undefined, where: string): string {
@@ -195,7 +229,7 @@ interface Named extends Converted {
  * the plain name because it came first). A true duplicate (same kind, namespace and name), or a
  * suffixed name that is still taken, is an error on the later document.
  */
-function assignNames(converted: Converted[], errors: ImportError[]): Named[] {
+function assignNames(converted: Converted[], failures: Failure[]): Named[] {
   const byBase = new Map<string, Converted[]>();
   for (const doc of converted) {
     const key = `${doc.kind}/${dnsSafeName(doc.name)}`;
@@ -210,7 +244,7 @@ function assignNames(converted: Converted[], errors: ImportError[]): Named[] {
     const first = taken.get(`${doc.kind}/${finalName}`);
     if (first) {
       const label = describe(doc.kind, doc.name, doc.namespace, doc.where);
-      errors.push({ document: label, message: `meshplane name ${finalName} is already taken by ${describe(first.kind, first.name, first.namespace, first.where)}; rename one of them before importing` });
+      failures.push({ document: label, message: `meshplane name ${finalName} is already taken by ${describe(first.kind, first.name, first.namespace, first.where)}; rename one of them before importing`, dropped: doc.dropped });
       continue;
     }
     taken.set(`${doc.kind}/${finalName}`, doc);
@@ -219,8 +253,11 @@ function assignNames(converted: Converted[], errors: ImportError[]): Named[] {
   return named;
 }
 
-/** Validates each document against meshplane's own schema; one that fails is an error, not output. */
-function finish(named: Named[], errors: ImportError[]): GlooImport {
+/**
+ * Validates each document against meshplane's own schema; one that fails is an error, not output.
+ * The fields of a failed document that were not carried over are reported all the same.
+ */
+function finish(named: Named[], failures: Failure[]): GlooImport {
   const documents: MeshplaneDocument[] = [];
   const dropped: Dropped[] = [];
   for (const doc of named) {
@@ -229,13 +266,14 @@ function finish(named: Named[], errors: ImportError[]): GlooImport {
     const result = DOCUMENT_SCHEMAS[doc.kind].safeParse({ apiVersion: "meshplane.dev/v1", kind: doc.kind, metadata, spec: doc.spec });
     if (!result.success) {
       const problems = fieldErrors(result.error).map((e) => `${e.path}: ${e.message}`);
-      errors.push({ document: label, message: `the converted document is not a valid meshplane ${doc.kind}: ${problems.join("; ")}` });
+      failures.push({ document: label, message: `the converted document is not a valid meshplane ${doc.kind}: ${problems.join("; ")}`, dropped: doc.dropped });
       continue;
     }
     documents.push(result.data);
     dropped.push(...doc.dropped.map((d) => ({ document: label, ...d })));
   }
-  return { documents, dropped, errors };
+  for (const f of failures) dropped.push(...f.dropped.map((d) => ({ document: f.document, ...d })));
+  return { documents, dropped, errors: failures.map(({ document, message }) => ({ document, message })) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,7 +333,7 @@ function identitySelectors(value: unknown, path: string, c: Conversion): Json[] 
   });
   if (any) return undefined;
   if (input.length > 0 && out.length === 0) {
-    throw new ShapeError(path, "no source selector could be carried over, and an empty list would allow any source; not imported");
+    throw new ShapeError(path, `no source selector is left${c.leftOut(path)}, and an empty list would allow any source; not imported`);
   }
   return out;
 }
@@ -333,9 +371,9 @@ function meshRefs(value: unknown, path: string, c: Conversion): Json[] {
 }
 
 /** Fails when dropping parts of a non-empty selector list left it empty, which would select everything. */
-function keepNarrow(out: Json[], input: unknown, path: string, what: string): Json[] {
+function keepNarrow(out: Json[], input: unknown, path: string, what: string, c: Conversion): Json[] {
   if (out.length === 0 && Array.isArray(input) && input.length > 0) {
-    throw new ShapeError(path, `no selector could be carried over, and an empty list would select every ${what}; not imported`);
+    throw new ShapeError(path, `no selector is left${c.leftOut(path)}, and an empty list would select every ${what}; not imported`);
   }
   return out;
 }
@@ -351,12 +389,14 @@ function trafficPolicySpec(value: unknown, c: Conversion): Json {
   const converted = compact({
     sourceSelector: spec.sourceSelector === undefined ? undefined : workloadSelectors(spec.sourceSelector, "spec.sourceSelector", c),
     destinationSelector: spec.destinationSelector === undefined ? undefined
-      : keepNarrow(destinationSelectors(spec.destinationSelector, "spec.destinationSelector", c), spec.destinationSelector, "spec.destinationSelector", "destination"),
+      : keepNarrow(destinationSelectors(spec.destinationSelector, "spec.destinationSelector", c), spec.destinationSelector, "spec.destinationSelector", "destination", c),
     httpRequestMatchers: spec.httpRequestMatchers === undefined ? undefined
       : c.list(spec.httpRequestMatchers, "spec.httpRequestMatchers").map((m, i) => httpMatcher(m, `spec.httpRequestMatchers[${i}]`, c)),
     policy: trafficPolicyFeatures(spec.policy ?? {}, c),
   });
-  if (Object.keys(converted.policy as Json).length === 0) throw new ShapeError("spec.policy", "nothing meshplane can apply is left in the policy; not imported");
+  if (Object.keys(converted.policy as Json).length === 0) {
+    throw new ShapeError("spec.policy", `nothing meshplane can apply is left in the policy${c.leftOut("spec.policy")}; not imported`);
+  }
   return converted;
 }
 
@@ -365,7 +405,7 @@ function accessPolicySpec(value: unknown, c: Conversion): Json {
   return compact({
     sourceSelector: spec.sourceSelector === undefined ? undefined : identitySelectors(spec.sourceSelector, "spec.sourceSelector", c),
     destinationSelector: spec.destinationSelector === undefined ? undefined
-      : keepNarrow(destinationSelectors(spec.destinationSelector, "spec.destinationSelector", c), spec.destinationSelector, "spec.destinationSelector", "destination"),
+      : keepNarrow(destinationSelectors(spec.destinationSelector, "spec.destinationSelector", c), spec.destinationSelector, "spec.destinationSelector", "destination", c),
     allowedPaths: spec.allowedPaths,
     allowedMethods: spec.allowedMethods,
     allowedPorts: spec.allowedPorts,
@@ -375,8 +415,10 @@ function accessPolicySpec(value: unknown, c: Conversion): Json {
 function virtualMeshSpec(value: unknown, c: Conversion): Json {
   const spec = c.record(value, "spec", { keep: ["meshes", "mtlsConfig", "federation", "globalAccessPolicy"] });
   const mtlsConfig = spec.mtlsConfig === undefined ? undefined : mtls(spec.mtlsConfig, "spec.mtlsConfig", c);
+  const meshes = meshRefs(spec.meshes ?? [], "spec.meshes", c);
+  if (meshes.length > 1 && federatesByVersion(spec)) c.drop("spec.federation", FEDERATION_BY_VERSION);
   return compact({
-    meshes: meshRefs(spec.meshes ?? [], "spec.meshes", c),
+    meshes,
     mtlsConfig: mtlsConfig && Object.keys(mtlsConfig).length > 0 ? mtlsConfig : undefined,
     federation: spec.federation === undefined ? undefined : federation(spec.federation, "spec.federation", c),
     // MESH_DEFAULT leaves Istio's default (allow), which is what omitting the field means here.
@@ -507,7 +549,10 @@ function corsPolicy(value: unknown, path: string, c: Conversion): Json {
 // ---------------------------------------------------------------------------------------------
 // VirtualMesh: trust and federation
 
-const KEY_ALGORITHMS: Record<string, string> = { "2048": "RSA_2048", "4096": "RSA_4096" };
+// rsaKeySizeBytes 0 is proto3's unset: Gloo Mesh's default, 4096 ("Defaults to 4096", CommonCertOptions).
+const KEY_ALGORITHMS: Record<string, string> = { "0": "RSA_4096", "2048": "RSA_2048", "4096": "RSA_4096" };
+/** The key of a root Gloo Mesh generates when no size is given; meshplane's own default (ECDSA P-256) would change it. */
+const GLOO_ROOT_KEY = "RSA_4096";
 
 function mtls(value: unknown, path: string, c: Conversion): Json {
   const m = c.record(value, path, {
@@ -543,6 +588,8 @@ function sharedTrust(value: unknown, path: string, c: Conversion): Json {
     else if (ca.secret !== undefined) root = { external: {} };
   }
   if (root === undefined && shared.intermediateCertificateAuthority !== undefined) root = { external: {} };
+  // No CA named: Gloo Mesh generates a root with its defaults, so its key stays RSA 4096 here too.
+  if (root === undefined) root = { generated: { keyAlgorithm: GLOO_ROOT_KEY } };
   return compact({
     rootCertificateAuthority: root,
     intermediateCertOptions: shared.intermediateCertOptions === undefined ? undefined : certOptions(shared.intermediateCertOptions, `${path}.intermediateCertOptions`, c, "intermediate"),
@@ -568,16 +615,34 @@ function certOptions(value: unknown, path: string, c: Conversion, role: "root" |
   }
   // Named "bytes" in Gloo Mesh, but the documented default (4096) is a key size in bits.
   const size = o.rsaKeySizeBytes === undefined ? undefined : String(o.rsaKeySizeBytes);
-  const keyAlgorithm = size === undefined ? undefined : KEY_ALGORITHMS[size];
-  if (size !== undefined && keyAlgorithm === undefined) {
-    c.drop(`${path}.rsaKeySizeBytes`, "meshplane generates RSA 2048, RSA 4096 or ECDSA P-256 root keys; set keyAlgorithm after importing");
+  const keyAlgorithm = size === undefined ? GLOO_ROOT_KEY : KEY_ALGORITHMS[size];
+  if (keyAlgorithm === undefined) {
+    c.drop(`${path}.rsaKeySizeBytes`, "meshplane generates RSA 2048, RSA 4096 or ECDSA P-256 root keys; imported without a keyAlgorithm, so the root is ECDSA P-256 (meshplane's default): set keyAlgorithm to choose another");
   }
   return compact({ ttlDays: o.ttlDays, keyAlgorithm, orgName: o.orgName });
 }
 
+/**
+ * Whether the VirtualMesh leaves federation to the Gloo Mesh version: without `selectors` (or the
+ * deprecated `permissive`), Gloo Mesh 1.0 federated every service of a VirtualMesh to its other
+ * meshes and 1.1 federates none. Fields that only 1.1 and later have settle which one was meant.
+ */
+function federatesByVersion(spec: Json): boolean {
+  const f = isRecord(spec.federation) ? spec.federation : {};
+  const m = isRecord(spec.mtlsConfig) ? spec.mtlsConfig : {};
+  if (f.selectors !== undefined || f.permissive !== undefined) return false;
+  return !SINCE_GLOO_1_1.federation.some((k) => f[k] !== undefined) && !SINCE_GLOO_1_1.mtlsConfig.some((k) => m[k] !== undefined);
+}
+const SINCE_GLOO_1_1 = {
+  federation: ["ingressGatewaySelectors", "eastWestIngressGatewaySelectors", "tcpKeepalive"],
+  mtlsConfig: ["rotationStrategy", "rotationVerificationMethod"],
+};
+const FEDERATION_BY_VERSION =
+  "Gloo Mesh 1.1 and later federate nothing without selectors, and so does this import; Gloo Mesh 1.0 federated every service to every other mesh of the VirtualMesh: if this VirtualMesh was written for 1.0, add federation.selectors: [{}]";
+
 function federation(value: unknown, path: string, c: Conversion): Json {
   const f = c.record(value, path, {
-    keep: ["selectors", "permissive", "flatNetwork", "hostnameSuffix", "ingressGatewaySelectors"],
+    keep: ["selectors", "permissive", "flatNetwork", "hostnameSuffix", "ingressGatewaySelectors", "eastWestIngressGatewaySelectors"],
     drop: { tcpKeepalive: "meshplane does not set TCP keepalive on federated traffic; set it with a DestinationRule of your own" },
   });
   if (f.flatNetwork === true) {
@@ -590,30 +655,43 @@ function federation(value: unknown, path: string, c: Conversion): Json {
       const s = c.record(item, at, { keep: ["destinationSelectors", "meshes"] });
       const destinations = s.destinationSelectors === undefined ? undefined : destinationSelectors(s.destinationSelectors, `${at}.destinationSelectors`, c);
       return compact({
-        destinationSelectors: destinations && keepNarrow(destinations, s.destinationSelectors, `${at}.destinationSelectors`, "destination"),
+        destinationSelectors: destinations && keepNarrow(destinations, s.destinationSelectors, `${at}.destinationSelectors`, "destination", c),
         meshes: s.meshes === undefined ? undefined : meshRefs(s.meshes, `${at}.meshes`, c),
       });
     });
   } else if (f.permissive !== undefined) {
     selectors = [{}]; // the deprecated permissive mode: every destination to every mesh
   }
-  return compact({ selectors, hostnameSuffix: f.hostnameSuffix, eastWestGateways: gateways(f.ingressGatewaySelectors, `${path}.ingressGatewaySelectors`, c) });
+  const eastWestGateways = [
+    ...gateways(f.eastWestIngressGatewaySelectors, `${path}.eastWestIngressGatewaySelectors`, c),
+    ...gateways(f.ingressGatewaySelectors, `${path}.ingressGatewaySelectors`, c),
+  ];
+  return compact({ selectors, hostnameSuffix: f.hostnameSuffix, eastWestGateways: eastWestGateways.length > 0 ? eastWestGateways : undefined });
 }
 
-/** Gloo's ingressGatewaySelectors: one meshplane east-west gateway entry per destination selector. */
-function gateways(value: unknown, path: string, c: Conversion): Json[] | undefined {
-  if (value === undefined) return undefined;
+/**
+ * Gloo's gateway selectors — `ingressGatewaySelectors {destinationSelectors, portName}`, and Gloo Mesh
+ * 1.1's `eastWestIngressGatewaySelectors`, whose port is `gatewayTlsPortName` — one meshplane
+ * east-west gateway entry per destination selector.
+ */
+function gateways(value: unknown, path: string, c: Conversion): Json[] {
+  if (value === undefined) return [];
   const out: Json[] = [];
   c.list(value, path).forEach((item, i) => {
     const at = `${path}[${i}]`;
-    const g = c.record(item, at, { keep: ["destinationSelectors", "portName"] });
+    const g = c.record(item, at, {
+      keep: ["destinationSelectors", "portName", "gatewayTlsPortName"],
+      drop: { meshes: "meshplane applies an east-west gateway entry to every mesh of the VirtualMesh; to keep this one to those meshes, add their clusters to its kubeServiceMatcher (clusters) or name the gateway Services in kubeServiceRefs" },
+    });
+    const port = g.gatewayTlsPortName === undefined ? "portName" : "gatewayTlsPortName";
+    const portName = g[port];
     const selectors = destinationSelectors(g.destinationSelectors ?? [], `${at}.destinationSelectors`, c);
-    if (selectors.length === 0 && g.portName !== undefined && g.portName !== "tls") {
-      c.drop(`${at}.portName`, "without destinationSelectors meshplane uses its default gateways and their port named tls; add a destinationSelector to use another port");
+    if (selectors.length === 0 && portName !== undefined && portName !== "tls") {
+      c.drop(`${at}.${port}`, "without destinationSelectors meshplane uses its default gateways and their port named tls; add a destinationSelector to use another port");
     }
-    for (const destinationSelector of selectors) out.push(compact({ destinationSelector, portName: g.portName }));
+    for (const destinationSelector of selectors) out.push(compact({ destinationSelector, portName }));
   });
-  return out.length > 0 ? out : undefined;
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
