@@ -202,6 +202,12 @@ describe("importGloo: VirtualMeshes of Gloo Mesh 1.0 and 1.1", () => {
     ]);
   });
 
+  it("keeps gatewayTlsPortName and reports a portName set beside it", () => {
+    const result = virtualMesh("  federation:\n    selectors: [{}]\n    eastWestIngressGatewaySelectors: [{destinationSelectors: [{kubeServiceMatcher: {namespaces: [istio-system]}}], gatewayTlsPortName: tls, portName: mtls}]");
+    expect(result.documents[0]?.spec).toMatchObject({ federation: { eastWestGateways: [{ portName: "tls" }] } });
+    expect(result.dropped.map((d) => d.path)).toEqual(["spec.federation.eastWestIngressGatewaySelectors[0].portName"]);
+  });
+
   const federatesNothing = /^Gloo Mesh 1\.1 and later federate nothing without selectors, and so does this import; Gloo Mesh 1\.0 federated every service to every other mesh of the VirtualMesh: if this VirtualMesh was written for 1\.0, add federation\.selectors: \[\{\}\]/;
 
   it.each([

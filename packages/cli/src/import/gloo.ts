@@ -685,6 +685,9 @@ function gateways(value: unknown, path: string, c: Conversion): Json[] {
     });
     const port = g.gatewayTlsPortName === undefined ? "portName" : "gatewayTlsPortName";
     const portName = g[port];
+    if (port === "gatewayTlsPortName" && g.portName !== undefined) {
+      c.drop(`${at}.portName`, "set together with gatewayTlsPortName, which is the port name carried over; no Gloo Mesh version had both");
+    }
     const selectors = destinationSelectors(g.destinationSelectors ?? [], `${at}.destinationSelectors`, c);
     if (selectors.length === 0 && portName !== undefined && portName !== "tls") {
       c.drop(`${at}.${port}`, "without destinationSelectors meshplane uses its default gateways and their port named tls; add a destinationSelector to use another port");
