@@ -26,7 +26,7 @@ export class TenantStore {
   /** Creates a tenant with its first admin token (returned once). ConflictError when the id is taken. */
   async create(tenantId: string, now: string): Promise<{ tenant: Tenant; adminToken: string; tokenInfo: TokenInfo }> {
     const tenant: Tenant = { id: tenantId, state: "active", revision: 0, translatedRevision: 0, createdAt: now };
-    const { token, info, puts } = tenantTokenItems(this.deps.table, tenantId, { name: "initial-admin", role: "admin" }, now);
+    const { token, info, puts } = tenantTokenItems(this.deps.table, tenantId, { name: "initial-admin", role: "admin", createdBy: { kind: "operator" } }, now);
     try {
       await this.deps.doc.send(
         new TransactWriteCommand({
@@ -102,9 +102,9 @@ export class TenantStore {
   /**
    * Deletes a tenant and everything under it. The tenant is first marked `deleting`, which makes
    * every credential and write of it fail at once; the sweep that follows is idempotent, so a crash
-   * part-way is finished by calling delete again.
+   * part-way is finished by calling delete again. Returns how much went with it (for the audit record).
    */
-  async delete(tenantId: string): Promise<void> {
+  async delete(tenantId: string): Promise<{ tokens: number; clusters: number; items: number }> {
     const marked = await this.deps.doc
       .send(
         new UpdateCommand({
@@ -129,14 +129,17 @@ export class TenantStore {
     const clusters = await queryItems(doc, table, tenantPk(tenantId), keys.clusterPrefix);
     const bootstraps = clusters.filter((c) => c.bootstrapHash).map((c) => ({ DeleteRequest: { Key: keys.bootstrapLookup(c.bootstrapHash as string) } }));
     await batchWrite(doc, table, bootstraps);
+    let items = tokens.length + bootstraps.length;
     for (const cluster of clusters) {
       const inCluster = await queryKeys(doc, table, clusterPk(tenantId, cluster.name as string));
       await batchWrite(doc, table, inCluster.map((Key) => ({ DeleteRequest: { Key } })));
+      items += inCluster.length;
     }
     const own = (await queryKeys(doc, table, tenantPk(tenantId))).filter((k) => k.SK !== "TENANT");
     await batchWrite(doc, table, own.map((Key) => ({ DeleteRequest: { Key } })));
     await batchWrite(doc, table, [{ DeleteRequest: { Key: keys.tenantIndex(tenantId) } }]);
     await doc.send(new DeleteCommand({ TableName: table, Key: keys.tenant(tenantId) }));
+    return { tokens: tokens.length, clusters: clusters.length, items: items + own.length + 2 };
   }
 }
 

@@ -11,12 +11,20 @@ import { TTL_ATTRIBUTE } from "./table";
 export const ROLES = ["admin", "editor", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * Who minted a token: the operator (a tenant's first admin token, or recovery through
+ * `POST /v1/tenants/{id}/tokens`), or the tenant's own admin token `tokenId`.
+ */
+export type TokenCreator = { kind: "operator" } | { kind: "tenant"; tokenId: string };
+
 /** A token as listed: never the secret, never its hash. */
 export interface TokenInfo {
   id: string;
   name: string;
   role: Role;
   createdAt: string;
+  /** Absent only on tokens minted before it was recorded. */
+  createdBy?: TokenCreator;
   expiresAt?: string;
   lastUsedAt?: string;
 }
@@ -34,6 +42,7 @@ type Item = Record<string, unknown>;
 export interface NewToken {
   name: string;
   role: Role;
+  createdBy: TokenCreator;
   expiresAt?: string;
 }
 
@@ -41,7 +50,7 @@ export interface NewToken {
 export function tenantTokenItems(table: string, tenantId: string, input: NewToken, now: string): { token: string; info: TokenInfo; puts: Item[] } {
   const token = newSecret(TOKEN_PREFIX.tenant);
   const hash = hashSecret(token);
-  const info: TokenInfo = { id: newId(), name: input.name, role: input.role, createdAt: now, ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}) };
+  const info: TokenInfo = { id: newId(), name: input.name, role: input.role, createdAt: now, createdBy: input.createdBy, ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}) };
   const ttl = input.expiresAt ? { [TTL_ATTRIBUTE]: Math.floor(Date.parse(input.expiresAt) / 1000) + 86_400 } : {};
   return {
     token,
@@ -220,6 +229,7 @@ function toInfo(item: Item): TokenInfo {
     name: item.name as string,
     role: item.role as Role,
     createdAt: item.createdAt as string,
+    ...(item.createdBy ? { createdBy: item.createdBy as TokenCreator } : {}),
     ...(item.expiresAt ? { expiresAt: item.expiresAt as string } : {}),
     ...(item.lastUsedAt ? { lastUsedAt: item.lastUsedAt as string } : {}),
   };

@@ -173,7 +173,8 @@ describe("meshplane CLI", () => {
     const secret = /token: (\S+)/.exec(created.stdout)?.[1] as string;
     expect(created.stderr).toContain("shown once");
     const list = await cli.run(["token", "list"]);
-    expect(list.stdout).toMatch(/ci\s+editor/);
+    expect(list.stdout).toMatch(/ci\s+editor\s+token [0-9a-f]{16}\s/);
+    expect(list.stdout).toMatch(/initial-admin\s+admin\s+operator\s/);
     expect(list.stdout).not.toContain(secret);
     const { items } = JSON.parse((await cli.run(["token", "list", "-o", "json"])).stdout) as { items: { id: string; name: string; role: string }[] };
     expect((await cli.run(["token", "revoke", items.find((t) => t.name === "ci")?.id as string])).code).toBe(0);

@@ -47,7 +47,7 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
         const tenantId = c.req.param("id") as string;
         const now = deps.now();
         const expiresAt = tokenExpiry(body, now);
-        const { token, info } = await store.tokens.create(tenantId, { name: body.name, role: body.role, ...(expiresAt ? { expiresAt } : {}) }, now.toISOString());
+        const { token, info } = await store.tokens.create(tenantId, { name: body.name, role: body.role, createdBy: { kind: "operator" }, ...(expiresAt ? { expiresAt } : {}) }, now.toISOString());
         // An audit record: the operator acted inside a tenant.
         c.get("log").info("audit: operator minted a tenant token", { audit: true, tenantId, tokenId: info.id, role: info.role, name: info.name });
         return c.json({ ...info, token }, 201);
@@ -58,7 +58,10 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
       summary: "Delete a tenant with all its tokens, clusters and resources",
       responses: { 204: { description: "deleted" } },
       handler: async (c) => {
-        await store.tenants.delete(c.req.param("id") as string);
+        const tenantId = c.req.param("id") as string;
+        const removed = await store.tenants.delete(tenantId);
+        // An audit record: who removed which tenant, and what went with it (counts, never a secret or hash).
+        c.get("log").info("audit: operator deleted a tenant", { audit: true, tenantId, operatorTokenId: c.get("principal").tokenId, ...removed });
         return c.body(null, 204);
       },
     }),

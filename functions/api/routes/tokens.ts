@@ -36,8 +36,9 @@ export function tokenRoutes(deps: { store: Store; now: () => Date }) {
       handler: async (c, { body }) => {
         const now = deps.now();
         const expiresAt = tokenExpiry(body, now);
-        const { token, info } = await store.tokens.create(c.get("tenantId"), { name: body.name, role: body.role, ...(expiresAt ? { expiresAt } : {}) }, now.toISOString());
-        c.get("log").info("token created", { tokenId: info.id, role: info.role });
+        const createdBy = { kind: "tenant" as const, tokenId: c.get("principal").tokenId };
+        const { token, info } = await store.tokens.create(c.get("tenantId"), { name: body.name, role: body.role, createdBy, ...(expiresAt ? { expiresAt } : {}) }, now.toISOString());
+        c.get("log").info("token created", { tokenId: info.id, role: info.role, createdBy: createdBy.tokenId });
         return c.json({ ...info, token }, 201);
       },
     }),

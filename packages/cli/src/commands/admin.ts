@@ -35,10 +35,17 @@ export async function createToken(name: string, _o: unknown, command: Command): 
   return 0;
 }
 
+/** Who minted a token, as listed: the operator, or the tenant's admin token by id (nothing for tokens older than the record). */
+function createdBy(value: unknown): string | undefined {
+  const by = value as { kind?: string; tokenId?: string } | undefined;
+  if (by?.kind === "operator") return "operator";
+  return by?.kind === "tenant" ? `token ${text(by.tokenId)}` : undefined;
+}
+
 export async function listTokens(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string }>(command);
   const items = await listAll(clientFor(command), "/v1/tokens", new URLSearchParams());
-  printList(items, o.output, [["ID", (i) => i.id], ["NAME", (i) => i.name], ["ROLE", (i) => i.role], ["EXPIRES", (i) => i.expiresAt], ["LAST USED", (i) => i.lastUsedAt]]);
+  printList(items, o.output, [["ID", (i) => i.id], ["NAME", (i) => i.name], ["ROLE", (i) => i.role], ["CREATED BY", (i) => createdBy(i.createdBy)], ["EXPIRES", (i) => i.expiresAt], ["LAST USED", (i) => i.lastUsedAt]]);
   return 0;
 }
 
