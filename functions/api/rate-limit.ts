@@ -9,57 +9,83 @@ import type { Route } from "./route";
 /**
  * What a request spends. Each class is its own budget, so one kind of traffic cannot starve another:
  * a tenant's CI applying policies does not use up its own agents' budget, and a flood of plans (each a
- * whole-tenant translation) does not use up reads.
+ * whole-tenant translation) does not use up reads. `refused` is what 401 and 403 answers spend, per
+ * source and per presented credential: never a tenant's budget (docs/api.md, "Rate limits").
  */
-export type RateClass = "read" | "write" | "plan" | "agent" | "operator";
+export type RateClass = "read" | "write" | "plan" | "agent" | "operator" | "refused";
 
+/** A token bucket: `limit` requests per `windowMs` sustained, `burst` of them at once. */
 export interface RateLimit {
-  /** Requests allowed per window. */
+  /** Requests per window, sustained: the bucket refills at limit / windowMs. */
   limit: number;
   windowMs: number;
-  /** Requests an instance takes from the shared budget at once (one DynamoDB write per lease). */
+  /** Requests that may come at once: the bucket's size (at most `limit`; all of it when absent). */
+  burst?: number;
+  /** Most requests an instance takes from the shared bucket at once (one DynamoDB write per lease). */
   lease: number;
 }
 
 /**
- * Budgets per tenant (per cluster for agents), per window. Generous for people and pipelines — 50
- * reads and 10 writes a second, a plan a second — and for agents (two requests a second), which poll
- * every 15 s and report now and then; far below what one tenant would need to slow the service for
- * others. Windows are one second (plans two), not ten: a fixed window lets its whole budget through
- * at once, so a flooding client with a ten-second window takes 500 reads in its first second and
- * saturates the store for everyone; a short window spreads the same rate evenly, the way a token
- * bucket would, at no extra cost in the store (the lease is still one write per 5–10 requests).
+ * Budgets per tenant (per cluster for agents; per source and per credential for refusals), as token
+ * buckets: per minute, with a burst. Generous for people and pipelines — 3,000 reads and 600 writes a
+ * minute (50 and 10 a second), 300 reads and 60 writes at once, so a pipeline's 50 concurrent creates
+ * are all served — and for agents (120 a minute, 30 at once), which poll every 15 s and report now and
+ * then; far below what one tenant would need to slow the service for others. A flood gets the burst
+ * once and then the sustained rate: unlike a fixed window, a bucket never lets a whole minute's budget
+ * through at once, and never twice a budget across a window's edge.
  */
 export const DEFAULT_LIMITS: Record<RateClass, RateLimit> = {
-  read: { limit: 50, windowMs: 1_000, lease: 10 },
-  write: { limit: 10, windowMs: 1_000, lease: 5 },
-  plan: { limit: 2, windowMs: 2_000, lease: 1 },
-  // A minute, not a second: an agent polls every 15 s, so in a short window it would lease (one
-  // DynamoDB write) for every single poll; in a minute one lease covers its four polls.
-  agent: { limit: 120, windowMs: 60_000, lease: 4 },
-  operator: { limit: 50, windowMs: 1_000, lease: 10 },
+  read: { limit: 3000, windowMs: 60_000, burst: 300, lease: 10 },
+  write: { limit: 600, windowMs: 60_000, burst: 60, lease: 5 },
+  plan: { limit: 60, windowMs: 60_000, burst: 5, lease: 1 },
+  agent: { limit: 120, windowMs: 60_000, burst: 30, lease: 1 },
+  operator: { limit: 3000, windowMs: 60_000, burst: 300, lease: 10 },
+  refused: { limit: 60, windowMs: 60_000, burst: 60, lease: 1 },
 };
 
+/**
+ * Snapshot polls a cluster's agent makes for free, per API instance: one every 10 s, three at once —
+ * more than an agent polling every 15 s (or every 300 s beside the push channel) ever makes. They
+ * cost no DynamoDB write; polls beyond them spend the cluster's `agent` budget like any agent request.
+ */
+export const FREE_POLLS = { limit: 6, windowMs: 60_000, burst: 3 } as const;
+
+/**
+ * Leased requests an instance has not used within this are dropped, so what an instance holds can add
+ * at most a second of the sustained rate to a bucket's bound.
+ */
+export const LEASE_TTL_MS = 1000;
+
 interface Local {
-  window: number;
   remaining: number;
-  /** The shared budget of this window is used up: refuse without asking the store again. */
-  exhausted: boolean;
+  /** The leased requests are dropped at this time. */
+  until: number;
+  /** The size of the next lease: doubles while leases are used up, halves when one is dropped unused. */
+  size: number;
+  /** The shared bucket is empty until this time: refuse without asking the store again. */
+  emptyUntil: number;
   /** The lease being taken: concurrent requests wait for it instead of each leasing (and stranding) their own. */
   pending?: Promise<void> | undefined;
 }
 
+/** Seconds, rounded up, at least one: a Retry-After. */
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
 /**
- * Fixed-window rate limits shared by every API instance (every Lambda, or the one local process):
- * the window's budget lives in DynamoDB (RateLimitStore), and each instance leases a few requests at
- * a time into memory. Once a window's budget is gone, the instance refuses further requests of that
- * bucket from memory until the window ends — a flood costs the store nothing and answers in
+ * Token-bucket rate limits shared by every API instance (every Lambda, or the one local process): the
+ * bucket lives in DynamoDB (RateLimitStore), and each instance leases a few requests at a time into
+ * memory. Once a bucket is empty, the instance refuses further requests of it from memory until the
+ * store said one would be allowed again — a flood costs the store nothing and answers in
  * microseconds. The same code runs locally and on AWS.
  */
 export class RateLimiter {
   private readonly local = new Map<string, Local>();
-  /** Credential hash → the tenant partition it authenticated as, learned from verified requests. */
-  private readonly tenants = new Map<string, string>();
+  /** Credential hash → the partition it authenticated as, learned from verified requests. */
+  private readonly verified = new Map<string, string>();
+  /** Agents (tenant partition|cluster) this instance has verified a request of. */
+  private readonly agents = new Set<string>();
+  /** Free polls per cluster: the time (ms) at which its allowance in this instance is whole again. */
+  private readonly polls = new Map<string, number>();
 
   constructor(
     private readonly store: RateLimitStore,
@@ -67,70 +93,109 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Spends one request of `bucket`; undefined when allowed, else the seconds until the window ends. */
+  /** Spends one request of `bucket`; undefined when allowed, else the seconds until one would be. */
   async take(partition: string, bucket: string, cls: RateClass): Promise<number | undefined> {
-    const { limit, windowMs, lease } = this.limits[cls];
-    const now = this.now();
-    const window = now - (now % windowMs);
+    const shape = this.limits[cls];
     const key = `${partition}|${bucket}`;
-    let entry = this.local.get(key);
-    if (entry === undefined || entry.window !== window) {
-      entry = { window, remaining: 0, exhausted: false };
-      this.local.set(key, entry);
-      this.sweep(window, windowMs);
+    let local = this.local.get(key);
+    if (local === undefined) {
+      this.sweep();
+      local = { remaining: 0, until: 0, size: 1, emptyUntil: 0 };
+      this.local.set(key, local);
     }
-    const local = entry;
+    const entry = local;
     for (;;) {
-      if (local.remaining > 0) {
-        local.remaining--;
+      const now = this.now();
+      if (entry.remaining > 0 && now < entry.until) {
+        entry.remaining--;
         return undefined;
       }
-      if (local.exhausted) return Math.max(1, Math.ceil((window + windowMs - now) / 1000));
-      local.pending ??= this.store
-        .lease(partition, bucket, window, windowMs, limit, Math.min(lease, limit))
-        .then((granted) => {
-          local.remaining += granted;
-          if (granted === 0) local.exhausted = true;
-        })
-        .finally(() => {
-          local.pending = undefined;
-        });
-      await local.pending;
+      if (now < entry.emptyUntil) return seconds(entry.emptyUntil - now);
+      if (entry.pending === undefined) {
+        // What was leased and not used in time makes the next lease smaller; a lease used up, larger.
+        entry.size = entry.remaining > 0 ? Math.max(1, Math.ceil(entry.size / 2)) : Math.min(entry.size * 2, shape.lease);
+        entry.remaining = 0;
+        const want = Math.max(1, Math.min(entry.size, shape.lease));
+        entry.pending = this.store
+          .lease(partition, bucket, shape, want, now)
+          .then(({ granted, retryAfterMs }) => {
+            if (granted > 0) {
+              entry.remaining = granted;
+              entry.until = now + LEASE_TTL_MS;
+            }
+            // Once what was granted is used, the bucket is known empty until then: no need to ask.
+            entry.emptyUntil = now + retryAfterMs;
+          })
+          .finally(() => {
+            entry.pending = undefined;
+          });
+      }
+      await entry.pending;
     }
   }
 
   /**
-   * Seconds to wait when this instance already knows the bucket's window is used up, else undefined.
-   * No I/O: it lets a flood be refused before its credential is even looked up.
+   * Seconds to wait when this instance already knows the bucket is empty, else undefined. No I/O: it
+   * lets a flood be refused before its credential is even looked up.
    */
-  exhausted(partition: string, bucket: string, cls: RateClass): number | undefined {
+  exhausted(partition: string, bucket: string): number | undefined {
     const entry = this.local.get(`${partition}|${bucket}`);
     const now = this.now();
-    const { windowMs } = this.limits[cls];
-    if (entry === undefined || !entry.exhausted || entry.window !== now - (now % windowMs)) return undefined;
-    return Math.max(1, Math.ceil((entry.window + windowMs - now) / 1000));
+    if (entry === undefined || now >= entry.emptyUntil || (entry.remaining > 0 && now < entry.until)) return undefined;
+    return seconds(entry.emptyUntil - now);
   }
 
-  /** Remembers which tenant a verified credential belongs to (by its hash, never the secret). */
+  /**
+   * One of the cluster's free polls in this instance (FREE_POLLS), if it has one left: no I/O. A
+   * bucket in memory, so it bounds one instance, and each instance's the same way.
+   */
+  freePoll(partition: string, cluster: string): boolean {
+    const key = `${partition}|${cluster}`;
+    const interval = FREE_POLLS.windowMs / FREE_POLLS.limit;
+    const now = this.now();
+    const full = Math.max(this.polls.get(key) ?? 0, now);
+    if (full + interval - now > FREE_POLLS.burst * interval) return false;
+    if (!this.polls.has(key) && this.polls.size >= 100_000) this.polls.clear();
+    this.polls.set(key, full + interval);
+    return true;
+  }
+
+  /** Remembers which partition a verified credential belongs to (by its hash, never the secret). */
   learn(credentialHash: string, partition: string): void {
-    if (this.tenants.size >= 100_000) this.tenants.clear();
-    this.tenants.set(credentialHash, partition);
+    if (this.verified.size >= 100_000) this.verified.clear();
+    this.verified.set(credentialHash, partition);
+  }
+
+  /** Forgets a credential that was refused (revoked, expired). */
+  forget(credentialHash: string): void {
+    this.verified.delete(credentialHash);
   }
 
   tenantOf(credentialHash: string): string | undefined {
-    return this.tenants.get(credentialHash);
+    return this.verified.get(credentialHash);
+  }
+
+  /** Remembers that a cluster's agent was verified here (its claims then pick its turn lane). */
+  learnAgent(partition: string, cluster: string): void {
+    if (this.agents.size >= 100_000) this.agents.clear();
+    this.agents.add(`${partition}|${cluster}`);
+  }
+
+  knowsAgent(partition: string, cluster: string): boolean {
+    return this.agents.has(`${partition}|${cluster}`);
   }
 
   /** The budget of `cls` in words, for the 429's detail. */
   describe(cls: RateClass): string {
-    const { limit, windowMs } = this.limits[cls];
-    return `${limit} requests per ${windowMs / 1000} s`;
+    const { limit, windowMs, burst = limit } = this.limits[cls];
+    return `${limit} requests per ${windowMs / 1000} s, ${Math.min(burst, limit)} at once`;
   }
 
-  /** Forgets entries of past windows, so memory follows active buckets only. */
-  private sweep(window: number, windowMs: number): void {
+  /** Forgets buckets with nothing leased and nothing known, so memory follows active buckets only. */
+  private sweep(): void {
     if (this.local.size < 10_000) return;
-    for (const [key, entry] of this.local) if (entry.window < window - windowMs) this.local.delete(key);
+    const now = this.now();
+    for (const [key, entry] of this.local) if (entry.pending === undefined && now >= entry.until && now >= entry.emptyUntil) this.local.delete(key);
   }
 }
 
@@ -145,6 +210,7 @@ export function rateClassOf(route: Pick<Route, "access" | "method" | "path">): R
 
 function tooMany(c: Context<AppEnv>, limiter: RateLimiter, cls: RateClass, retryAfter: number): Response {
   c.header("retry-after", String(retryAfter));
+  if (cls === "refused") return problem(c, 429, `too many refused requests (401, 403) from this source or with this credential (${limiter.describe(cls)}); retry after ${retryAfter} s`);
   return problem(c, 429, `over the ${cls} rate limit (${limiter.describe(cls)}); retry after ${retryAfter} s`);
 }
 
@@ -164,34 +230,81 @@ function claimedAgent(token: string): { tenant: string; cluster: string } | unde
 }
 
 /**
- * Before authentication: refuses at once a request whose budget this instance already knows to be
- * used up, so a flood costs neither a credential lookup nor a signature check. The budget is found
- * from what the request claims — a credential this instance saw verified, or an agent JWT's claims —
- * and only ever spent after verification (`rateLimit`), so a forged claim can earn a 429 instead of
- * a 401 but can never use up someone else's budget.
+ * Where a request comes from, as the one who sent it cannot choose: the connection's address locally,
+ * API Gateway's `sourceIp` on AWS (never a forwarded-for header). An IPv6 address counts by its /64,
+ * the block one subscriber gets; an IPv4-mapped one as IPv4.
+ */
+export function sourceOf(c: Context<AppEnv>): string {
+  const env = c.env as { requestContext?: { http?: { sourceIp?: string } }; incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  const address = (env?.requestContext?.http?.sourceIp ?? env?.incoming?.socket?.remoteAddress ?? "unknown").toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
+  if (!address.includes(":")) return address;
+  // Expand "::" to find the first four groups of the address: its /64.
+  const [head = "", tail = ""] = address.split("::");
+  const front = head === "" ? [] : head.split(":");
+  const back = tail === "" ? [] : tail.split(":");
+  const groups = address.includes("::") ? [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back] : front;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
+
+/** The partition that holds refusal buckets: beside the credential lookups (`TOKEN#<sha256>`), never a tenant's. */
+const REFUSALS = "TOKEN#refused";
+
+/** The turn lane each request was given before authentication (read by fairTurns). */
+const lanes = new WeakMap<Request, string>();
+
+/**
+ * Before authentication, cheapest first, with no I/O:
+ * - a request whose budget this instance already knows to be used up is refused. The budget is found
+ *   from what the request claims — a credential this instance saw verified, or an agent JWT's claims —
+ *   and only ever spent after verification (`rateLimit`), so a forged claim can earn a 429 instead of
+ *   a 401 but can never use up someone else's budget;
+ * - a request with a credential whose refusals (401 and 403 answers) are used up is refused, and so
+ *   is one from a source whose refusals are used up — unless its credential is one this instance has
+ *   verified, so a valid token is never shut out by someone else's failures behind the same address.
+ * After the request: a 401 or 403 spends one request of the `refused` budget of its source and of its
+ * credential (by hash). Refusals never spend a tenant's budget. It also picks the request's turn lane.
  */
 export function refuseExhausted(limiter: RateLimiter, route: Pick<Route, "access" | "method" | "path">): MiddlewareHandler<AppEnv> {
   const cls = rateClassOf(route);
   return async (c, next) => {
-    const token = cls === undefined ? undefined : bearer(c);
-    if (cls === undefined || token === undefined) return next();
+    const token = bearer(c);
+    const source = sourceOf(c);
+    const credential = token === undefined ? undefined : hashSecret(token);
+    const verifiedAs = credential === undefined ? undefined : limiter.tenantOf(credential);
+    const claimed = token === undefined || cls !== "agent" ? undefined : claimedAgent(token);
+    const claimedPartition = claimed === undefined ? undefined : tenantPk(claimed.tenant);
     let key: { partition: string; bucket: string } | undefined;
-    if (cls === "agent") {
-      const claimed = claimedAgent(token);
-      if (claimed !== undefined) key = { partition: tenantPk(claimed.tenant), bucket: `agent#${claimed.cluster}` };
-    } else if (cls === "operator") key = { partition: "OPERATOR", bucket: cls };
-    else {
-      const partition = limiter.tenantOf(hashSecret(token));
-      if (partition !== undefined) key = { partition, bucket: cls };
+    if (claimed !== undefined) key = { partition: tenantPk(claimed.tenant), bucket: `agent#${claimed.cluster}` };
+    else if (cls === "operator") key = { partition: "OPERATOR", bucket: cls };
+    else if (cls !== undefined && verifiedAs !== undefined) key = { partition: verifiedAs, bucket: cls };
+    const overBudget = cls === undefined || key === undefined ? undefined : limiter.exhausted(key.partition, key.bucket);
+    if (cls !== undefined && overBudget !== undefined) return tooMany(c, limiter, cls, overBudget);
+    const refusals = (verifiedAs === undefined ? limiter.exhausted(REFUSALS, `source#${source}`) : undefined) ?? (credential === undefined ? undefined : limiter.exhausted(REFUSALS, `credential#${credential}`));
+    if (refusals !== undefined) return tooMany(c, limiter, "refused", refusals);
+    // Turns go by what the request was verified as before: a verified credential, or an agent whose
+    // requests were verified here; anything else waits in its source's one lane, so random bearers
+    // cannot each open a lane of their own.
+    lanes.set(
+      c.req.raw,
+      verifiedAs !== undefined && credential !== undefined ? credential : claimed !== undefined && limiter.knowsAgent(claimedPartition as string, claimed.cluster) ? `agent|${claimedPartition}|${claimed.cluster}` : `source|${source}`,
+    );
+    await next();
+    if (c.res.status !== 401 && c.res.status !== 403) return;
+    if (c.res.status === 401 && credential !== undefined) limiter.forget(credential);
+    try {
+      await Promise.all([limiter.take(REFUSALS, `source#${source}`, "refused"), credential === undefined ? undefined : limiter.take(REFUSALS, `credential#${credential}`, "refused")]);
+    } catch (error) {
+      // The refusal is answered all the same; only its count is lost.
+      c.get("log").error("could not count a refused request", { error: (error as Error).name });
     }
-    const retryAfter = key === undefined ? undefined : limiter.exhausted(key.partition, key.bucket, cls);
-    return retryAfter === undefined ? next() : tooMany(c, limiter, cls, retryAfter);
   };
 }
 
 /**
  * Spends the request from its budget once the caller is known (after `authorize`): a tenant's classes
- * per tenant, an agent's per cluster, the operator's as one. Over budget: 429 with `Retry-After`.
+ * per tenant, an agent's per cluster, the operator's as one. An agent's snapshot poll first uses its
+ * free polls in this instance (FREE_POLLS: no store I/O, so an unchanged poll costs one read and no
+ * write). Over budget: 429 with `Retry-After`.
  */
 export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "method" | "path">): MiddlewareHandler<AppEnv> {
   const cls = rateClassOf(route);
@@ -199,9 +312,12 @@ export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "m
     if (cls === undefined) return next();
     const agent = cls === "agent" ? c.get("agent") : undefined;
     const partition = cls === "operator" ? "OPERATOR" : tenantPk(c.get("tenantId"));
-    const bucket = agent === undefined ? cls : `agent#${agent.cluster}`;
     const token = bearer(c);
-    if (cls !== "agent" && cls !== "operator" && token !== undefined) limiter.learn(hashSecret(token), partition);
+    if (agent !== undefined) {
+      limiter.learnAgent(partition, agent.cluster);
+      if (route.method === "get" && limiter.freePoll(partition, agent.cluster)) return next();
+    } else if (token !== undefined) limiter.learn(hashSecret(token), partition);
+    const bucket = agent === undefined ? cls : `agent#${agent.cluster}`;
     const retryAfter = await limiter.take(partition, bucket, cls);
     return retryAfter === undefined ? next() : tooMany(c, limiter, cls, retryAfter);
   };
@@ -278,11 +394,13 @@ export function inFlightLimit(max = MAX_IN_FLIGHT_PER_CREDENTIAL, holdRefusalsMs
  * credential in turn. One client therefore never holds every slot: a newcomer starts at once beside
  * a flood's request instead of queueing behind its backlog — this is what keeps one tenant's load
  * from multiplying another's latency on a single process (the budgets alone bound how much a tenant
- * gets, not when). Runs after refusals from memory, so a refused flood never takes a turn. Requests
- * without a credential are not queued.
+ * gets, not when). Runs after refusals from memory, so a refused flood never takes a turn. The lane
+ * is the one `refuseExhausted` gave the request: a credential verified before, an agent verified
+ * before, or else the source's one lane, so random bearers share a lane instead of each opening one.
+ * Requests without a credential are not queued.
  */
 export function fairTurns(maxConcurrent: number, perCredential: number): MiddlewareHandler<AppEnv> {
-  /** Waiting requests by credential hash, in turn order (a Map iterates in insertion order). */
+  /** Waiting requests by lane, in turn order (a Map iterates in insertion order). */
   const waiting = new Map<string, (() => void)[]>();
   const active = new Map<string, number>();
   let total = 0;
@@ -310,7 +428,7 @@ export function fairTurns(maxConcurrent: number, perCredential: number): Middlew
   return async (c, next) => {
     const token = bearer(c);
     if (token === undefined) return next();
-    const key = hashSecret(token);
+    const key = lanes.get(c.req.raw) ?? hashSecret(token);
     if (canStart(key) && !waiting.has(key)) start(key);
     else
       await new Promise<void>((resolve) => {
