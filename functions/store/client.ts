@@ -7,7 +7,12 @@ export interface DynamoConfig {
   endpoint?: string;
 }
 
-/** One document client per runtime; `undefined` attributes are dropped rather than rejected. */
+/**
+ * One document client per runtime; `undefined` attributes are dropped rather than rejected. A map a
+ * client chose the keys of (labels) is stored whatever its keys: the SDK takes an object whose
+ * `constructor` is not Object's — a label named `constructor`, a prototype-less map — for a class
+ * instance and refuses it unless told to store its own enumerable properties.
+ */
 export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: config.region,
@@ -15,5 +20,5 @@ export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClie
       ? { endpoint: config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } }
       : {}),
   });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } });
 }

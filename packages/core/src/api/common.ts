@@ -37,8 +37,44 @@ const labelValue = z
 /** JSON Schema for "exactly one of these fields", for objects whose `.refine` says so. */
 export const exactlyOne = (...fields: string[]) => ({ oneOf: fields.map((f) => ({ required: [f] })) });
 
+/**
+ * A map whose keys a client chose (labels, annotations, selectors, headers): every key is data. Zod's
+ * own record skips a `__proto__` key without a word and yields a plain object, whose inherited names
+ * (`constructor`, `toString`, …) then read as if set; this one checks every own key — `__proto__`
+ * included — against `key`, and yields an object with no prototype, so `map[k]` is only ever what the
+ * client sent. The OpenAPI document describes it as the record it is.
+ */
+export function clientMap<V extends z.ZodType>(key: z.ZodType<string, string>, value: V) {
+  const documented = z.record(key, value);
+  const { $schema: _, ...schema } = z.toJSONSchema(documented, { unrepresentable: "any", target: "draft-2020-12" });
+  // Typed as the record it documents (clients' and fixtures' input types); checked as anything.
+  const parse = z.transform((given: Record<string, z.input<V>>, ctx) => {
+    const input: unknown = given;
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      ctx.issues.push({ code: "invalid_type", expected: "record", input, message: "must be an object of string keys" });
+      return z.NEVER;
+    }
+    const out = Object.create(null) as Record<string, z.output<V>>;
+    for (const [k, v] of Object.entries(input)) {
+      const keyResult = key.safeParse(k);
+      if (!keyResult.success) {
+        for (const issue of keyResult.error.issues) ctx.issues.push({ code: "custom", input: k, path: [k], message: `key ${JSON.stringify(k)}: ${issue.message}` });
+        continue;
+      }
+      const valueResult = value.safeParse(v);
+      if (!valueResult.success) {
+        for (const issue of valueResult.error.issues) ctx.issues.push({ code: "custom", input: v, path: [k, ...issue.path], message: issue.message });
+        continue;
+      }
+      out[keyResult.data] = valueResult.data as z.output<V>;
+    }
+    return out;
+  });
+  return z.pipe(parse, z.custom<Record<string, z.output<V>>>(() => true).meta(schema));
+}
+
 /** Kubernetes-style label map, validated key by key. */
-export const labelMap = z.record(labelKey, labelValue);
+export const labelMap = clientMap(labelKey, labelValue);
 
 const DURATION = /^(\d+(\.\d+)?(h|ms|m|s))+$/;
 const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };

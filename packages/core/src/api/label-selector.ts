@@ -64,7 +64,7 @@ export function matchesLabels(requirements: readonly Requirement[], labels: Reco
   const l = labels ?? {};
   return requirements.every((r) => {
     const has = Object.hasOwn(l, r.key);
-    const value = l[r.key];
+    const value = has ? l[r.key] : undefined;
     switch (r.op) {
       case "=":
         return value === r.value;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { API_VERSION, dnsLabel, labelMap } from "./common";
+import { API_VERSION, clientMap, dnsLabel, labelMap } from "./common";
 import { accessPolicySpec } from "./access-policy";
 import { resourceStatus } from "./status";
 import { trafficPolicySpec } from "./traffic-policy";
@@ -14,6 +14,9 @@ export const USER_KINDS = {
 export type UserKind = keyof typeof USER_KINDS;
 export const USER_KIND_NAMES = Object.keys(USER_KINDS) as UserKind[];
 
+/** Annotations: any keys and values, each key kept as data (clientMap). */
+const annotationMap = clientMap(z.string(), z.string());
+
 /** Server-owned metadata. Accepted on input (clients round-trip what they read) but never trusted. */
 const serverMetadata = {
   uid: z.string().optional(),
@@ -26,7 +29,7 @@ const serverMetadata = {
 export const inputMetadata = z.strictObject({
   name: dnsLabel,
   labels: labelMap.optional(),
-  annotations: z.record(z.string(), z.string()).optional(),
+  annotations: annotationMap.optional(),
   ...serverMetadata,
 });
 export type InputMetadata = z.infer<typeof inputMetadata>;
@@ -57,7 +60,7 @@ export type UserDocument = z.infer<(typeof DOCUMENT_SCHEMAS)[UserKind]>;
 export const storedMetadata = z.strictObject({
   name: dnsLabel,
   labels: labelMap.optional(),
-  annotations: z.record(z.string(), z.string()).optional(),
+  annotations: annotationMap.optional(),
   uid: z.string(),
   generation: z.number().int(),
   resourceVersion: z.string(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { INT32_MAX, dnsLabel, dnsSubdomain, duration, exactlyOne, int32Message, labelMap, percentage, port } from "./common";
+import { INT32_MAX, clientMap, dnsLabel, dnsSubdomain, duration, exactlyOne, int32Message, labelMap, percentage, port } from "./common";
 import { regex, stringMatch } from "./regex";
 import { destinationSelector, workloadSelector } from "./selectors";
 
@@ -115,7 +115,7 @@ const mirror = z.strictObject({
   port: port.optional(),
 });
 
-const headerMap = z.record(headerName, z.string());
+const headerMap = clientMap(headerName, z.string());
 const headerManipulation = z.strictObject({
   appendRequestHeaders: headerMap.optional(),
   removeRequestHeaders: z.array(headerName).optional(),

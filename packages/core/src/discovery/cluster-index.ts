@@ -1,5 +1,6 @@
 import { type ClusterObjects, type ConfigMap, type Node, type OwnerReference, type Pod, type StringMap, refKey } from "./kube";
 import type { WorkloadKind } from "./names";
+import { ownValue, setOwn } from "../own-keys";
 
 /**
  * Lookups over one cluster's objects, built once per `discover` call so every rule below is a map
@@ -93,13 +94,13 @@ export function indexCluster(objects: ClusterObjects): ClusterIndex {
 /** Whether every key/value of `selector` is in `labels`. An empty selector selects nothing. */
 export function selects(selector: StringMap | undefined, labels: StringMap | undefined): boolean {
   const entries = Object.entries(selector ?? {});
-  return entries.length > 0 && entries.every(([key, value]) => labels?.[key] === value);
+  return entries.length > 0 && entries.every(([key, value]) => ownValue(labels, key) === value);
 }
 
 /** A copy of `map` with keys in code-point order, so serialised output is byte-stable. */
 export function sortedRecord(map: StringMap | undefined): StringMap {
   const out: StringMap = {};
-  for (const key of Object.keys(map ?? {}).toSorted()) out[key] = (map as StringMap)[key] as string;
+  for (const key of Object.keys(map ?? {}).toSorted()) setOwn(out, key, (map as StringMap)[key] as string);
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { compareStrings } from "./compare";
+import { setOwn } from "../own-keys";
 
 /** Keys that lead every object, in this order; the rest follow sorted (STYLE.md 4). */
 const LEADING_KEYS = ["apiVersion", "kind", "metadata", "spec"] as const;
@@ -22,7 +23,7 @@ export function canonicalize<T>(value: T): T {
   const record = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
   for (const key of orderedKeys(record)) {
-    if (record[key] !== undefined) copy[key] = canonicalize(record[key]);
+    if (record[key] !== undefined) setOwn(copy, key, canonicalize(record[key]));
   }
   return copy as T;
 }

@@ -1,3 +1,5 @@
+import { ownValue, setOwn } from "../own-keys";
+
 /** A field two policies set to different values. */
 export interface Conflict {
   /** Dotted path of the output field (`retries.attempts`, `connectionPool.tcp.maxConnections`). */
@@ -19,7 +21,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (!isPlainObject(a) || !isPlainObject(b)) return false;
   const keys = Object.keys(a).filter((k) => a[k] !== undefined);
   if (keys.length !== Object.keys(b).filter((k) => b[k] !== undefined).length) return false;
-  return keys.every((k) => deepEqual(a[k], b[k]));
+  return keys.every((k) => deepEqual(a[k], ownValue(b, k)));
 }
 
 /**
@@ -58,7 +60,7 @@ export class OwnedFields {
     for (const [key, next] of Object.entries(incoming)) {
       if (next === undefined) continue;
       const path = prefix === "" ? key : `${prefix}.${key}`;
-      const current = existing?.[key];
+      const current = ownValue(existing, key);
       if (isPlainObject(next) && (current === undefined || isPlainObject(current))) {
         this.compare(current, next, path, out);
       } else if (current !== undefined && !deepEqual(current, next)) {
@@ -79,13 +81,14 @@ export class OwnedFields {
     for (const [key, next] of Object.entries(incoming)) {
       if (next === undefined) continue;
       const path = prefix === "" ? key : `${prefix}.${key}`;
-      const current = target[key];
+      const current = ownValue(target, key);
       if (isPlainObject(next) && (current === undefined || isPlainObject(current))) {
-        const child = current === undefined ? (target[key] = {}) : current;
+        let child = current;
+        if (child === undefined) setOwn(target, key, (child = {}));
         wrote = this.write(child as Fields, next, path, owner) || wrote || current === undefined;
       } else {
         if (current === undefined) {
-          target[key] = next;
+          setOwn(target, key, next);
           this.owners.set(path, owner);
         }
         wrote = true;

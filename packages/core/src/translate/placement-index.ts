@@ -1,4 +1,5 @@
 import { pushTo } from "./compare";
+import { ownValue } from "../own-keys";
 
 /** Where a destination or workload lives and what labels it carries. */
 export interface Placement {
@@ -18,7 +19,7 @@ export interface PlacementMatcher {
 export function hasLabels(labels: Readonly<Record<string, string>>, wanted: Readonly<Record<string, string>> | undefined): boolean {
   if (wanted === undefined) return true;
   for (const [key, value] of Object.entries(wanted)) {
-    if (labels[key] !== value) return false;
+    if (ownValue(labels, key) !== value) return false;
   }
   return true;
 }

@@ -2,6 +2,7 @@ import type { WorkloadSelector } from "../../api/index";
 import { compareStrings } from "../compare";
 import type { Model } from "../model";
 import { type Fields, OwnedFields } from "../owned-fields";
+import { ownValue, setOwn } from "../../own-keys";
 import type { View } from "./hosts";
 
 /**
@@ -47,7 +48,7 @@ export function describeScope(scope: CallerScope): string {
 
 /** True when some workload could carry both label sets: no key is required with two values. */
 function labelsOverlap(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
-  return Object.entries(a).every(([key, value]) => b[key] === undefined || b[key] === value);
+  return Object.entries(a).every(([key, value]) => ownValue(b, key) === undefined || ownValue(b, key) === value);
 }
 
 /** Namespaces of `view`'s mesh in which workloads match `labels` (and `namespaces`, when given). */
@@ -133,8 +134,8 @@ export function overlay(base: Fields, over: Fields | undefined): Fields {
   const out: Fields = { ...base };
   for (const [key, value] of Object.entries(over)) {
     if (value === undefined) continue;
-    const current = out[key];
-    out[key] = isPlainObject(value) && isPlainObject(current) ? overlay(current, value) : value;
+    const current = ownValue(out, key);
+    setOwn(out, key, isPlainObject(value) && isPlainObject(current) ? overlay(current, value) : value);
   }
   return out;
 }
