@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AppEnv } from "./context";
-import { fairTurns, inFlightLimit } from "./rate-limit";
+import { DEFAULT_LIMITS, RateLimiter, fairTurns, inFlightLimit, refuseExhausted, sourceOf } from "./rate-limit";
+import type { RateLimitStore } from "../store/rate-limits";
 
 describe("in-flight limit per credential", () => {
   it("holds at most N requests of one credential in progress, runs the rest in order, and leaves other credentials alone", async () => {
@@ -150,5 +151,49 @@ describe("turns between credentials", () => {
     const ok = t.call("eeeeeeeeeeee", "e0");
     await t.finish("e0");
     expect((await ok).status).toBe(200);
+  });
+});
+
+describe("turn lanes for credentials not yet verified", () => {
+  it("random bearers from one source share one lane instead of each opening their own", async () => {
+    // No request here is refused, so the limiter never reaches its store.
+    const limiter = new RateLimiter(undefined as unknown as RateLimitStore, DEFAULT_LIMITS);
+    const app = new Hono<AppEnv>();
+    const running: string[] = [];
+    let peak = 0;
+    const gates: (() => void)[] = [];
+    app.use(refuseExhausted(limiter, { access: "viewer", method: "get", path: "/x/:id" }));
+    app.use(fairTurns(4, 1));
+    app.get("/x/:id", async (c) => {
+      running.push(c.req.param("id"));
+      peak = Math.max(peak, running.length);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running.splice(running.indexOf(c.req.param("id")), 1);
+      return c.text("ok");
+    });
+    const calls = Array.from({ length: 6 }, (_, i) => Promise.resolve(app.request(`/x/${i}`, { headers: { authorization: `Bearer mpt_random${i}xxxxxxxx` } })));
+    for (let i = 0; i < 6; i++) {
+      await vi.waitFor(() => expect(gates.length).toBe(1));
+      (gates.shift() as () => void)();
+    }
+    expect((await Promise.all(calls)).map((r) => r.status)).toEqual(Array(6).fill(200));
+    expect(peak).toBe(1);
+  });
+});
+
+describe("the source of a request", () => {
+  const sourceFor = async (env: unknown) => {
+    const app = new Hono<AppEnv>();
+    app.get("/", (c) => c.text(sourceOf(c)));
+    return (await app.request("/", {}, env as never)).text();
+  };
+
+  it("is API Gateway's sourceIp, or the socket's address; an IPv6 address by its /64, an IPv4-mapped one as IPv4", async () => {
+    expect(await sourceFor({ requestContext: { http: { sourceIp: "203.0.113.9" } } })).toBe("203.0.113.9");
+    expect(await sourceFor({ incoming: { socket: { remoteAddress: "::ffff:127.0.0.1" } } })).toBe("127.0.0.1");
+    expect(await sourceFor({ requestContext: { http: { sourceIp: "2001:DB8:0:12::1" } } })).toBe("2001:db8:0:12::/64");
+    expect(await sourceFor({ requestContext: { http: { sourceIp: "2001:db8:0:12:aaaa:bbbb:cccc:dddd" } } })).toBe("2001:db8:0:12::/64");
+    expect(await sourceFor({ requestContext: { http: { sourceIp: "::1" } } })).toBe("0:0:0:0::/64");
+    expect(await sourceFor(undefined)).toBe("unknown");
   });
 });

@@ -250,7 +250,7 @@ export function sourceOf(c: Context<AppEnv>): string {
 const REFUSALS = "TOKEN#refused";
 
 /** The turn lane each request was given before authentication (read by fairTurns). */
-const lanes = new WeakMap<Request, string>();
+const laneOfRequest = new WeakMap<Request, string>();
 
 /**
  * Before authentication, cheapest first, with no I/O:
@@ -284,7 +284,7 @@ export function refuseExhausted(limiter: RateLimiter, route: Pick<Route, "access
     // Turns go by what the request was verified as before: a verified credential, or an agent whose
     // requests were verified here; anything else waits in its source's one lane, so random bearers
     // cannot each open a lane of their own.
-    lanes.set(
+    laneOfRequest.set(
       c.req.raw,
       verifiedAs !== undefined && credential !== undefined ? credential : claimed !== undefined && limiter.knowsAgent(claimedPartition as string, claimed.cluster) ? `agent|${claimedPartition}|${claimed.cluster}` : `source|${source}`,
     );
@@ -428,7 +428,7 @@ export function fairTurns(maxConcurrent: number, perCredential: number): Middlew
   return async (c, next) => {
     const token = bearer(c);
     if (token === undefined) return next();
-    const key = lanes.get(c.req.raw) ?? hashSecret(token);
+    const key = laneOfRequest.get(c.req.raw) ?? hashSecret(token);
     if (canStart(key) && !waiting.has(key)) start(key);
     else
       await new Promise<void>((resolve) => {

@@ -44,7 +44,7 @@ try {
   // share the event loop with the server and B's client and measure the load generator, not fairness.
   const flooder = fork(join(import.meta.dirname, "_flood.ts"), [plane.url, a, String(FLOODERS)], { execArgv: ["--import", "tsx"] });
   await new Promise((ok) => flooder.once("message", ok)); // loaded, every loop answered once
-  await new Promise((r) => setTimeout(r, 2000)); // past its first window
+  await new Promise((r) => setTimeout(r, 2000)); // past its burst, at its budgets' sustained rates
   const loud = await sampleB();
   const done = new Promise<Record<string, number>>((ok) => flooder.once("message", (m) => ok(m as Record<string, number>)));
   flooder.send("stop");
@@ -62,6 +62,10 @@ try {
     a_requests: [...counts.values()].reduce((s, n) => s + n, 0),
     a_by_status: Object.fromEntries([...counts].sort(([x], [y]) => x - y)),
   };
+  // Every answer checked: B, inside its budget, is always served; A is served or refused, nothing else.
+  if (figures.b_errors > 0) throw new Error(`tenant B got ${figures.b_errors} answers other than 200`);
+  const unexpected = [...counts.keys()].filter((status) => status !== 200 && status !== 429);
+  if (unexpected.length > 0) throw new Error(`tenant A got answers other than 200 and 429: ${JSON.stringify(figures.a_by_status)}`);
   console.log(`tenant B p99: ${figures.quiet_p99_ms} ms quiet, ${figures.flood_p99_ms} ms while A floods (${figures.p99_ratio}×); A: ${JSON.stringify(figures.a_by_status)}`);
   console.log(JSON.stringify(figures));
 } finally {

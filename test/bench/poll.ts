@@ -1,11 +1,13 @@
 /**
- * The agent poll path: an unchanged snapshot answered 304. Measures polls per second through the
- * local HTTP server, server CPU per poll, and DynamoDB operations per poll (one read, no write), and
+ * The agent poll path: an unchanged snapshot answered 304, at the shipped budgets. Measures polls per
+ * second through the local HTTP server across many clusters, server CPU per poll, and DynamoDB
+ * operations per poll (one read, no write: no rate-limit lease either), checking every answer, and
  * prices a cluster-month from those counts at AWS list prices (us-east-1): at the default 15 s poll,
  * and with a push channel and a 300 s fallback poll (docs/aws.md, "What a cluster costs").
  */
 import { cpus } from "node:os";
 import { snapshotEtag } from "@meshplane/core";
+import { FREE_POLLS } from "../../functions/api/rate-limit";
 import { ControlPlaneClient } from "../../packages/agent/src/client";
 import { agentKey } from "../support/agents";
 import { benchPlane } from "./_harness";
@@ -55,25 +57,51 @@ function clusterMonth(o: { pollSeconds: number; reads: number; writes: number; c
   return { items, total: Object.values(items).reduce((a, b) => a + b, 0) };
 }
 const CONCURRENCY = 8;
+/** Clusters per tenant: each tenant registers its clusters within its write burst (docs/api.md, "Rate limits"). */
+const CLUSTERS_PER_TENANT = 50;
 
-// The server's own throughput is measured, not the per-cluster budget (which would refuse it).
-const plane = await benchPlane({ limits: { agent: { limit: 1e9, windowMs: 10_000, lease: 1000 } } });
+/** The answer's status, or an error saying which step got what instead of `want`. */
+async function expectStatus(what: string, res: Response, want: number): Promise<Response> {
+  if (res.status !== want) throw new Error(`${what}: expected ${want}, got ${res.status} ${await res.text()}`);
+  return res;
+}
+
+// The shipped settings: the budgets of DEFAULT_LIMITS and the free polls of FREE_POLLS. An agent polls
+// every 15 s (300 s beside the push channel), so the server's throughput is measured across many
+// clusters, each polling as fast as the free polls of one instance allow: a warm-up poll, then the rest.
+const plane = await benchPlane();
 try {
-  const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "bench" })).json()) as { adminToken: string }).adminToken;
-  const { bootstrapToken } = (await (await plane.request("POST", "/v1/clusters", admin, { name: "c1" })).json()) as { bootstrapToken: string };
-  const key = await agentKey();
-  await ControlPlaneClient.register(plane.url, bootstrapToken, key.publicJwk, "bench");
-  const client = new ControlPlaneClient({ url: plane.url, tenant: "bench", cluster: "c1", key });
+  const perCluster = FREE_POLLS.burst - 1;
+  const clusters = Math.ceil(POLLS / perCluster);
+  const agents: { client: ControlPlaneClient; tenant: string; cluster: string }[] = [];
+  for (let t = 0; t * CLUSTERS_PER_TENANT < clusters; t++) {
+    const tenant = `bench-${t}`;
+    const res = await expectStatus(`create tenant ${tenant}`, await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: tenant }), 201);
+    const { adminToken } = (await res.json()) as { adminToken: string };
+    const names = Array.from({ length: Math.min(CLUSTERS_PER_TENANT, clusters - t * CLUSTERS_PER_TENANT) }, (_, i) => `c${i}`);
+    await Promise.all(
+      names.map(async (cluster) => {
+        const created = await expectStatus(`create cluster ${tenant}/${cluster}`, await plane.request("POST", "/v1/clusters", adminToken, { name: cluster }), 201);
+        const { bootstrapToken } = (await created.json()) as { bootstrapToken: string };
+        const key = await agentKey();
+        await ControlPlaneClient.register(plane.url, bootstrapToken, key.publicJwk, "bench");
+        agents.push({ client: new ControlPlaneClient({ url: plane.url, tenant, cluster, key }), tenant, cluster });
+      }),
+    );
+  }
   // A snapshot to be unchanged against: publish one directly through the store.
-  await plane.store.snapshots.write("bench", "c1", undefined, { generation: 1, hash: `sha256:${"0".repeat(64)}`, signedAt: new Date().toISOString(), exp: 2e9 }, Buffer.from("x"));
-  const etag = snapshotEtag(1, `sha256:${"0".repeat(64)}`);
-  // Tokens are minted before timing: the agent's signing cost is not the server's.
-  const tokens = await Promise.all(Array.from({ length: POLLS }, () => client.token("GET")));
+  const hash = `sha256:${"0".repeat(64)}`;
+  for (const a of agents) await plane.store.snapshots.write(a.tenant, a.cluster, undefined, { generation: 1, hash, signedAt: new Date().toISOString(), exp: 2e9 }, Buffer.from("x"));
+  const etag = snapshotEtag(1, hash);
   const poll = async (token: string) => {
     const res = await fetch(`${plane.url}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${token}`, "if-none-match": etag } });
-    if (res.status !== 304) throw new Error(`expected 304, got ${res.status}`);
+    await expectStatus("poll", res, 304);
   };
-  for (const t of tokens.splice(0, 100)) await poll(t); // warm up
+  // The warm-up poll of each cluster records its lastSeenAt (a write per 5 minutes, priced below).
+  for (const a of agents) await poll(await a.client.token("GET"));
+  // Tokens are minted before timing: the agent's signing cost is not the server's.
+  const tokens: string[] = [];
+  for (let round = 0; round < perCluster; round++) for (const a of agents) if (tokens.length < POLLS) tokens.push(await a.client.token("GET"));
   plane.ops.reset();
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
@@ -87,6 +115,7 @@ try {
   const figures = {
     bench: "poll",
     polls,
+    clusters: agents.length,
     concurrency: CONCURRENCY,
     polls_per_s: Math.round(polls / seconds),
     // Client and server share this process: the figure is an upper bound on the server's share.
@@ -97,7 +126,7 @@ try {
   };
   const at15 = clusterMonth({ pollSeconds: 15, reads: figures.dynamodb_reads_per_poll, writes: figures.dynamodb_writes_per_poll, cpuMs: figures.process_cpu_ms_per_poll });
   const withPush = clusterMonth({ pollSeconds: 300, reads: figures.dynamodb_reads_per_poll, writes: figures.dynamodb_writes_per_poll, cpuMs: figures.process_cpu_ms_per_poll, push: true });
-  console.log(`${polls} polls → 304 in ${seconds.toFixed(2)} s with ${CONCURRENCY} in flight`);
+  console.log(`${polls} polls of ${agents.length} clusters → 304 in ${seconds.toFixed(2)} s with ${CONCURRENCY} in flight, at the shipped budgets`);
   for (const [what, c] of [["15 s poll", at15], ["push + 300 s poll", withPush]] as const) {
     console.log(`per cluster-month, ${what}: $${c.total.toFixed(3)} (${Object.entries(c.items).map(([k, v]) => `${k} $${v.toFixed(4)}`).join(", ")})`);
   }

@@ -83,6 +83,9 @@ async function agent(plane: ReturnType<typeof api>, admin: string, tenant: strin
   return { client, poll };
 }
 
+/** A tenant token nobody was ever given. */
+const random = () => `mpt_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+
 const advance = (ms: number) => {
   cp.clock.now = new Date(cp.clock.now.getTime() + ms);
 };
@@ -179,7 +182,6 @@ describe("agents", () => {
 
 describe("refused requests", () => {
   const limits = { ...DEFAULT_LIMITS, refused: { limit: 5, windowMs: 60_000, burst: 5, lease: 1 } };
-  const random = () => `mpt_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 
   it("401s spend their source's refusal budget, never a tenant's; then the source is refused from memory, without a lookup", async () => {
     const plane = api(limits);
