@@ -172,16 +172,18 @@ export class TokenStore {
 
   /**
    * Creates the operator credential unless one exists; returns the secret when it was created, or
-   * undefined when an operator credential was already there (it is never shown again).
+   * undefined when an operator credential was already there (it is never shown again). The marker
+   * records the credential's hash, so a later replaceOperatorSecret revokes it.
    */
   async ensureOperator(now: string): Promise<string | undefined> {
     const secret = newSecret(TOKEN_PREFIX.operator);
+    const hash = hashSecret(secret);
     try {
       await this.deps.doc.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: this.deps.table, Item: { ...keys.operatorMarker, createdAt: now }, ConditionExpression: "attribute_not_exists(PK)" } },
-            { Put: { TableName: this.deps.table, Item: { ...keys.tokenLookup(hashSecret(secret)), kind: "operator", tokenId: "operator", createdAt: now } } },
+            { Put: { TableName: this.deps.table, Item: { ...keys.operatorMarker, createdAt: now, hash }, ConditionExpression: "attribute_not_exists(PK)" } },
+            { Put: { TableName: this.deps.table, Item: operatorLookup(hash, now) } },
           ],
         }),
       );
@@ -193,18 +195,57 @@ export class TokenStore {
   }
 
   /**
-   * Makes a given operator secret valid (the AWS stack's Secrets Manager credential). Idempotent; an
-   * earlier operator credential keeps working until its lookup item is deleted.
+   * Makes `secret` the one operator credential (the AWS stack's Secrets Manager credential, on deploy
+   * and on rotation): in one transaction its lookup is written and the lookups of the credential the
+   * marker records and of every secret in `revoke` (the value being rotated away, which a stack
+   * bootstrapped before the marker recorded hashes needs) are deleted, so the old credential stops
+   * working the moment the new one starts. Idempotent. A concurrent replacement is re-read and
+   * re-judged; a hash in `revoke` that is a tenant token's is never deleted (ConflictError).
    */
-  async putOperatorSecret(secret: string, now: string): Promise<void> {
-    await this.deps.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: this.deps.table, Item: { ...keys.operatorMarker, createdAt: now } } },
-          { Put: { TableName: this.deps.table, Item: { ...keys.tokenLookup(hashSecret(secret)), kind: "operator", tokenId: "operator", createdAt: now } } },
-        ],
-      }),
-    );
+  async replaceOperatorSecret(secret: string, now: string, revoke: readonly string[] = []): Promise<void> {
+    const { doc, table } = this.deps;
+    const hash = hashSecret(secret);
+    for (let attempt = 1; ; attempt++) {
+      const marker = (await doc.send(new GetCommand({ TableName: table, Key: keys.operatorMarker, ConsistentRead: true }))).Item;
+      const recorded = typeof marker?.hash === "string" ? marker.hash : undefined;
+      const old = new Set([...(recorded ? [recorded] : []), ...revoke.map(hashSecret)]);
+      old.delete(hash);
+      // The marker as read is the precondition: two replacements cannot both think they revoke the same predecessor.
+      const unchanged = marker === undefined ? "attribute_not_exists(PK)" : recorded === undefined ? "attribute_exists(PK) AND attribute_not_exists(#h)" : "#h = :was";
+      try {
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: table,
+                  Item: { ...keys.operatorMarker, createdAt: (marker?.createdAt as string | undefined) ?? now, replacedAt: now, hash },
+                  ConditionExpression: unchanged,
+                  ...(marker === undefined ? {} : { ExpressionAttributeNames: { "#h": "hash" } }),
+                  ...(recorded === undefined ? {} : { ExpressionAttributeValues: { ":was": recorded } }),
+                },
+              },
+              { Put: { TableName: table, Item: operatorLookup(hash, now) } },
+              ...[...old].map((h) => ({
+                Delete: { TableName: table, Key: keys.tokenLookup(h), ConditionExpression: "attribute_not_exists(PK) OR kind = :operator", ExpressionAttributeValues: { ":operator": "operator" } },
+              })),
+            ],
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        if (reasons.slice(2).some((r) => r.Code === "ConditionalCheckFailed")) throw new ConflictError("a secret to revoke is not an operator credential", { cause: error });
+        if (attempt >= 5) throw new ConflictError("the operator credential is being replaced concurrently; try again", { cause: error });
+      }
+    }
+  }
+
+  /** True when `secret` is the operator credential now (no expiry, no use recorded: a check, not a sign-in). */
+  async isOperatorSecret(secret: string): Promise<boolean> {
+    const out = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.tokenLookup(hashSecret(secret)), ConsistentRead: true }));
+    return out.Item?.kind === "operator";
   }
 
   private async touch(item: Item, hash: string, now: string): Promise<void> {
@@ -218,6 +259,9 @@ export class TokenStore {
     if (item.kind === "tenant") await update(keys.tokenRecord(item.tenantId as string, item.tokenId as string));
   }
 }
+
+/** The lookup item that makes an operator secret with this hash valid. */
+const operatorLookup = (hash: string, now: string): Item => ({ ...keys.tokenLookup(hash), kind: "operator", tokenId: "operator", createdAt: now });
 
 /** Where a token stands in the list: creation time (fixed-width ISO text), then id. */
 const tokenPosition = (t: TokenInfo): string => `${t.createdAt} ${t.id}`;
