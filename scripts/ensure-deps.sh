@@ -13,8 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # `npm install --no-save` rather than `npm ci`: the lock file cannot list the platform binaries of
-  # oxlint that this registry does not serve, and `npm ci` refuses a lock that lacks them.
+  # `npm install --no-save` rather than `npm ci`: it brings an existing node_modules up to the lock
+  # file in place (`npm ci` deletes it and installs everything again) and leaves the lock file as it is.
   echo "installing npm dependencies"
   npm install --no-save --no-audit --no-fund --loglevel=error
 fi

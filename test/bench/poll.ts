@@ -3,7 +3,8 @@
  * second through the local HTTP server across many clusters, server CPU per poll, and DynamoDB
  * operations per poll (one read, no write: no rate-limit lease either), checking every answer, and
  * prices a cluster-month from those counts at AWS list prices (us-east-1): at the default 15 s poll,
- * and with a push channel and a 300 s fallback poll (docs/aws.md, "What a cluster costs").
+ * and with a push channel and a 300 s fallback poll; then a month of 10, 1,000 and 10,000 clusters
+ * with the deployment's fixed costs (README, "What it costs").
  */
 import { cpus } from "node:os";
 import { snapshotEtag } from "@meshplane/core";
@@ -56,6 +57,21 @@ function clusterMonth(o: { pollSeconds: number; reads: number; writes: number; c
   }
   return { items, total: Object.values(items).reduce((a, b) => a + b, 0) };
 }
+
+/**
+ * Fixed per deployment and month: two KMS keys (snapshot signing, CA key encryption; $1 each), the
+ * operator secret ($0.40), five alarms ($0.10 each), the dashboard ($3).
+ */
+const FIXED_USD = 2 * 1 + 0.4 + 5 * 0.1 + 3;
+/** HTTP API requests beyond 300 million a month are $0.90 per million, not $1.00. */
+const HTTP_API_TIER = { requests: 300e6, discount: 0.1 / 1e6 };
+
+/** A month of `clusters` clusters: each one's cost, the HTTP API's volume tier, the fixed costs. */
+function fleetMonth(clusters: number, c: ReturnType<typeof clusterMonth>) {
+  const requests = (clusters * (c.items["HTTP API requests"] ?? 0)) / PRICE.httpApiRequest;
+  return clusters * c.total - Math.max(0, requests - HTTP_API_TIER.requests) * HTTP_API_TIER.discount + FIXED_USD;
+}
+const FLEETS = [10, 1000, 10_000];
 const CONCURRENCY = 8;
 /** Clusters per tenant: each tenant registers its clusters within its write burst (docs/api.md, "Rate limits"). */
 const CLUSTERS_PER_TENANT = 50;
@@ -130,7 +146,15 @@ try {
   for (const [what, c] of [["15 s poll", at15], ["push + 300 s poll", withPush]] as const) {
     console.log(`per cluster-month, ${what}: $${c.total.toFixed(3)} (${Object.entries(c.items).map(([k, v]) => `${k} $${v.toFixed(4)}`).join(", ")})`);
   }
-  console.log(JSON.stringify({ ...figures, cluster_month_usd_15s_poll: round(at15.total), cluster_month_usd_push_300s_poll: round(withPush.total) }));
+  const fleets = (c: ReturnType<typeof clusterMonth>) => Object.fromEntries(FLEETS.map((n) => [n, Math.round(fleetMonth(n, c))]));
+  console.log(JSON.stringify({
+    ...figures,
+    cluster_month_usd_15s_poll: round(at15.total),
+    cluster_month_usd_push_300s_poll: round(withPush.total),
+    fixed_month_usd: FIXED_USD,
+    fleet_month_usd_15s_poll: fleets(at15),
+    fleet_month_usd_push_300s_poll: fleets(withPush),
+  }));
 } finally {
   await plane.stop();
 }
