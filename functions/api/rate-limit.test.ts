@@ -181,13 +181,14 @@ describe("turn lanes for credentials not yet verified", () => {
   });
 });
 
-describe("the source of a request", () => {
-  const sourceFor = async (env: unknown) => {
-    const app = new Hono<AppEnv>();
-    app.get("/", (c) => c.text(sourceOf(c)));
-    return (await app.request("/", {}, env as never)).text();
-  };
+/** What sourceOf makes of a request with this adapter environment. */
+const sourceFor = async (env: unknown) => {
+  const app = new Hono<AppEnv>();
+  app.get("/", (c) => c.text(sourceOf(c)));
+  return (await app.request("/", {}, env as never)).text();
+};
 
+describe("the source of a request", () => {
   it("is API Gateway's sourceIp, or the socket's address; an IPv6 address by its /64, an IPv4-mapped one as IPv4", async () => {
     expect(await sourceFor({ requestContext: { http: { sourceIp: "203.0.113.9" } } })).toBe("203.0.113.9");
     expect(await sourceFor({ incoming: { socket: { remoteAddress: "::ffff:127.0.0.1" } } })).toBe("127.0.0.1");

@@ -117,7 +117,7 @@ try {
   for (const a of agents) await poll(await a.client.token("GET"));
   // Tokens are minted before timing: the agent's signing cost is not the server's.
   const tokens: string[] = [];
-  for (let round = 0; round < perCluster; round++) for (const a of agents) if (tokens.length < POLLS) tokens.push(await a.client.token("GET"));
+  for (let pass = 0; pass < perCluster; pass++) for (const a of agents) if (tokens.length < POLLS) tokens.push(await a.client.token("GET"));
   plane.ops.reset();
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
