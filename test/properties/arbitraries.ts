@@ -27,11 +27,12 @@ const clusterName = fc.oneof({ arbitrary: fc.constantFrom(...CLUSTERS), weight: 
 const serviceRef = fc.record({ cluster: clusterName, namespace, name: service });
 const subset = fc.option(fc.record({ version: fc.oneof({ arbitrary: fc.constantFrom("v1", "v2"), weight: 8 }, { arbitrary: fc.constant("v9"), weight: 1 }) }), { nil: undefined, freq: 2 });
 
-function istioMesh(cluster: string, revision: string | undefined, version: string, trustDomain: string, gateway: boolean) {
+function istioMesh(cluster: string, revision: string | undefined, version: string, trustDomain: string, aliases: string[], gateway: boolean) {
   return {
     ...(revision ? { revision, istiodServiceAccount: `istiod-${revision}` } : {}),
     version,
     trustDomain,
+    ...(aliases.length > 0 ? { trustDomainAliases: aliases } : {}),
     gateways: gateway
       ? [{ kind: "eastwest" as const, name: "ew", namespace: "istio-system", selector: { istio: "eastwestgateway" }, tlsPortName: "tls", externalPort: 15443, containerPort: 15443, addresses: [{ ip: `34.0.0.${cluster.length}` }] }]
       : [],
@@ -44,17 +45,19 @@ const cluster: fc.Arbitrary<[string, ClusterDescription]> = fc
     kind: fc.constantFrom("istio", "istio", "istio", "istio", "istio", "revisions", "osm"),
     version: fc.constantFrom("1.21.0", "1.24.1"),
     trustDomain: fc.constantFrom("cluster.local", "td-x"),
+    // Meshes of different trust domains refuse each other's callers unless aliased.
+    aliases: fc.constantFrom<string[]>([], [], ["td-x"], ["cluster.local"]),
     gateway: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),
     workloads: fc.uniqueArray(fc.tuple(namespace, service, fc.constantFrom("v1", "v2")), { minLength: 3, maxLength: 10, selector: (t) => t.join("/") }),
     services: fc.uniqueArray(fc.record({ namespace, name: service, ports: fc.shuffledSubarray(PORTS, { minLength: 1 }) }), { minLength: 4, maxLength: 6, selector: (s) => `${s.namespace}/${s.name}` }),
   })
-  .map(({ name, kind, version, trustDomain, gateway, workloads, services }) => {
+  .map(({ name, kind, version, trustDomain, aliases, gateway, workloads, services }) => {
     const meshes =
       kind === "osm"
         ? [{ type: "osm" as const, version: "1.2.4" }]
         : kind === "revisions"
-          ? [istioMesh(name, "1-21", "1.21.0", trustDomain, gateway), istioMesh(name, "1-24", "1.24.1", trustDomain, gateway)]
-          : [istioMesh(name, undefined, version, trustDomain, gateway)];
+          ? [istioMesh(name, "1-21", "1.21.0", trustDomain, aliases, gateway), istioMesh(name, "1-24", "1.24.1", trustDomain, aliases, gateway)]
+          : [istioMesh(name, undefined, version, trustDomain, aliases, gateway)];
     return [
       name,
       {
@@ -139,10 +142,14 @@ const accessPolicySpec: fc.Arbitrary<NonNullable<Description["accessPolicies"]>[
 );
 
 /** Mesh names for VirtualMeshes: mostly meshes that exist in the drawn clusters, sometimes not. */
-function meshNames(clusters: readonly [string, ClusterDescription][]): fc.Arbitrary<string> {
-  const real = clusters.flatMap(([name, c]) =>
-    (c.meshes ?? []).map((m) => (m.type === "osm" ? `osm-controller-osm-system-${name}` : m.revision ? `istiod-${m.revision}-istio-system-${name}` : `istiod-istio-system-${name}`)),
+function realMeshNames(clusters: readonly [string, ClusterDescription][]): { in: string; name: string }[] {
+  return clusters.flatMap(([c, d]) =>
+    (d.meshes ?? []).map((m) => ({ in: c, name: m.type === "osm" ? `osm-controller-osm-system-${c}` : m.revision ? `istiod-${m.revision}-istio-system-${c}` : `istiod-istio-system-${c}` })),
   );
+}
+
+function meshNames(clusters: readonly [string, ClusterDescription][]): fc.Arbitrary<string> {
+  const real = realMeshNames(clusters).map((m) => m.name);
   return fc.oneof({ arbitrary: fc.constantFrom(...real), weight: 8 }, { arbitrary: fc.constantFrom("istiod-istio-system-c9", "nope"), weight: 1 });
 }
 
@@ -226,6 +233,8 @@ export const tenant: fc.Arbitrary<Description> = fc
       ),
       trafficPolicies: fc.array(fc.tuple(trafficPolicySpec, previousStatus), { maxLength: 7 }),
       accessPolicies: fc.array(accessPolicySpec, { maxLength: 3 }),
+      // Shared trust: no CA yet, or a CA whose intermediates the agents of every or only some clusters installed.
+      issued: fc.constantFrom("none" as const, "all" as const, "all" as const, "some" as const),
     }),
   )
   .map((t) => retarget(t, t.clusters.map(([name]) => name)))
@@ -235,4 +244,19 @@ export const tenant: fc.Arbitrary<Description> = fc
     virtualMeshes: named("vm", t.virtualMeshes, []),
     trafficPolicies: named("tp", t.trafficPolicies.map(([spec]) => spec), t.trafficPolicies.map(([, status]) => status)),
     accessPolicies: named("ap", t.accessPolicies, []),
+    ...sharedTrust(t.issued, t.virtualMeshes.length, t.clusters),
   }));
+
+const ROOT = "sha256:d0b6b951d313294318002dfa2c33f529a0d58113d36dc35e0a83bb1e0f8638ec";
+
+/** The VirtualMeshes' CAs and the agents' certificate reports: `some` leaves the first cluster's meshes without one. */
+function sharedTrust(issued: "none" | "all" | "some", virtualMeshes: number, clusters: readonly [string, ClusterDescription][]): Pick<Description, "trust" | "certificates"> {
+  if (issued === "none") return {};
+  const trust = Object.fromEntries(Array.from({ length: virtualMeshes }, (_, i) => [`vm-${i}`, { issuer: ROOT, rootFingerprint: ROOT, rootNotAfter: "2034-01-01T00:00:00Z", trustBundle: [ROOT] }]));
+  const certificates: NonNullable<Description["certificates"]> = {};
+  for (const mesh of realMeshNames(clusters)) {
+    if (issued === "some" && mesh.in === clusters[0]?.[0]) continue;
+    (certificates[mesh.in] ??= []).push({ mesh: mesh.name, state: "issued", issuer: ROOT, trustBundle: [ROOT], notAfter: "2034-01-01T00:00:00Z" });
+  }
+  return { trust, certificates };
+}

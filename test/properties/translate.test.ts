@@ -24,7 +24,7 @@ function shuffle<T>(list: readonly T[], seed: number): T[] {
 
 function shuffled(i: TranslateInput, seed: number): TranslateInput {
   return {
-    tenant: i.tenant,
+    ...i,
     clusters: shuffle(i.clusters, seed),
     meshes: shuffle(i.meshes, seed + 1),
     workloads: shuffle(i.workloads, seed + 2),

@@ -3,6 +3,11 @@ export interface DestinationOutcome {
   accepted: boolean;
   /** Acceptance number (TrafficPolicy only): kept from earlier translations, new when first accepted. */
   order?: number | undefined;
+  /**
+   * Not accepted only because calls it configures cannot go through a VirtualMesh yet: PENDING while
+   * shared trust is being issued, FAILED when an agent could not install it. Otherwise INVALID.
+   */
+  state?: "PENDING" | "FAILED" | undefined;
 }
 
 /** What status building needs about one TrafficPolicy or AccessPolicy besides reported errors. */

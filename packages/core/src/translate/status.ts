@@ -2,13 +2,20 @@ import type { ResourceStatus, StoredResource } from "../api/index";
 import { compareStrings } from "./compare";
 import type { Membership, VirtualMesh } from "./membership";
 import type { Model } from "./model";
-import { meshTrustStatus, trustOf } from "./trust";
-import type { PolicyOutcome } from "./outcome";
+import { meshTrustStatus, trustCarries, trustOf } from "./trust";
+import type { DestinationOutcome, PolicyOutcome } from "./outcome";
 import { resourceKeyOf } from "../identity";
 import type { Reporter } from "./reporter";
 
 type Policy = StoredResource<"TrafficPolicy"> | StoredResource<"AccessPolicy">;
 type Destinations = NonNullable<ResourceStatus["destinations"]>;
+
+const SEVERITY = { ACCEPTED: 0, PENDING: 1, FAILED: 2, INVALID: 3 } as const;
+type State = keyof typeof SEVERITY;
+
+function worst(states: readonly State[]): State {
+  return states.reduce<State>((a, b) => (SEVERITY[b] > SEVERITY[a] ? b : a), "ACCEPTED");
+}
 
 function withErrors<T extends object>(base: T, errors: string[]): T & { errors?: string[] } {
   return errors.length > 0 ? { ...base, errors } : base;
@@ -16,33 +23,29 @@ function withErrors<T extends object>(base: T, errors: string[]): T & { errors?:
 
 /**
  * Status of a TrafficPolicy or AccessPolicy (API.md §7). Each selected destination is ACCEPTED or
- * INVALID with its own errors and (TrafficPolicy) acceptance number. The policy is INVALID when it
- * has policy-wide errors (then it is applied nowhere) or is INVALID on any destination, and ACCEPTED
- * otherwise — including when it selects nothing yet, since destinations may appear later. FAILED and
- * `clusters` come from agent reports, not from here.
+ * INVALID with its own errors and (TrafficPolicy) acceptance number — or, for a TrafficPolicy whose
+ * calls there a VirtualMesh cannot carry yet, PENDING or FAILED as that VirtualMesh is
+ * (docs/translation.md). The policy takes its worst destination's state (INVALID > FAILED > PENDING >
+ * ACCEPTED), INVALID with policy-wide errors (then it is applied nowhere); ACCEPTED when it selects
+ * nothing yet, since destinations may appear later. `clusters`, and FAILED for an output a cluster
+ * rejected, come from agent reports, not from here.
  */
 export function policyStatus(policy: Policy, outcome: PolicyOutcome, reporter: Reporter): ResourceStatus {
   const key = resourceKeyOf(policy);
   const errors = reporter.errorsOf(key);
   const destinations: Destinations = {};
-  let invalid = errors.length > 0;
+  const states: State[] = errors.length > 0 ? ["INVALID"] : [];
   for (const name of [...outcome.destinations.keys()].sort(compareStrings)) {
-    const { accepted, order } = outcome.destinations.get(name) as { accepted: boolean; order?: number };
-    invalid ||= !accepted;
-    const entry = { state: accepted ? ("ACCEPTED" as const) : ("INVALID" as const), ...(order === undefined ? {} : { acceptanceOrder: order }) };
+    const { accepted, order, state: held } = outcome.destinations.get(name) as DestinationOutcome;
+    const state: State = accepted ? "ACCEPTED" : (held ?? "INVALID");
+    states.push(state);
+    const entry = { state, ...(order === undefined ? {} : { acceptanceOrder: order }) };
     destinations[name] = withErrors(entry, reporter.destinationErrors(key, name));
   }
-  const status: ResourceStatus = withErrors({ observedGeneration: policy.metadata.generation, state: invalid ? "INVALID" : "ACCEPTED" }, errors);
+  const status: ResourceStatus = withErrors({ observedGeneration: policy.metadata.generation, state: worst(states) }, errors);
   status.destinations = destinations;
   if (outcome.workloads !== undefined) status.workloads = outcome.workloads;
   return status;
-}
-
-const SEVERITY = { ACCEPTED: 0, PENDING: 1, FAILED: 2, INVALID: 3 } as const;
-type MeshState = keyof typeof SEVERITY;
-
-function worst(states: readonly MeshState[]): MeshState {
-  return states.reduce<MeshState>((a, b) => (SEVERITY[b] > SEVERITY[a] ? b : a), "ACCEPTED");
 }
 
 /**
@@ -56,7 +59,7 @@ export function virtualMeshStatus(vm: VirtualMesh, members: ReadonlyMap<string, 
   const key = resourceKeyOf(vm);
   const errors = reporter.errorsOf(key);
   const meshes: NonNullable<ResourceStatus["meshes"]> = {};
-  const states: MeshState[] = errors.length > 0 ? ["INVALID"] : [];
+  const states: State[] = errors.length > 0 ? ["INVALID"] : [];
   const shared = vm.spec.mtlsConfig?.shared !== undefined;
   const ca = trustOf(vm, model.trust);
   for (const name of [...new Set(vm.spec.meshes.map((m) => m.name))].sort(compareStrings)) {
@@ -64,7 +67,7 @@ export function virtualMeshStatus(vm: VirtualMesh, members: ReadonlyMap<string, 
     const member = members.get(name);
     const joined = member?.virtualMesh === vm;
     const trust = joined && shared ? meshTrustStatus(member, ca, model.certificateReport(member.mesh.spec.cluster, name)) : undefined;
-    const trustState: MeshState = trust === undefined || trust.state === "ISSUED" || trust.state === "ROTATING" ? "ACCEPTED" : trust.state === "FAILED" ? "FAILED" : "PENDING";
+    const trustState: State = trust === undefined || trustCarries(trust) ? "ACCEPTED" : trust.state === "FAILED" ? "FAILED" : "PENDING";
     const state = !joined || meshErrors.length > 0 ? "INVALID" : trustState;
     states.push(state);
     meshes[name] = { ...withErrors({ state }, meshErrors), ...(trust === undefined ? {} : { trust }) };

@@ -1,5 +1,7 @@
 import type { Destination, Workload } from "../api/index";
 import { AcceptanceCounter, acceptanceOrder, previousOrder } from "./acceptance";
+import { sortedUnique } from "./compare";
+import type { FederationLinks } from "./federation-links";
 import type { FederationPlan } from "./federation-plan";
 import { applyToIstioDestination } from "./istio/apply-traffic-policies";
 import { shiftSubsets } from "./istio/decorators/index";
@@ -29,15 +31,11 @@ export const MAX_STATUS_WORKLOADS = 1000;
 /**
  * `status.workloads` (API.md §7): the source workloads the policy's sourceSelector matches among
  * those that can reach its destinations, capped at MAX_STATUS_WORKLOADS with a final
- * `…and N more`. Undefined without a sourceSelector: the policy applies to every client, and
- * listing the whole tenant would say nothing while growing the status past storage limits.
+ * `…and N more`.
  */
-function sourceWorkloads(policy: TrafficPolicy, matched: readonly Destination[], model: Model, plan: FederationPlan): string[] | undefined {
-  if ((policy.spec.sourceSelector ?? []).length === 0) return undefined;
+function sourceWorkloads(sources: readonly Workload[], matched: readonly Destination[], model: Model, plan: FederationPlan): string[] {
   const reaching = reachingMeshes(matched, model, plan);
-  const names = selectWorkloads(model, policy.spec.sourceSelector)
-    .filter((w: Workload) => reaching.has(w.spec.mesh))
-    .map((w) => w.metadata.name);
+  const names = sources.filter((w) => reaching.has(w.spec.mesh)).map((w) => w.metadata.name);
   if (names.length <= MAX_STATUS_WORKLOADS) return names;
   return [...names.slice(0, MAX_STATUS_WORKLOADS), `…and ${names.length - MAX_STATUS_WORKLOADS} more`];
 }
@@ -48,13 +46,23 @@ export interface TrafficSelection {
   destinations: string[];
   /** Errors that make the policy INVALID everywhere (it is then applied nowhere). */
   errors: string[];
+  /**
+   * Undefined without a sourceSelector: the policy applies to every client, and listing the whole
+   * tenant would say nothing while growing the status past storage limits.
+   */
   workloads: string[] | undefined;
+  /** The meshes its source workloads are in, sorted; undefined without a sourceSelector (every caller). */
+  callerMeshes: string[] | undefined;
 }
 
 /** Selects one policy's destinations and sources and finds its policy-wide errors. */
 export function selectTrafficPolicy(policy: TrafficPolicy, model: Model, plan: FederationPlan): TrafficSelection {
   const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
-  return { destinations: matched.map((d) => d.metadata.name), errors: trafficPolicyErrors(policy, model, missing), workloads: sourceWorkloads(policy, matched, model, plan) };
+  const destinations = matched.map((d) => d.metadata.name);
+  const errors = trafficPolicyErrors(policy, model, missing);
+  if ((policy.spec.sourceSelector ?? []).length === 0) return { destinations, errors, workloads: undefined, callerMeshes: undefined };
+  const sources = selectWorkloads(model, policy.spec.sourceSelector);
+  return { destinations, errors, workloads: sourceWorkloads(sources, matched, model, plan), callerMeshes: sortedUnique(sources.map((w) => w.spec.mesh)) };
 }
 
 /** A subset a policy's trafficShift routes to on another destination (its DestinationRule must define it). */
@@ -77,22 +85,36 @@ export interface TrafficUnit {
   demands: SubsetDemand[];
 }
 
+/** What applying policies to one destination reads besides the policies and the destination. */
+export interface TrafficContext {
+  model: Model;
+  plan: FederationPlan;
+  links: FederationLinks;
+  /** Whether a policy has no policy-wide errors. */
+  valid: (p: TrafficPolicy) => boolean;
+  /** Its selection's `callerMeshes`, as a set. */
+  callers: (p: TrafficPolicy) => ReadonlySet<string> | undefined;
+}
+
 /**
- * Applies `policies` (those selecting `destination`; `valid` says which have no policy-wide errors)
- * to one destination (API.md §5): in acceptance order, Istio destinations through the decorators,
- * OSM destinations into a TrafficSplit. The result depends only on the destination, the discovered
- * world and those policies with their previous acceptance numbers here, so it can be kept while they
- * stay the same.
+ * Applies `policies` (those selecting `destination`) to one destination (API.md §5): in acceptance
+ * order, Istio destinations through the decorators, OSM destinations into a TrafficSplit. The result
+ * depends only on the destination, the world, those policies with their previous acceptance numbers
+ * here and — for policies with a sourceSelector — the meshes of their sources, so it can be kept
+ * while they stay the same.
  */
-export function applyTrafficToDestination(destination: Destination, policies: readonly TrafficPolicy[], valid: (p: TrafficPolicy) => boolean, model: Model, plan: FederationPlan): TrafficUnit {
+export function applyTrafficToDestination(destination: Destination, policies: readonly TrafficPolicy[], ctx: TrafficContext): TrafficUnit {
+  const { model, plan, valid } = ctx;
   const name = destination.metadata.name;
   const ordered = acceptanceOrder(policies, name);
   const usable = ordered.filter(valid);
   const unit: TrafficUnit = { outcomes: new Map(), reports: [], istio: undefined, osm: undefined, demands: [] };
   const report = (p: TrafficPolicy, error: string) => unit.reports.push([p.metadata.name, error]);
   let accepted: TrafficPolicy[];
+  let held: ReadonlyMap<TrafficPolicy, "PENDING" | "FAILED"> = new Map();
   if (model.meshOf(destination).spec.type === "istio") {
-    const applied = applyToIstioDestination(destination, usable, { model, plan }, report);
+    const applied = applyToIstioDestination(destination, usable, { model, plan, links: ctx.links, callers: ctx.callers }, report);
+    held = applied.held;
     // A mesh's own ingress/east-west gateway gets nothing unasked: a default ISTIO_MUTUAL rule
     // would make in-mesh clients wrap mTLS around traffic the gateway's listeners expect plain.
     if (!(isMeshGateway(model, destination) && applied.accepted.length === 0)) unit.istio = applied.outputs;
@@ -112,7 +134,8 @@ export function applyTrafficToDestination(destination: Destination, policies: re
   const acceptedSet = new Set(accepted);
   for (const p of ordered) {
     const ok = acceptedSet.has(p);
-    unit.outcomes.set(p.metadata.name, { accepted: ok, order: counter.take(p, name, ok) });
+    const waiting = held.get(p);
+    unit.outcomes.set(p.metadata.name, { accepted: ok, order: counter.take(p, name, ok), ...(waiting === undefined ? {} : { state: waiting }) });
   }
   return unit;
 }

@@ -224,6 +224,15 @@ export class Translator {
         for (const d of selection.destinations) pushTo(byDestination, d, policy);
       }
       const valid = (p: TrafficPolicy) => !invalid.has(p);
+      const callerSets = new Map<TrafficPolicy, ReadonlySet<string> | undefined>();
+      const callers = (p: TrafficPolicy) => {
+        if (!callerSets.has(p)) {
+          const meshes = current.get(p.metadata.name)?.selection.callerMeshes;
+          callerSets.set(p, meshes === undefined ? undefined : new Set(meshes));
+        }
+        return callerSets.get(p);
+      };
+      const ctx = { model, plan: world.plan, links: world.links, valid, callers };
       for (const name of fresh ? model.destinations.keys() : dirty) {
         const destination = model.destinations.get(name);
         const previous = this.traffic.get(name);
@@ -238,7 +247,7 @@ export class Translator {
         const policies = byDestination.get(name) ?? NO_POLICIES;
         const key = trafficUnitKey(name, policies, (p) => this.fingerprint(p), valid);
         if (previous?.key === key && !forced.has(name)) continue;
-        this.traffic.set(name, { key, unit: applyTrafficToDestination(destination, policies, valid, model, world.plan), ...(previous?.sent ? { sent: previous.sent } : {}) });
+        this.traffic.set(name, { key, unit: applyTrafficToDestination(destination, policies, ctx), ...(previous?.sent ? { sent: previous.sent } : {}) });
         // A policy that left the unit changed itself or its selection, so its status is made anew anyway.
         for (const p of policies) touched.add(p.metadata.name);
         if (previous?.unit.demands.length || this.traffic.get(name)?.unit.demands.length) this.demanding.add(name);

@@ -29,10 +29,23 @@ export function refusedTrustDomains(mesh: Mesh, members: readonly Mesh[]): strin
 }
 
 /**
+ * Why `mesh`'s sidecars refuse callers of the `refused` trust domains, and the exact setting that
+ * fixes it. meshplane does not edit meshConfig itself: it belongs to whoever installed Istio, and
+ * rewriting it behind their back would be undone by their next `istioctl install` or Helm upgrade.
+ */
+export function refusalText(mesh: Mesh, refused: readonly string[]): string {
+  const own = [trustDomainOf(mesh), ...(mesh.spec.istio?.trustDomainAliases ?? [])];
+  const aliases = [...(mesh.spec.istio?.trustDomainAliases ?? []), ...refused];
+  const setFlags = aliases.map((td, i) => `--set meshConfig.trustDomainAliases[${i}]=${td}`).join(" ");
+  return (
+    `mesh ${mesh.metadata.name} accepts only trust domain(s) ${own.join(", ")}, so its sidecars refuse callers from ${refused.join(", ")} at the TLS handshake; ` +
+    `add ${refused.join(", ")} to meshConfig.trustDomainAliases of that istiod (ConfigMap ${meshConfigMap(mesh)} in cluster ${mesh.spec.cluster}, key "mesh"; with istioctl: ${setFlags})`
+  );
+}
+
+/**
  * Reports, per member mesh, the trust domains of fellow members it would refuse, with the exact
  * setting that fixes it (API.md §4: the VirtualMesh is not ACCEPTED for that mesh until then).
- * meshplane does not edit meshConfig itself: it belongs to whoever installed Istio, and rewriting
- * it behind their back would be undone by their next `istioctl install` or Helm upgrade.
  */
 export function checkTrustDomains(members: ReadonlyMap<string, Membership>, reporter: Reporter): void {
   const byVirtualMesh = new Map<VirtualMesh, Mesh[]>();
@@ -40,16 +53,7 @@ export function checkTrustDomains(members: ReadonlyMap<string, Membership>, repo
   for (const [vm, meshes] of byVirtualMesh) {
     for (const mesh of meshes) {
       const refused = refusedTrustDomains(mesh, meshes);
-      if (refused.length === 0) continue;
-      const own = [trustDomainOf(mesh), ...(mesh.spec.istio?.trustDomainAliases ?? [])];
-      const aliases = [...(mesh.spec.istio?.trustDomainAliases ?? []), ...refused];
-      const setFlags = aliases.map((td, i) => `--set meshConfig.trustDomainAliases[${i}]=${td}`).join(" ");
-      reporter.reportMesh(
-        resourceKeyOf(vm),
-        mesh.metadata.name,
-        `mesh ${mesh.metadata.name} accepts only trust domain(s) ${own.join(", ")}, so its sidecars refuse callers from ${refused.join(", ")} at the TLS handshake; ` +
-          `add ${refused.join(", ")} to meshConfig.trustDomainAliases of that istiod (ConfigMap ${meshConfigMap(mesh)} in cluster ${mesh.spec.cluster}, key "mesh"; with istioctl: ${setFlags})`,
-      );
+      if (refused.length > 0) reporter.reportMesh(resourceKeyOf(vm), mesh.metadata.name, refusalText(mesh, refused));
     }
   }
 }

@@ -31,6 +31,11 @@ export interface MeshTrustStatus {
   errors?: string[];
 }
 
+/** Whether a member mesh's trust lets its workloads call and be called by other members: ISSUED, or ROTATING (every phase keeps calls working). */
+export function trustCarries(status: MeshTrustStatus): boolean {
+  return status.state === "ISSUED" || status.state === "ROTATING";
+}
+
 /** The CA of `vm` when it belongs to this incarnation of the VirtualMesh; undefined otherwise. */
 export function trustOf(vm: VirtualMesh, trust: Readonly<Record<string, VirtualMeshTrust>> | undefined): VirtualMeshTrust | undefined {
   const t = trust?.[vm.metadata.name];

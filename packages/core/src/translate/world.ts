@@ -1,5 +1,6 @@
 import type { Destination, ResourceStatus, Workload } from "../api/index";
 import { canonicalJson } from "./canonical";
+import { FederationLinks } from "./federation-links";
 import { type FederatedExport, type FederationPlan, planFederation } from "./federation-plan";
 import { resolveMemberships } from "./membership";
 import { type Model, buildWorld, refKey } from "./model";
@@ -30,6 +31,8 @@ export interface World {
   from: WorldInputs;
   model: Model;
   plan: FederationPlan;
+  /** Whether the VirtualMeshes can carry a call from one mesh to another, and why not. */
+  links: FederationLinks;
   statuses: Record<ResourceKey, ResourceStatus>;
   sink: OutputSink;
   shared: Contribution;
@@ -130,6 +133,7 @@ export class WorldBuilder {
     const members = resolveMemberships(model, reporter);
     checkTrustDomains(members, reporter);
     const plan = planFederation(model, members, reporter);
+    const links = new FederationLinks(model, plan, (vm, mesh) => reporter.meshErrors(resourceKeyOf(vm), mesh));
     const statuses: Record<ResourceKey, ResourceStatus> = {};
     for (const vm of model.virtualMeshes) statuses[resourceKeyOf(vm)] = virtualMeshStatus(vm, members, reporter, model);
     const base = keepSink ? previous : undefined;
@@ -153,7 +157,7 @@ export class WorldBuilder {
       sink.contribute(`export/${name}`, contribution);
     }
     for (const name of base?.exports.keys() ?? []) if (!exports.has(name)) sink.retire(`export/${name}`);
-    const world: World = { from, model, plan, statuses, sink, shared, exports };
+    const world: World = { from, model, plan, links, statuses, sink, shared, exports };
     if (base === undefined) return { world, change: { kind: "fresh" } };
     const change = discoveryChange(base.model, model);
     // A destination whose export changed renders other views and hosts: its units are looked at again too.

@@ -1,10 +1,12 @@
 import type { Destination, TrafficPolicyFeatures } from "../../api/index";
+import type { FederationLinks, LinkProblem } from "../federation-links";
 import type { FederationPlan } from "../federation-plan";
 import { type Model, refKey } from "../model";
 import type { Conflict, Fields } from "../owned-fields";
 import { OwnedFields } from "../owned-fields";
 import { type CallerScope, callerScopes, describeScope, overlapErrors, scopeKey } from "./caller-scopes";
 import { ROUTE_DECORATORS, TRAFFIC_POLICY_DECORATORS } from "./decorators/index";
+import { federatedCallProblems } from "./federated-calls";
 import type { DecoratorContext } from "./decorators/types";
 import { type IstioDestinationState, type TrafficPolicy, emptyState, groupKey, routeFeaturesOf } from "./destination-state";
 import { hostFrom, type View, viewsOf } from "./hosts";
@@ -16,6 +18,9 @@ import type { DestinationTrafficPolicy, HttpRouteFields } from "./types";
 export interface ApplyContext {
   model: Model;
   plan: FederationPlan;
+  links: FederationLinks;
+  /** Names of the meshes a policy's source workloads are in; undefined without a sourceSelector (every caller). */
+  callers: (policy: TrafficPolicy) => ReadonlySet<string> | undefined;
 }
 
 interface Contribution {
@@ -69,7 +74,7 @@ function viewErrors(features: TrafficPolicyFeatures, views: readonly View[], ctx
     if (ctx.model.meshOf(target).spec.type !== "istio") errors.push(`${what} ${name} is not in an Istio mesh`);
     for (const view of views) {
       if (hostFrom(target, view.mesh, ctx.plan) === undefined) {
-        errors.push(`${what} ${name} is not reachable from mesh ${view.mesh.metadata.name}: federate it there with a VirtualMesh`);
+        errors.push(`${what} ${name} is not reachable from mesh ${view.mesh.metadata.name}: ${ctx.links.unreachable(view.mesh, target) ?? "federate it there with a VirtualMesh"}`);
       }
     }
   }
@@ -150,31 +155,44 @@ function commit(state: IstioDestinationState, policy: TrafficPolicy, key: string
  * here (API.md §5: INVALID for that destination only). Decisions are made in order, but a rejected
  * policy's conflicts are listed against everything finally accepted: the list is then the same
  * however the rejected policy was ordered among accepted ones, so re-translating with the statuses
- * this produced reports the same errors. Returns the merged state and the accepted policies in order.
+ * this produced reports the same errors. A policy whose calls a VirtualMesh cannot carry yet is held
+ * back the same way (federated-calls.ts), as PENDING or FAILED when that is what the VirtualMesh is.
+ * Returns the merged state, the accepted policies in order and the held-back ones' states.
  */
 export function applyToIstioDestination(
   destination: Destination,
   ordered: readonly TrafficPolicy[],
   ctx: ApplyContext,
   report: (policy: TrafficPolicy, error: string) => void,
-): { outputs: IstioOutputs; accepted: TrafficPolicy[] } {
+): { outputs: IstioOutputs; accepted: TrafficPolicy[]; held: Map<TrafficPolicy, "PENDING" | "FAILED"> } {
   const state = emptyState(destination);
   const views = viewsOf(destination, ctx.model, ctx.plan);
   const accepted: TrafficPolicy[] = [];
+  const held = new Map<TrafficPolicy, "PENDING" | "FAILED">();
   const conflicting: { policy: TrafficPolicy; key: string; c: Contribution }[] = [];
   ordered.forEach((policy, rank) => {
     const errors: string[] = [];
     const features = policy.spec.policy;
     const c = contribution(policy.spec, views, { model: ctx.model, destination, report: (e) => errors.push(e) });
     errors.push(...viewErrors(features, views, ctx));
+    const waits = federatedCallProblems(features, destination, views, ctx.callers(policy), ctx);
     const key = groupKey(policy.spec);
-    if (errors.length > 0) for (const error of errors) report(policy, error);
-    else if (conflictsWith(state, key, c).length > 0) conflicting.push({ policy, key, c });
+    if (errors.length > 0 || waits.length > 0) {
+      for (const error of [...errors, ...waits.map((w) => w.error)]) report(policy, error);
+      const waiting = heldState(waits);
+      if (errors.length === 0 && waiting !== "INVALID") held.set(policy, waiting);
+    } else if (conflictsWith(state, key, c).length > 0) conflicting.push({ policy, key, c });
     else {
       commit(state, policy, key, rank, c);
       accepted.push(policy);
     }
   });
   for (const { policy, key, c } of conflicting) for (const error of conflictsWith(state, key, c)) report(policy, error);
-  return { outputs: { state }, accepted };
+  return { outputs: { state }, accepted, held };
+}
+
+/** The state calls that cannot go through give a policy: INVALID over FAILED over PENDING. */
+function heldState(waits: readonly { state: LinkProblem["state"] }[]): LinkProblem["state"] {
+  if (waits.some((w) => w.state === "INVALID")) return "INVALID";
+  return waits.some((w) => w.state === "FAILED") ? "FAILED" : "PENDING";
 }
