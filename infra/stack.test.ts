@@ -82,12 +82,36 @@ describe("the AWS stack", () => {
       ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "execute-api:ManageConnections", "kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"],
     );
     expect(actionsOf(dev.template, /^PushFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "execute-api:ManageConnections"]);
-    expect(actionsOf(dev.template, /^OperatorBootstrapFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:PutItem", "secretsmanager:GetSecretValue"]);
+    expect(actionsOf(dev.template, /^OperatorBootstrapFunction/).filter((a) => !a.startsWith("xray:"))).toEqual([
+      "dynamodb:DeleteItem",
+      "dynamodb:GetItem",
+      "dynamodb:PutItem",
+      "secretsmanager:DescribeSecret",
+      "secretsmanager:GetSecretValue",
+      "secretsmanager:PutSecretValue",
+      "secretsmanager:UpdateSecretVersionStage",
+    ]);
     const leading = (role: RegExp) => statementsOf(dev.template, role).filter((s) => JSON.stringify(s.Action).includes("dynamodb:")).map((s) => s.Condition);
     expect(leading(/^WorkerFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } }, { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["PUSH#*"] } }]);
     expect(leading(/^PushFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*", "PUSH#*"] } }]);
     expect(leading(/^OperatorBootstrapFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["TOKEN#*", "OPERATOR"] } }]);
     expect(leading(/^MaintenanceFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*", "TENANTS"] } }]);
+  });
+
+  it("rotates the operator credential on demand through the bootstrap function, which alone may touch the secret; deploying re-runs the bootstrap", () => {
+    const secret = { Ref: Match.stringLikeRegexp("^OperatorCredential") };
+    const bootstrapArn = { "Fn::GetAtt": [Match.stringLikeRegexp("^OperatorBootstrapFunction"), "Arn"] };
+    const rotations = Object.values(dev.template.findResources("AWS::SecretsManager::RotationSchedule")) as { Properties: Record<string, unknown>; DependsOn?: string[] }[];
+    expect(rotations).toHaveLength(1);
+    // No schedule: rotation is `aws secretsmanager rotate-secret`, never a credential silently replaced under an operator.
+    dev.template.hasResourceProperties("AWS::SecretsManager::RotationSchedule", { SecretId: secret, RotationLambdaARN: bootstrapArn, RotateImmediatelyOnUpdate: false, RotationRules: Match.absent() });
+    expect(rotations[0]?.DependsOn?.some((d) => /^OperatorBootstrapFunctionSecretsManagerRotates/.test(d))).toBe(true);
+    dev.template.hasResourceProperties("AWS::Lambda::Permission", { Action: "lambda:InvokeFunction", FunctionName: bootstrapArn, Principal: "secretsmanager.amazonaws.com", SourceArn: secret, SourceAccount: { Ref: "AWS::AccountId" } });
+    dev.template.hasResourceProperties("AWS::CloudFormation::CustomResource", { secret, credential: "mpo_" });
+    const writers = statementsOf(dev.template, /.*/).filter((s) => JSON.stringify(s.Action).match(/secretsmanager:(PutSecretValue|UpdateSecretVersionStage)/));
+    expect(writers).toHaveLength(1);
+    expect(statementsOf(dev.template, /^OperatorBootstrapFunction/)).toContain(writers[0]);
+    expect(JSON.stringify(writers[0]?.Resource)).toMatch(/^\{"Ref":"OperatorCredential[0-9A-F]+"\}$/);
   });
 
   it("has no wildcard action anywhere but in CDK's console upload", () => {

@@ -62,7 +62,7 @@ export function acknowledgeFindings(stack: Stack): void {
     },
     {
       id: "AwsSolutions-SMG4",
-      reason: "The operator credential is rotated by a deployment (a new secret version is hashed into the table by the bootstrap custom resource); an automatic rotation Lambda would leave operators holding a credential that silently stopped working.",
+      reason: "The operator credential has a rotation function (the bootstrap function, which revokes the old credential as it installs the new one) but no schedule: it is rotated on demand with `aws secretsmanager rotate-secret`, since a scheduled rotation would leave operators holding a credential that silently stopped working.",
     },
     {
       id: "AwsSolutions-SQS3",

@@ -8,7 +8,7 @@ import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from "
 import { Key, KeySpec, KeyUsage } from "aws-cdk-lib/aws-kms";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
-import { Secret } from "aws-cdk-lib/aws-secretsmanager";
+import { CfnRotationSchedule, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Provider } from "aws-cdk-lib/custom-resources";
 import type { Construct } from "constructs";
 import { MeshplaneAlarms } from "./alarms";
@@ -168,12 +168,23 @@ export class MeshplaneStack extends Stack {
     new Rule(this, "ReconcileSchedule", { schedule: Schedule.rate(Duration.minutes(5)), targets: [new LambdaFunction(maintenance, { event: RuleTargetInput.fromObject({ task: "reconcile" }) })] });
     new Rule(this, "RefreshSchedule", { schedule: Schedule.rate(Duration.hours(6)), targets: [new LambdaFunction(maintenance, { event: RuleTargetInput.fromObject({ task: "refresh" }) })] });
 
-    // --- the operator credential: its hash is stored by a deploy-time custom resource
-    const bootstrap = fn("OperatorBootstrapFunction", FUNCTION_ENTRIES.bootstrap, "meshplane operator credential bootstrap", { MESHPLANE_OPERATOR_SECRET_ARN: operatorSecret.secretArn });
-    bootstrap.addToRolePolicy(tableAccess(data.table.tableArn, ["PutItem"], LEADING_KEYS.bootstrap));
-    bootstrap.addToRolePolicy(new PolicyStatement({ actions: ["secretsmanager:GetSecretValue"], resources: [operatorSecret.secretArn] }));
+    // --- the operator credential: its hash is stored by a deploy-time custom resource, and replaced
+    // (the old one revoked in the same transaction) by the same function as the secret's rotation
+    // function, on demand: `aws secretsmanager rotate-secret` (docs/aws.md)
+    const bootstrap = fn("OperatorBootstrapFunction", FUNCTION_ENTRIES.bootstrap, "meshplane operator credential bootstrap and rotation", { MESHPLANE_OPERATOR_SECRET_ARN: operatorSecret.secretArn });
+    bootstrap.addToRolePolicy(tableAccess(data.table.tableArn, ["GetItem", "PutItem", "DeleteItem"], LEADING_KEYS.bootstrap));
+    bootstrap.addToRolePolicy(
+      new PolicyStatement({
+        actions: ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue", "secretsmanager:UpdateSecretVersionStage"],
+        resources: [operatorSecret.secretArn],
+      }),
+    );
+    bootstrap.addPermission("SecretsManagerRotates", { principal: new ServicePrincipal("secretsmanager.amazonaws.com"), sourceArn: operatorSecret.secretArn, sourceAccount: this.account });
+    const rotation = new CfnRotationSchedule(this, "OperatorCredentialRotation", { secretId: operatorSecret.secretArn, rotationLambdaArn: bootstrap.functionArn, rotateImmediatelyOnUpdate: false });
+    rotation.node.addDependency(bootstrap.permissionsNode.findChild("SecretsManagerRotates"), bootstrap.role ?? bootstrap);
     const provider = new Provider(this, "OperatorBootstrapProvider", { onEventHandler: bootstrap, logGroup: new LogGroup(this, "ProviderLogs", { retention: props.logRetention, removalPolicy }) });
-    new CustomResource(this, "OperatorBootstrap", { serviceToken: provider.serviceToken, properties: { secret: operatorSecret.secretArn } });
+    // `credential` re-runs the resource once on stacks bootstrapped before the mpo_ prefix, which replaces their credential by a prefixed one.
+    new CustomResource(this, "OperatorBootstrap", { serviceToken: provider.serviceToken, properties: { secret: operatorSecret.secretArn, credential: "mpo_" } });
 
     // --- the web console: S3 behind CloudFront, with the API on the same origin (docs/console.md)
     new MeshplaneConsole(this, "Console", { apiUrl: stage.url, removalPolicy });
