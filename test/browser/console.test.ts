@@ -110,7 +110,7 @@ describe("console", () => {
     await signIn(page, plane.url, seeded.adminToken);
     await page.click("nav >> text=Topology");
     await page.waitForSelector("figure.graph svg");
-    expect(await page.getAttribute("figure.graph svg", "aria-label")).toContain("istiod-istio-system-cluster-east exports 5 destination(s) to istiod-istio-system-cluster-west");
+    expect(await page.getAttribute("figure.graph svg", "aria-label")).toContain("istiod-istio--system-cluster-east exports 5 destination(s) to istiod-istio--system-cluster-west");
     const exported = await page.textContent("section:has(h2:text('Exported destinations'))");
     expect(exported).toContain("bookinfo/reviews");
     expect(exported).toContain(":15443");

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ClusterObjects, type DiscoveryProblem, type DiscoveryResult, discover, discoveryResult } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { loadCluster } from "./load-cluster";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
@@ -42,6 +42,8 @@ describe.each(CASES)("discovery of $fixture", ({ fixture, cluster }) => {
   const { result, problems } = run(input);
 
   it("returns exactly the reviewed result", () => {
+    // UPDATE_GOLDEN=1 rewrites the expected file; review every diff by eye.
+    if (process.env.UPDATE_GOLDEN === "1") writeFileSync(join(FIXTURES, `${fixture}.expected.yaml`), stringify(result));
     expect(result).toEqual(parse(readFileSync(join(FIXTURES, `${fixture}.expected.yaml`), "utf8")));
   });
 
@@ -61,7 +63,7 @@ describe("Bookinfo on Istio (cluster-east)", () => {
   const destination = (name: string) => result.destinations.find((d) => d.spec.name === name);
 
   it("finds one default-revision mesh whose only mesh gateway is the east-west one, reached by hostname", () => {
-    expect(result.meshes.map((m) => [m.metadata.name, m.spec.istio?.revision, m.spec.istio?.trustDomain])).toEqual([["istiod-istio-system-cluster-east", undefined, "cluster.local"]]);
+    expect(result.meshes.map((m) => [m.metadata.name, m.spec.istio?.revision, m.spec.istio?.trustDomain])).toEqual([["istiod-istio--system-cluster-east", undefined, "cluster.local"]]);
     expect(result.meshes[0]?.spec.istio?.gateways.map((g) => [g.kind, g.name, g.externalPort, g.addresses])).toEqual([
       ["eastwest", "istio-eastwestgateway", 15443, [{ hostname: "k8s-istiosys-istioeas-5e1f2a3b4c-0123456789abcdef.elb.eu-west-1.amazonaws.com" }]],
     ]);
@@ -88,7 +90,7 @@ describe("Bookinfo on Istio (cluster-east)", () => {
 
   it("leaves out services without workloads unless annotated, and everything outside the mesh", () => {
     expect(result.destinations.map((d) => d.spec.name)).toEqual(["details", "istio-eastwestgateway", "istio-ingressgateway", "legacy-billing", "productpage", "ratings", "reviews"]);
-    expect(destination("legacy-billing")?.spec).toMatchObject({ workloads: [], mesh: "istiod-istio-system-cluster-east", endpoints: [{ ip: "192.168.40.12", labels: {} }] });
+    expect(destination("legacy-billing")?.spec).toMatchObject({ workloads: [], mesh: "istiod-istio--system-cluster-east", endpoints: [{ ip: "192.168.40.12", labels: {} }] });
   });
 
   it("stops discovering legacy-billing once its annotation is removed", () => {
@@ -101,8 +103,8 @@ describe("Bookinfo on OSM (cluster-osm)", () => {
   const { result } = run(loadCluster(join(FIXTURES, "osm-bookinfo.yaml"), "cluster-osm"));
 
   it("finds the OSM mesh from osm-controller only, and puts every Bookinfo workload in it", () => {
-    expect(result.meshes.map((m) => [m.metadata.name, m.spec.type, m.spec.version])).toEqual([["osm-controller-osm-system-cluster-osm", "osm", "1.2.4"]]);
-    expect(new Set(result.workloads.map((w) => w.spec.mesh))).toEqual(new Set(["osm-controller-osm-system-cluster-osm"]));
+    expect(result.meshes.map((m) => [m.metadata.name, m.spec.type, m.spec.version])).toEqual([["osm--controller-osm--system-cluster-osm", "osm", "1.2.4"]]);
+    expect(new Set(result.workloads.map((w) => w.spec.mesh))).toEqual(new Set(["osm--controller-osm--system-cluster-osm"]));
     expect(result.workloads).toHaveLength(6);
   });
 

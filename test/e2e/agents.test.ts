@@ -90,7 +90,7 @@ describe("two clusters, two agents, one control plane", () => {
       return items.length === 2 ? items.map((m) => m.metadata.name) : undefined;
     });
     // Discovered lists page cluster by cluster (docs/api.md): east's mesh, then west's.
-    expect(meshes).toEqual(["istiod-istio-system-cluster-east", "istiod-1-24-istio-system-cluster-west"]);
+    expect(meshes).toEqual(["istiod-istio--system-cluster-east", "istiod--1--24-istio--system-cluster-west"]);
     const destinations = ((await (await cp.request("GET", "/v1/destinations?namespace=bookinfo", { token: admin })).json()) as { items: { metadata: { name: string } }[] }).items.map((d) => d.metadata.name);
     expect(destinations).toContain("reviews-bookinfo-cluster-east");
     const clusters = ((await (await cp.request("GET", "/v1/clusters", { token: admin })).json()) as { items: { name: string; state: string }[] }).items;
@@ -102,7 +102,7 @@ describe("two clusters, two agents, one control plane", () => {
       {
         apiVersion: "meshplane.dev/v1", kind: "VirtualMesh", metadata: { name: "global" },
         spec: {
-          meshes: [{ name: "istiod-istio-system-cluster-east" }, { name: "istiod-1-24-istio-system-cluster-west" }],
+          meshes: [{ name: "istiod-istio--system-cluster-east" }, { name: "istiod--1--24-istio--system-cluster-west" }],
           mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } },
           federation: { selectors: [{ destinationSelectors: [{ kubeServiceMatcher: { namespaces: ["payments"] } }] }], hostnameSuffix: "global" },
           globalAccessPolicy: "ENABLED",
@@ -117,7 +117,7 @@ describe("two clusters, two agents, one control plane", () => {
     // user sets it (as istioctl would) in each cluster; discovery reports it and the mesh is accepted.
     const refused = await eventually("the trust-domain error", async () => {
       const status = ((await (await cp.request("GET", "/v1/virtualmeshes/global", { token: admin })).json()) as { status: { meshes?: Record<string, { errors?: string[] }> } }).status;
-      return status.meshes?.["istiod-istio-system-cluster-east"]?.errors?.find((e) => e.includes("trustDomainAliases"));
+      return status.meshes?.["istiod-istio--system-cluster-east"]?.errors?.find((e) => e.includes("trustDomainAliases"));
     });
     expect(refused).toContain("add west.example.com to meshConfig.trustDomainAliases");
     await addTrustDomainAlias(east, "istio", "west.example.com");

@@ -90,8 +90,8 @@ describe("meshplane against two lab clusters", () => {
     expect(a.stderr).toContain("cluster cluster-east registered");
     expect(a.stderr).toContain("✔ helm: release meshplane-agent installed");
     expect(a.stderr).toContain("✔ agent registered");
-    expect(a.stderr).toContain("✔ discovery reported: 1 mesh(es): istiod-istio-system-cluster-east");
-    expect(b.stderr).toContain("✔ discovery reported: 1 mesh(es): istiod-1-24-istio-system-cluster-west");
+    expect(a.stderr).toContain("✔ discovery reported: 1 mesh(es): istiod-istio--system-cluster-east");
+    expect(b.stderr).toContain("✔ discovery reported: 1 mesh(es): istiod--1--24-istio--system-cluster-west");
     // The bootstrap token reached the cluster only through helm's values: never on a command line or in the output.
     const secret = (await east().cluster.request<{ data: { token: string } }>("GET", `/api/v1/namespaces/${AGENT_NS}/secrets/meshplane-agent-bootstrap`)).body;
     const bootstrapToken = Buffer.from(secret.data.token, "base64").toString();
@@ -128,7 +128,7 @@ describe("meshplane against two lab clusters", () => {
 kind: VirtualMesh
 metadata: {name: global}
 spec:
-  meshes: [{name: istiod-istio-system-cluster-east}, {name: istiod-1-24-istio-system-cluster-west}]
+  meshes: [{name: istiod-istio--system-cluster-east}, {name: istiod--1--24-istio--system-cluster-west}]
   mtlsConfig: {shared: {rootCertificateAuthority: {generated: {}}}}
   federation: {selectors: [{}], hostnameSuffix: global}
   globalAccessPolicy: ENABLED

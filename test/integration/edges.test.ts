@@ -20,13 +20,13 @@ afterAll(() => cp.stop());
 
 const mesh = (cluster: string): Mesh => ({
   kind: "Mesh",
-  metadata: { name: `istiod-istio-system-${cluster}`, cluster },
+  metadata: { name: `istiod-istio--system-${cluster}`, cluster },
   spec: { type: "istio", cluster, namespace: "istio-system", version: "1.24.2", istio: { trustDomain: `${cluster}.local`, istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] } },
 });
 const destination = (cluster: string, namespace: string, name: string): Destination => ({
   kind: "Destination",
   metadata: { name: `${name}-${namespace}-${cluster}`, cluster },
-  spec: { name, namespace, cluster, mesh: `istiod-istio-system-${cluster}`, labels: { app: name }, selector: { app: name }, ports: [{ name: "http", port: 9080, protocol: "TCP" }], subsets: {}, endpoints: [], workloads: [] },
+  spec: { name, namespace, cluster, mesh: `istiod-istio--system-${cluster}`, labels: { app: name }, selector: { app: name }, ports: [{ name: "http", port: 9080, protocol: "TCP" }], subsets: {}, endpoints: [], workloads: [] },
 });
 
 describe("discovered resources", () => {
@@ -40,10 +40,10 @@ describe("discovered resources", () => {
       });
     }
     const names = async (path: string) => ((await (await cp.request("GET", path, { token })).json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name);
-    expect(await names("/v1/meshes")).toEqual(["istiod-istio-system-c1", "istiod-istio-system-c2"]);
+    expect(await names("/v1/meshes")).toEqual(["istiod-istio--system-c1", "istiod-istio--system-c2"]);
     expect(await names("/v1/destinations?cluster=c2")).toEqual(["frontend-web-c2", "reviews-bookinfo-c2"]);
     expect(await names("/v1/destinations?namespace=bookinfo")).toEqual(["reviews-bookinfo-c1", "reviews-bookinfo-c2"]);
-    expect(await names("/v1/destinations?mesh=istiod-istio-system-c1")).toEqual(["frontend-web-c1", "reviews-bookinfo-c1"]);
+    expect(await names("/v1/destinations?mesh=istiod-istio--system-c1")).toEqual(["frontend-web-c1", "reviews-bookinfo-c1"]);
     expect(await names("/v1/workloads")).toEqual([]);
     const bad = await cp.request("GET", "/v1/destinations?cluster=NOPE&colour=red", { token });
     expect(bad.status).toBe(400);

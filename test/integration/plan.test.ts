@@ -61,7 +61,7 @@ describe("/v1/plan and /v1/apply", () => {
     const admin = await cp.tenant("plan-trust");
     const { client } = await registeredAgent(cp, admin, "plan-trust", "cluster-east");
     await client.discovery(discoveryOf("istio-bookinfo", "cluster-east") as never);
-    const vm = virtualMesh("trust", { meshes: [{ name: "istiod-istio-system-cluster-east" }], mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } } });
+    const vm = virtualMesh("trust", { meshes: [{ name: "istiod-istio--system-cluster-east" }], mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } } });
     expect((await cp.request("POST", "/v1/apply", { token: admin, body: { documents: [vm] } })).status).toBe(200);
     await cp.work();
     // The job made the CA and published STRICT mTLS for the mesh.

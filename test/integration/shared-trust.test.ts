@@ -20,7 +20,7 @@ import { type ControlPlane, startControlPlane } from "../support/control-plane";
 
 const TENANT = "trust";
 const CLUSTERS = ["cluster-1", "cluster-2"] as const;
-const meshOf = (cluster: string) => `istiod-istio-system-${cluster}`;
+const meshOf = (cluster: string) => `istiod-istio--system-${cluster}`;
 
 let cp: ControlPlane;
 let admin: string;

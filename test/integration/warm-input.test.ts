@@ -60,7 +60,7 @@ async function run(c: Command, warm: WarmInputs): Promise<void> {
     case "access":
       return apply(accessPolicy(c.name, { destinationSelector: [{ kubeServiceMatcher: { namespaces: [c.namespace] } }] }));
     case "mesh":
-      return apply(virtualMesh("vm", { meshes: [{ name: "istiod-istio-system-cluster-east" }, { name: "istiod-1-24-istio-system-cluster-west" }].slice(0, c.meshes) }));
+      return apply(virtualMesh("vm", { meshes: [{ name: "istiod-istio--system-cluster-east" }, { name: "istiod--1--24-istio--system-cluster-west" }].slice(0, c.meshes) }));
     case "delete": {
       const res = await cp.request("DELETE", `/v1/${c.kind}/${c.name}`, { token: admin });
       expect([200, 404]).toContain(res.status);

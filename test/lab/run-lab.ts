@@ -89,14 +89,14 @@ async function sharedTrust(east: LabAgent, west: LabAgent): Promise<void> {
   const vm = {
     apiVersion: "meshplane.dev/v1", kind: "VirtualMesh", metadata: { name: "lab-trust" },
     spec: {
-      meshes: [{ name: "istiod-istio-system-cluster-east" }, { name: "istiod-1-24-istio-system-cluster-west" }],
+      meshes: [{ name: "istiod-istio--system-cluster-east" }, { name: "istiod--1--24-istio--system-cluster-west" }],
       mtlsConfig: { shared: { rootCertificateAuthority: { generated: { keyAlgorithm: "ECDSA_P256" } }, intermediateCertOptions: { ttlDays: 30, rotateBeforeDays: 7 } } },
       federation: { selectors: [{}] },
     },
   };
   await cp.request("POST", "/v1/virtualmeshes", { token: admin, body: vm });
   const status = async () => ((await (await cp.request("GET", "/v1/virtualmeshes/lab-trust", { token: admin })).json()) as { status: { state: string; meshes?: Record<string, { state: string; errors?: string[]; trust?: { state: string } }> } }).status;
-  const refused = await eventually("the VirtualMesh's status", async () => ((await status()).meshes?.["istiod-istio-system-cluster-east"]?.errors?.length ? status() : undefined));
+  const refused = await eventually("the VirtualMesh's status", async () => ((await status()).meshes?.["istiod-istio--system-cluster-east"]?.errors?.length ? status() : undefined));
   console.log("\nVirtualMesh lab-trust, first status:");
   for (const [mesh, m] of Object.entries(refused.meshes ?? {})) console.log(`  ${mesh}: ${m.state}, trust ${m.trust?.state}\n    ${(m.errors ?? []).join("\n    ")}`);
   console.log("\nAdding the trust-domain aliases the status asks for (as istioctl would) …");

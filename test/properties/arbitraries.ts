@@ -5,7 +5,7 @@
  * conflicts, invalid refs and acceptance order in every run.
  */
 import * as fc from "fast-check";
-import type { TrafficPolicyFeatures } from "@meshplane/core";
+import { type TrafficPolicyFeatures, discoveredName } from "@meshplane/core";
 import type { TenantDescription } from "../golden/tenant";
 
 const CLUSTERS = ["c1", "c2", "c3"] as const;
@@ -144,13 +144,16 @@ const accessPolicySpec: fc.Arbitrary<NonNullable<Description["accessPolicies"]>[
 /** Mesh names for VirtualMeshes: mostly meshes that exist in the drawn clusters, sometimes not. */
 function realMeshNames(clusters: readonly [string, ClusterDescription][]): { in: string; name: string }[] {
   return clusters.flatMap(([c, d]) =>
-    (d.meshes ?? []).map((m) => ({ in: c, name: m.type === "osm" ? `osm-controller-osm-system-${c}` : m.revision ? `istiod-${m.revision}-istio-system-${c}` : `istiod-istio-system-${c}` })),
+    (d.meshes ?? []).map((m) => ({
+      in: c,
+      name: m.type === "osm" ? discoveredName({ name: "osm-controller", namespace: "osm-system", cluster: c }) : discoveredName({ name: m.revision ? `istiod-${m.revision}` : "istiod", namespace: "istio-system", cluster: c }),
+    })),
   );
 }
 
 function meshNames(clusters: readonly [string, ClusterDescription][]): fc.Arbitrary<string> {
   const real = realMeshNames(clusters).map((m) => m.name);
-  return fc.oneof({ arbitrary: fc.constantFrom(...real), weight: 8 }, { arbitrary: fc.constantFrom("istiod-istio-system-c9", "nope"), weight: 1 });
+  return fc.oneof({ arbitrary: fc.constantFrom(...real), weight: 8 }, { arbitrary: fc.constantFrom("istiod-istio--system-c9", "nope"), weight: 1 });
 }
 
 type VirtualMeshSpec = NonNullable<Description["virtualMeshes"]>[number]["spec"];

@@ -39,7 +39,7 @@ const BULK_PER_CLUSTER = 1000;
 
 /** `count` services (numbered from `first`) in namespace `apps` of `cluster`, each with one workload, all in one mesh. */
 function bulkDiscovery(cluster: string, first: number, count: number) {
-  const mesh = `istiod-istio-system-${cluster}`;
+  const mesh = `istiod-istio--system-${cluster}`;
   const meshes = [{ kind: "Mesh", metadata: { name: mesh, cluster }, spec: { type: "istio", cluster, namespace: "istio-system", version: "1.24.2", istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] } } }];
   const workloads = [];
   const destinations = [];
@@ -59,7 +59,7 @@ const doc = (kind: string, name: string, spec: Record<string, unknown>) => ({ ap
 
 export const SEED_DOCUMENTS = [
   doc("VirtualMesh", "global", {
-    meshes: [{ name: "istiod-istio-system-cluster-east" }, { name: "istiod-istio-system-cluster-west" }],
+    meshes: [{ name: "istiod-istio--system-cluster-east" }, { name: "istiod-istio--system-cluster-west" }],
     mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } },
     federation: { selectors: [{ destinationSelectors: [{ kubeServiceMatcher: { namespaces: ["bookinfo"] } }] }], hostnameSuffix: "global" },
     globalAccessPolicy: "ENABLED",

@@ -1,6 +1,6 @@
 import { createPublicKey } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { type DiscoveryResult, type PublicEcJwk, ValidationError, canonicalJson, discoveryReport, registerRequest, registerResponse, sha256, snapshotEtag, statusReport } from "@meshplane/core/base";
+import { type DiscoveryResult, type PublicEcJwk, ValidationError, assignDiscoveredNames, canonicalJson, discoveryReport, registerRequest, registerResponse, sha256, snapshotEtag, statusReport } from "@meshplane/core/base";
 import { type JWK, calculateJwkThumbprint } from "jose";
 import { z } from "zod";
 import type { TranslateQueue } from "../../queue/translate-queue";
@@ -90,8 +90,10 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },
       handler: async (c, { body }) => {
         const { tenantId, cluster, head } = c.get("agent");
-        const { hash: _advisory, ...result } = body;
-        checkCluster(result, cluster);
+        const { hash: _advisory, ...reported } = body;
+        checkCluster(reported, cluster);
+        // Discovered names are the control plane's to give, never the agent's (docs/api.md, "Discovered names").
+        const result = assignDiscoveredNames(reported, cluster);
         const revision = await store.agents.recordDiscovery(tenantId, cluster, result, sha256(canonicalJson(result)), head);
         await enqueueTranslate(deps.queue, c.get("log"), tenantId, revision);
         return c.json({ changed: revision !== undefined }, 202);

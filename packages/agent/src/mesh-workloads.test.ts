@@ -37,7 +37,7 @@ describe("meshWorkloads", () => {
       ],
       [controller("db", "shop", "example/db:1")],
     );
-    const mesh = "istiod-istio-system-c1";
+    const mesh = "istiod-istio--system-c1";
     expect(meshWorkloads(objects, mesh).sort((a, b) => a.name.localeCompare(b.name))).toEqual([
       { kind: "Deployment", namespace: "shop", name: "cart", restartedAt: "2031-03-15T12:00:20.000Z" },
       { kind: "StatefulSet", namespace: "shop", name: "db" },

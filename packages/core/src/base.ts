@@ -14,3 +14,5 @@ export { type VersionStamp, nextStoredVersion } from "./stored-version";
 export * from "./snapshot/index";
 export { Canonicalizer, canonicalJson, sha256 } from "./translate/canonical";
 export * from "./push";
+// The control plane names what agents discover (docs/api.md, "Discovered names"): small, no YAML.
+export { assignDiscoveredNames, meshController, meshName } from "./discovery/assign-names";

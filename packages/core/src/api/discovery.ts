@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { labelMap } from "./common";
+import { dnsLabel, dnsSubdomain, labelMap } from "./common";
 
 /**
  * Discovered resources (API.md §3): what the agent reports about one cluster. They are the
@@ -21,11 +21,22 @@ export const gateway = z.strictObject({
 });
 export type Gateway = z.infer<typeof gateway>;
 
+/**
+ * Kubernetes names an agent reports. They are bounded and shaped here, at the boundary: the control
+ * plane derives discovered names and store keys from them (docs/api.md, "Discovered names").
+ */
+const kubeName = dnsSubdomain;
+const kubeNamespace = dnsLabel;
+/** The agent's own handle for an object of its report: only resolves references inside the report. */
+const reportHandle = z.string().min(1).max(253, "must be at most 253 characters");
+
 export const meshSpec = z.strictObject({
   type: z.enum(["istio", "osm"]),
   cluster: z.string(),
-  namespace: z.string(),
-  version: z.string(),
+  namespace: kubeNamespace,
+  /** The Deployment running the control plane (istiod, osm-controller); the mesh's name derives from it. */
+  controller: kubeName.optional(),
+  version: z.string().max(128),
   istio: z
     .strictObject({
       revision: z.string().optional(),
@@ -41,19 +52,19 @@ export const meshSpec = z.strictObject({
 
 export const workloadSpec = z.strictObject({
   kind: z.enum(["Deployment", "StatefulSet", "DaemonSet"]),
-  name: z.string(),
-  namespace: z.string(),
+  name: kubeName,
+  namespace: kubeNamespace,
   cluster: z.string(),
-  mesh: z.string(),
+  mesh: reportHandle,
   labels: labelMap,
   serviceAccount: z.string(),
 });
 
 export const destinationSpec = z.strictObject({
-  name: z.string(),
-  namespace: z.string(),
+  name: kubeName,
+  namespace: kubeNamespace,
   cluster: z.string(),
-  mesh: z.string(),
+  mesh: reportHandle,
   labels: labelMap,
   selector: labelMap,
   ports: z.array(
@@ -78,10 +89,10 @@ export const destinationSpec = z.strictObject({
     }),
   ),
   externalAddresses: z.array(address).optional(),
-  workloads: z.array(z.string()),
+  workloads: z.array(reportHandle),
 });
 
-const discoveredMetadata = z.strictObject({ name: z.string(), cluster: z.string() });
+const discoveredMetadata = z.strictObject({ name: reportHandle, cluster: z.string() });
 
 export const mesh = z.strictObject({ kind: z.literal("Mesh"), metadata: discoveredMetadata, spec: meshSpec });
 export const workload = z.strictObject({ kind: z.literal("Workload"), metadata: discoveredMetadata, spec: workloadSpec });

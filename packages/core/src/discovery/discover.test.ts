@@ -41,17 +41,17 @@ describe("discover", () => {
 
   it("composes meshes, gateways, workloads and destinations", () => {
     expect(result.meshes.map((m) => [m.metadata.name, m.spec.istio?.trustDomain, m.spec.istio?.smartDnsProxyingEnabled, m.spec.istio?.gateways.map((g) => g.name)])).toEqual([
-      ["istiod-1-24-istio-system-cluster1", "cluster.local", false, []],
-      ["istiod-istio-system-cluster1", "acme.example", true, ["istio-ingressgateway"]],
+      ["istiod--1--24-istio--system-cluster1", "cluster.local", false, []],
+      ["istiod-istio--system-cluster1", "acme.example", true, ["istio-ingressgateway"]],
     ]);
     expect(result.workloads.map((w) => [w.metadata.name, w.spec.mesh])).toEqual([
-      ["api-canary-cluster1-deployment", "istiod-1-24-istio-system-cluster1"],
-      ["web-v1-shop-cluster1-deployment", "istiod-istio-system-cluster1"],
-      ["web-v2-shop-cluster1-deployment", "istiod-istio-system-cluster1"],
+      ["api-canary-cluster1-deployment", "istiod--1--24-istio--system-cluster1"],
+      ["web--v1-shop-cluster1-deployment", "istiod-istio--system-cluster1"],
+      ["web--v2-shop-cluster1-deployment", "istiod-istio--system-cluster1"],
     ]);
     expect(result.destinations.map((d) => [d.metadata.name, d.spec.mesh, d.spec.subsets, d.spec.endpoints.map((e) => `${e.ip}@${e.zone}`)])).toEqual([
-      ["api-canary-cluster1", "istiod-1-24-istio-system-cluster1", {}, []],
-      ["web-shop-cluster1", "istiod-istio-system-cluster1", { version: ["v1", "v2"] }, ["10.0.0.1@z1", "10.0.0.2@z2"]],
+      ["api-canary-cluster1", "istiod--1--24-istio--system-cluster1", {}, []],
+      ["web-shop-cluster1", "istiod-istio--system-cluster1", { version: ["v1", "v2"] }, ["10.0.0.1@z1", "10.0.0.2@z2"]],
     ]);
   });
 
@@ -69,6 +69,6 @@ describe("discover", () => {
     const problems: DiscoveryProblem[] = [];
     const partial = discover({ ...input, configMaps: [main.configMap] }, { report: (p) => problems.push(p) });
     expect(problems.map((p) => p.object)).toEqual(["Deployment istio-system/istiod-1-24"]);
-    expect(partial.meshes.map((m) => m.metadata.name)).toEqual(["istiod-istio-system-cluster1"]);
+    expect(partial.meshes.map((m) => m.metadata.name)).toEqual(["istiod-istio--system-cluster1"]);
   });
 });

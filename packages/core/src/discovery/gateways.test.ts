@@ -18,7 +18,7 @@ function istioMesh(name: string, namespace: string, revision?: string): Mesh {
     },
   };
 }
-const mesh = istioMesh("istiod-istio-system-cluster1", "istio-system");
+const mesh = istioMesh("istiod-istio--system-cluster1", "istio-system");
 
 const eastWest = (spec: Partial<Service["spec"]>, status?: Service["status"], name = "istio-eastwestgateway", ns = "istio-system") =>
   service(name, ns, { selector: { istio: "eastwestgateway", app: "istio-eastwestgateway" }, ...spec }, status ? { status } : {});
@@ -94,8 +94,8 @@ describe("attachGateways", () => {
 
   it("attaches each gateway to the mesh of its revision, else its namespace, else the first", () => {
     const meshes = [
-      istioMesh("istiod-1-24-istio-system-cluster1", "istio-system", "1-24"),
-      istioMesh("istiod-istio-system-cluster1", "istio-system"),
+      istioMesh("istiod--1--24-istio--system-cluster1", "istio-system", "1-24"),
+      istioMesh("istiod-istio--system-cluster1", "istio-system"),
       istioMesh("istiod-mesh-b-cluster1", "mesh-b"),
     ];
     const lb = { loadBalancer: { ingress: [{ ip: "203.0.113.1" }] } };
@@ -108,8 +108,8 @@ describe("attachGateways", () => {
     services[0]!.metadata.labels = { "istio.io/rev": "1-24" };
     const names = Object.fromEntries(Object.entries(gatewaysOf({ services }, meshes)).map(([m, gws]) => [m, gws.map((g) => g.name)]));
     expect(names).toEqual({
-      "istiod-1-24-istio-system-cluster1": ["gw-rev"],
-      "istiod-istio-system-cluster1": ["gw-elsewhere", "gw-default"],
+      "istiod--1--24-istio--system-cluster1": ["gw-rev"],
+      "istiod-istio--system-cluster1": ["gw-elsewhere", "gw-default"],
       "istiod-mesh-b-cluster1": ["gw-b"],
     });
   });

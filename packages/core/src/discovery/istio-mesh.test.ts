@@ -52,13 +52,14 @@ describe("discoverIstioMeshes", () => {
     const { meshes, problems } = meshesOf({ deployments: [main.deployment, canary.deployment], configMaps: [main.configMap, canary.configMap] });
     expect(problems).toEqual([]);
     expect(meshes.map((m) => [m.metadata.name, m.spec.istio?.revision, m.spec.istio?.trustDomain, m.spec.istio?.istiodServiceAccount])).toEqual([
-      ["istiod-1-24-istio-system-cluster1", "1-24", "two.example", "istiod-1-24"],
-      ["istiod-istio-system-cluster1", undefined, "one.example", "istiod"],
+      ["istiod--1--24-istio--system-cluster1", "1-24", "two.example", "istiod-1-24"],
+      ["istiod-istio--system-cluster1", undefined, "one.example", "istiod"],
     ]);
     expect(meshes[1]?.spec).toEqual({
       type: "istio",
       cluster: "cluster1",
       namespace: "istio-system",
+      controller: "istiod",
       version: "1.24.2",
       istio: { trustDomain: "one.example", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] },
     });

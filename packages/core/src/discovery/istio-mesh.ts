@@ -111,6 +111,7 @@ export function discoverIstioMeshes(index: ClusterIndex, report: ReportProblem):
         type: "istio",
         cluster: index.cluster,
         namespace,
+        controller: name,
         version: imageVersion(pilot.image),
         istio: {
           ...(revision === undefined ? {} : { revision }),

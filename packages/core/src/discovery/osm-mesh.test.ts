@@ -9,8 +9,8 @@ describe("discoverOsmMeshes", () => {
     expect(discoverOsmMeshes(indexCluster(cluster({ deployments: [deployment] })))).toEqual([
       {
         kind: "Mesh",
-        metadata: { name: "osm-controller-osm-system-cluster1", cluster: "cluster1" },
-        spec: { type: "osm", cluster: "cluster1", namespace: "osm-system", version: "1.2.4" },
+        metadata: { name: "osm--controller-osm--system-cluster1", cluster: "cluster1" },
+        spec: { type: "osm", cluster: "cluster1", namespace: "osm-system", controller: "osm-controller", version: "1.2.4" },
       },
     ]);
   });

@@ -20,7 +20,7 @@ export function discoverOsmMeshes(index: ClusterIndex): Mesh[] {
     meshes.push({
       kind: "Mesh",
       metadata: { name: discoveredName({ name, namespace, cluster: index.cluster }), cluster: index.cluster },
-      spec: { type: "osm", cluster: index.cluster, namespace, version: imageVersion(controller.image) },
+      spec: { type: "osm", cluster: index.cluster, namespace, controller: name, version: imageVersion(controller.image) },
     });
   }
   return meshes.toSorted((a, b) => compareStrings(a.metadata.name, b.metadata.name));

@@ -3,10 +3,11 @@ import type { Mesh } from "../api/discovery";
 import { indexCluster } from "./cluster-index";
 import type { ClusterObjects } from "./kube";
 import { discoverWorkloads } from "./workloads";
+import { discoveredName } from "./names";
 import { APP, cluster, controller, namespace, pod, replicaSet } from "./test-objects";
 
 function istioMesh(revision?: string): Mesh {
-  const name = revision ? `istiod-${revision}-istio-system-cluster1` : "istiod-istio-system-cluster1";
+  const name = discoveredName({ name: revision ? `istiod-${revision}` : "istiod", namespace: "istio-system", cluster: "cluster1" });
   return {
     kind: "Mesh",
     metadata: { name, cluster: "cluster1" },
@@ -19,7 +20,7 @@ function istioMesh(revision?: string): Mesh {
     },
   };
 }
-const osm: Mesh = { kind: "Mesh", metadata: { name: "osm-controller-osm-system-cluster1", cluster: "cluster1" }, spec: { type: "osm", cluster: "cluster1", namespace: "osm-system", version: "1.2.4" } };
+const osm: Mesh = { kind: "Mesh", metadata: { name: "osm--controller-osm--system-cluster1", cluster: "cluster1" }, spec: { type: "osm", cluster: "cluster1", namespace: "osm-system", version: "1.2.4" } };
 
 const workloadsOf = (objects: Partial<ClusterObjects>, meshes: Mesh[] = [istioMesh()]) => discoverWorkloads(indexCluster(cluster(objects)), meshes);
 
@@ -33,13 +34,13 @@ describe("discoverWorkloads", () => {
     expect(workloads).toEqual([
       {
         kind: "Workload",
-        metadata: { name: "reviews-v1-bookinfo-cluster1-deployment", cluster: "cluster1" },
+        metadata: { name: "reviews--v1-bookinfo-cluster1-deployment", cluster: "cluster1" },
         spec: {
           kind: "Deployment",
           name: "reviews-v1",
           namespace: "bookinfo",
           cluster: "cluster1",
-          mesh: "istiod-istio-system-cluster1",
+          mesh: "istiod-istio--system-cluster1",
           labels: { app: "reviews", version: "v1" },
           serviceAccount: "bookinfo-reviews",
         },
@@ -83,11 +84,11 @@ describe("discoverWorkloads", () => {
   });
 
   it.each<[string, Record<string, string>, Record<string, string>, string]>([
-    ["a pod labelled with a revision", { "istio.io/rev": "1-24" }, {}, "istiod-1-24-istio-system-cluster1"],
-    ["a namespace labelled with a revision", {}, { "istio.io/rev": "1-24" }, "istiod-1-24-istio-system-cluster1"],
-    ["the default revision", { "istio.io/rev": "default" }, {}, "istiod-istio-system-cluster1"],
-    ["an unknown revision", { "istio.io/rev": "9-99" }, {}, "istiod-istio-system-cluster1"],
-    ["a pod the 1-24 injector annotated", { annotation: "1-24" }, { "istio.io/rev": "default" }, "istiod-1-24-istio-system-cluster1"],
+    ["a pod labelled with a revision", { "istio.io/rev": "1-24" }, {}, "istiod--1--24-istio--system-cluster1"],
+    ["a namespace labelled with a revision", {}, { "istio.io/rev": "1-24" }, "istiod--1--24-istio--system-cluster1"],
+    ["the default revision", { "istio.io/rev": "default" }, {}, "istiod-istio--system-cluster1"],
+    ["an unknown revision", { "istio.io/rev": "9-99" }, {}, "istiod-istio--system-cluster1"],
+    ["a pod the 1-24 injector annotated", { annotation: "1-24" }, { "istio.io/rev": "default" }, "istiod--1--24-istio--system-cluster1"],
   ])("assigns the mesh of %s", (_what, podLabels, nsLabels, mesh) => {
     const { annotation, ...labels } = podLabels;
     const workloads = workloadsOf(

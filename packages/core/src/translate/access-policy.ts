@@ -47,7 +47,7 @@ export interface AccessSelection {
 
 export function selectAccessPolicy(policy: AccessPolicy, model: Model): AccessSelection {
   const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
-  const errors = [...missing.map((ref) => `destinationSelector: service ${ref} not found`), ...identityErrors(policy.spec.sourceSelector, model)];
+  const errors = [...missing.map((ref) => `destinationSelector: service ${ref} ${model.missing(ref)}`), ...identityErrors(policy.spec.sourceSelector, model)];
   return { destinations: matched.map((d) => d.metadata.name), errors, sources: istioSources(policy.spec.sourceSelector, model) };
 }
 

@@ -59,7 +59,7 @@ function sources(model: Model, vm: VirtualMesh, selector: FederationSelector, i:
   const key = resourceKeyOf(vm);
   const inVm = (d: Destination) => members.get(d.spec.mesh)?.virtualMesh === vm;
   const { matched, missing } = selectDestinations(model, selector.destinationSelectors);
-  for (const ref of missing) reporter.report(key, undefined, `federation.selectors[${i}]: service ${ref} not found`);
+  for (const ref of missing) reporter.report(key, undefined, `federation.selectors[${i}]: service ${ref} ${model.missing(ref)}`);
   for (const ref of (selector.destinationSelectors ?? []).flatMap((s) => s.kubeServiceRefs?.services ?? [])) {
     const destination = model.destinationByRef(ref);
     if (destination !== undefined && !inVm(destination)) {

@@ -19,7 +19,7 @@ function candidates(model: Model, reporter: Reporter): Map<string, VirtualMesh[]
   for (const vm of model.virtualMeshes) {
     for (const name of new Set(vm.spec.meshes.map((m) => m.name))) {
       const mesh = model.meshes.get(name);
-      if (mesh === undefined) reporter.reportMesh(resourceKeyOf(vm), name, `mesh ${name} not found`);
+      if (mesh === undefined) reporter.reportMesh(resourceKeyOf(vm), name, `mesh ${name} ${model.missing(name)}`);
       else if (mesh.spec.type !== "istio") {
         reporter.reportMesh(resourceKeyOf(vm), name, `mesh ${name} is an ${mesh.spec.type} mesh; only Istio meshes can join a VirtualMesh`);
       } else pushTo(claims, name, vm);

@@ -27,6 +27,11 @@ export interface Model {
   readonly trust: Readonly<Record<string, VirtualMeshTrust>>;
   /** The agent's latest certificate report for `mesh` in `cluster`. */
   certificateReport(cluster: string, mesh: string): CertificateResult | undefined;
+  /**
+   * Why a discovered name (or a `cluster/namespace/name` ref) the input refers to is not in the
+   * model: "not found", or the name conflict that left it out.
+   */
+  missing(key: string): string;
   /** The destination a `{cluster, namespace, name}` ref names, if discovered. */
   destinationByRef(ref: ServiceKey): Destination | undefined;
   /** Meshes discovered in `cluster`, sorted by name. */
@@ -52,6 +57,37 @@ function place(item: Destination | Workload) {
   return { cluster: item.spec.cluster, namespace: item.spec.namespace, labels: item.spec.labels };
 }
 
+/**
+ * Discovered objects by name. Names are the control plane's and injective (docs/api.md, "Discovered
+ * names"), so two objects under one name mean a registration that raced the cluster-name check or a
+ * store written before it: every object under such a name is left out, and `conflicts` says why, for
+ * the statuses of whatever refers to it. Translation of everything else goes on.
+ */
+function discoveredByName<T extends Mesh | Workload | Destination>(items: readonly T[], conflicts: Map<string, string>): Map<string, T> {
+  const groups = new Map<string, T[]>();
+  for (const item of sortBy(items, (i) => i.metadata.name)) pushTo(groups, item.metadata.name, item);
+  const byName = new Map<string, T>();
+  for (const [name, group] of groups) {
+    const [first] = group;
+    if (group.length === 1 && first !== undefined) {
+      byName.set(name, first);
+      continue;
+    }
+    const where = [...new Set(group.map((item) => `${item.spec.cluster}/${item.spec.namespace}`))].sort(compareStrings);
+    const clusters = [...new Set(group.map((item) => item.spec.cluster))].sort(compareStrings);
+    conflicts.set(
+      name,
+      `is ambiguous: ${group.length} discovered objects share the name ${name} (${where.join(", ")}), so none of them is translated` +
+        (clusters.length > 1 ? `; the names of clusters ${clusters.join(" and ")} clash (one ends with "-" and the other's name): register one under another name` : ""),
+    );
+    // Meshes are referred to by name, destinations by `cluster/namespace/name`; workloads by neither.
+    const reason = conflicts.get(name) as string;
+    if (first?.kind !== "Mesh") conflicts.delete(name);
+    if (first?.kind === "Destination") for (const item of group) conflicts.set(refKey(item.spec), reason);
+  }
+  return byName;
+}
+
 function uniqueByName<T extends { metadata: { name: string } }>(items: readonly T[], what: string): Map<string, T> {
   const byName = new Map<string, T>();
   for (const item of sortBy(items, (i) => i.metadata.name)) {
@@ -64,7 +100,8 @@ function uniqueByName<T extends { metadata: { name: string } }>(items: readonly 
 /**
  * Indexes `input`. Discovered objects of unregistered clusters are dropped (types.ts), and so are
  * workloads and destinations whose mesh is unknown: without a mesh there is nothing to translate to.
- * Throws TranslateError when two discovered objects or two user resources of a kind share a name.
+ * Discovered objects that share a name are left out and said why (`missing`); two user resources of a
+ * kind under one name are a store bug and throw TranslateError.
  */
 export function buildModel(input: TranslateInput): Model {
   return withPolicies(buildWorld(input), input);
@@ -77,10 +114,13 @@ export function buildModel(input: TranslateInput): Model {
 export function buildWorld(input: TranslateInput): Model {
   const clusters = [...new Set(input.clusters)].sort(compareStrings);
   const registered = new Set(clusters);
-  const meshes = uniqueByName(input.meshes.filter((m) => registered.has(m.spec.cluster)), "meshes");
-  const known = <T extends Destination | Workload>(item: T) => registered.has(item.spec.cluster) && meshes.has(item.spec.mesh);
-  const workloads = uniqueByName(input.workloads.filter(known), "workloads");
-  const destinations = uniqueByName(input.destinations.filter(known), "destinations");
+  const conflicts = new Map<string, string>();
+  const meshes = discoveredByName(input.meshes.filter((m) => registered.has(m.spec.cluster)), conflicts);
+  // A workload or destination belongs to a mesh of its own cluster; a name the control plane gave
+  // another cluster's mesh never makes it one of that mesh's (docs/api.md, "Discovered names").
+  const known = <T extends Destination | Workload>(item: T) => registered.has(item.spec.cluster) && meshes.get(item.spec.mesh)?.spec.cluster === item.spec.cluster;
+  const workloads = discoveredByName(input.workloads.filter(known), conflicts);
+  const destinations = discoveredByName(input.destinations.filter(known), conflicts);
   const byRef = new Map([...destinations.values()].map((d) => [refKey(d.spec), d]));
   const meshesByCluster = new Map<string, Mesh[]>();
   for (const mesh of meshes.values()) pushTo(meshesByCluster, mesh.spec.cluster, mesh);
@@ -101,6 +141,7 @@ export function buildWorld(input: TranslateInput): Model {
     trust: input.trust ?? {},
     certificateReport: (cluster, mesh) => (registered.has(cluster) ? reports(cluster, mesh) : undefined),
     destinationByRef: (ref) => byRef.get(refKey(ref)),
+    missing: (key) => conflicts.get(key) ?? "not found",
     meshesIn: (cluster) => meshesByCluster.get(cluster) ?? [],
     meshOf: (item) => meshes.get(item.spec.mesh) as Mesh,
     backingWorkloads: (d) => d.spec.workloads.flatMap((name) => workloads.get(name) ?? []).sort((a, b) => compareStrings(a.metadata.name, b.metadata.name)),

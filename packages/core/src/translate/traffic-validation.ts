@@ -13,7 +13,7 @@ function labelText(labels: Record<string, string>): string {
 /** Errors about one trafficShift or mirror target: it must exist, have the port named, and back the subset. */
 function targetErrors(model: Model, where: string, ref: ServiceKey & { port?: number | undefined; subset?: Record<string, string> | undefined }): string[] {
   const target: Destination | undefined = model.destinationByRef(ref);
-  if (target === undefined) return [`${where}: service ${refKey(ref)} not found`];
+  if (target === undefined) return [`${where}: service ${refKey(ref)} ${model.missing(refKey(ref))}`];
   const errors: string[] = [];
   if (ref.port !== undefined && !target.spec.ports.some((p) => p.port === ref.port)) errors.push(`${where}: service ${refKey(ref)} has no port ${ref.port}`);
   const backing = model.backingWorkloads(target);
@@ -33,7 +33,7 @@ function targetErrors(model: Model, where: string, ref: ServiceKey & { port?: nu
  */
 export function trafficPolicyErrors(policy: TrafficPolicy, model: Model, missing: readonly string[]): string[] {
   const features = policy.spec.policy;
-  const errors = missing.map((ref) => `destinationSelector: service ${ref} not found`);
+  const errors = missing.map((ref) => `destinationSelector: service ${ref} ${model.missing(ref)}`);
   (features.trafficShift?.destinations ?? []).forEach((d, i) => errors.push(...targetErrors(model, `trafficShift.destinations[${i}]`, d.kubeService)));
   if (features.mirror !== undefined) errors.push(...targetErrors(model, "mirror", features.mirror.kubeService));
   return errors;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type DestinationView, type PlacedObject, type ResourceStatusView, type ResourceView, describeDestination, generatedBy, parentsOf, reasonsOf } from "./describe";
 
-const MESH = "istiod-istio-system-cluster-east";
+const MESH = "istiod-istio--system-cluster-east";
 const destination: DestinationView = {
   kind: "Destination",
   metadata: { name: "reviews-bookinfo-cluster-east", cluster: "cluster-east" },
@@ -113,7 +113,7 @@ describe("describeDestination", () => {
       // Named first, but refused for the mesh: the mesh already belongs to "holder".
       holding("a-refused", { globalAccessPolicy: "ENABLED" }, "INVALID"),
       holding("holder", { globalAccessPolicy: "ENABLED" }, "ACCEPTED"),
-      virtualMesh("other-meshes", ["istiod-istio-system-cluster-west"], { globalAccessPolicy: "ENABLED" }, "ACCEPTED"),
+      virtualMesh("other-meshes", ["istiod-istio--system-cluster-west"], { globalAccessPolicy: "ENABLED" }, "ACCEPTED"),
     ];
     const view = describeDestination(destination, resources, []);
     expect(view.enforcedBy).toEqual(["holder"]);
@@ -160,7 +160,7 @@ describe("describeDestination", () => {
       serviceEntry("cluster-central", ["reviews.bookinfo.svc.cluster-east.global"], [{ address: "gw.example.com", ports: { http: 15443 } }]),
       serviceEntry("cluster-north", ["reviews.bookinfo.svc.cluster-east.elsewhere"], [{ address: "gw.example.com", ports: { http: 15443 } }]),
     ];
-    const resources = [virtualMesh("internal", [MESH], { federation: { hostnameSuffix: "mesh.internal" } }), virtualMesh("not-ours", ["istiod-istio-system-cluster-west"], { federation: { hostnameSuffix: "elsewhere" } })];
+    const resources = [virtualMesh("internal", [MESH], { federation: { hostnameSuffix: "mesh.internal" } }), virtualMesh("not-ours", ["istiod-istio--system-cluster-west"], { federation: { hostnameSuffix: "elsewhere" } })];
     expect(describeDestination(destination, resources, objects).federation).toEqual([{ cluster: "cluster-west", host: "reviews.bookinfo.svc.cluster-east.mesh.internal", gateways: ["gw.example.com:15443"] }]);
   });
 
@@ -187,7 +187,7 @@ describe("reasonsOf", () => {
       destinations: { [DEST]: { state: "INVALID", errors: ["conflicts with TrafficPolicy/first on retries"] }, "ratings-bookinfo-cluster-east": { state: "ACCEPTED" } },
       meshes: {
         [MESH]: { state: "FAILED", errors: ["no east-west gateway"], trust: { state: "FAILED", errors: ["intermediate CA refused", "key too short"] } },
-        "istiod-istio-system-cluster-west": { state: "PENDING", trust: { state: "PENDING", errors: ["waiting for the agent's CSR"] } },
+        "istiod-istio--system-cluster-west": { state: "PENDING", trust: { state: "PENDING", errors: ["waiting for the agent's CSR"] } },
       },
       clusters: { "cluster-west": { generation: 4, applied: false, errors: ["ServiceEntry istio-system/reviews: forbidden"] }, "cluster-east": { generation: 4, applied: true } },
     };
@@ -197,7 +197,7 @@ describe("reasonsOf", () => {
       `mesh ${MESH}: no east-west gateway`,
       `mesh ${MESH} trust: intermediate CA refused`,
       `mesh ${MESH} trust: key too short`,
-      "mesh istiod-istio-system-cluster-west trust: waiting for the agent's CSR",
+      "mesh istiod-istio--system-cluster-west trust: waiting for the agent's CSR",
       "cluster cluster-west: ServiceEntry istio-system/reviews: forbidden",
     ]);
   });
