@@ -24,6 +24,15 @@ export default defineConfig({
       },
       {
         test: {
+          // Every bench of test/bench at a tiny size, through `npm run bench`: it must finish and print its JSON line.
+          name: "bench",
+          include: ["test/bench/**/*.test.ts"],
+          testTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           // Istio's own code (test/istio/judge, built by scripts/istio-judge.sh) judges generated config.
           name: "istio",
           include: ["test/istio/**/*.test.ts"],

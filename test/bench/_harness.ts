@@ -12,12 +12,15 @@ import { startSqsLocal } from "../../functions/local/sqs-local";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
 import { createLogger } from "../../functions/shared/logger";
 import type { AuthorityDeps } from "../../functions/pki/authority";
+import { inProcessCsrSigner } from "../../functions/ca-signer/in-process";
 import { LocalKeyVault } from "../../functions/pki/key-vault";
 import { LocalKeySigner } from "../../functions/signer/local-key";
 import { createDocumentClient } from "../../functions/store/client";
 import { createStore } from "../../functions/store/index";
 import { ensureTable } from "../../functions/store/table";
 import { PushHub } from "../../functions/push/hub";
+import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { agentKey } from "../support/agents";
 import { createWorker } from "../../functions/worker/handler";
 import { startPoller } from "../../functions/worker/poller";
 import type { WorkerDeps } from "../../functions/worker/translate-tenant";
@@ -58,8 +61,9 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
   const keyDir = mkdtempSync(join(tmpdir(), "bench-keys-"));
   const signer = LocalKeySigner.open(join(keyDir, "keys.json"));
   const authority: AuthorityDeps = { vault: LocalKeyVault.open(join(keyDir, "ca-kek")), crypto: globalThis.crypto };
-  const silent = createLogger({}, () => undefined);
-  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent, authority, sharing: SINGLE_PROCESS_SHARING, ...(options.limits ? { limits: options.limits } : {}) });
+  // BENCH_LOG=1 writes the control plane's log to stderr, to see why a bench failed.
+  const silent = createLogger({}, process.env.BENCH_LOG ? (line) => process.stderr.write(`${line}\n`) : () => undefined);
+  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent, authority, csrSigner: inProcessCsrSigner({ store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: silent, now: () => new Date() }), sharing: SINGLE_PROCESS_SHARING, ...(options.limits ? { limits: options.limits } : {}) });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -70,6 +74,8 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
   const sqsClient = new SQSClient({ region: "us-east-1", endpoint: sqs.endpoint, credentials: CREDENTIALS });
   const poller = options.worker ? startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(worker), log: silent, waitSeconds: 1 }) : undefined;
   const operatorToken = (await store.tokens.ensureOperator(new Date().toISOString())) as string;
+  const request = (method: string, path: string, token: string, body?: unknown) =>
+    fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
   return {
     url,
     endpoints: { dynamo: dynamo.endpoint, sqs: sqs.endpoint },
@@ -81,8 +87,23 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
     operatorToken,
     sqs: sqsClient,
     queueUrl: sqs.queueUrl,
-    request: (method: string, path: string, token: string, body?: unknown) =>
-      fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) }),
+    request,
+    /** Creates a tenant through the API; answers its admin token. */
+    async tenant(name: string): Promise<string> {
+      const res = await expectStatus(request("POST", "/v1/tenants", operatorToken, { name }), 201, `POST /v1/tenants ${name}`);
+      return ((await res.json()) as { adminToken: string }).adminToken;
+    },
+    /**
+     * Registers `cluster` through the API, then an agent for it with the bootstrap token, as the
+     * in-cluster agent does. Answers the agent's client and the incarnation it was told.
+     */
+    async agent(adminToken: string, tenant: string, cluster: string) {
+      const res = await expectStatus(request("POST", "/v1/clusters", adminToken, { name: cluster }), 201, `POST /v1/clusters ${cluster}`);
+      const { bootstrapToken } = (await res.json()) as { bootstrapToken: string };
+      const key = await agentKey();
+      const { incarnation } = await ControlPlaneClient.register(url, bootstrapToken, key.publicJwk, "bench");
+      return { client: new ControlPlaneClient({ url, tenant, cluster, key }), incarnation };
+    },
     async stop() {
       push.close();
       await poller?.stop();
@@ -91,6 +112,13 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
       await dynamo.stop();
     },
   };
+}
+
+/** `response` if it has `status`; otherwise an error naming `what`, the status and the body. */
+export async function expectStatus(response: Response | Promise<Response>, status: number, what: string): Promise<Response> {
+  const res = await response;
+  if (res.status !== status) throw new Error(`${what}: ${res.status}, expected ${status}: ${(await res.text()).slice(0, 500)}`);
+  return res;
 }
 
 export function percentile(sorted: number[], p: number): number {

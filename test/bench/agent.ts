@@ -2,7 +2,8 @@
  * The agent on a real kube-apiserver: RSS and CPU when idle, and with 1,000 watched pods and 500
  * managed objects; the time to apply 500 objects; and propagation from an API write to the object
  * existing in the cluster, at the default poll interval (15 s + up to 20 % jitter) with the push
- * channel on, as agents run by default (docs/push.md).
+ * channel on, as agents run by default (docs/push.md). Smaller runs: PODS, OBJECTS, WRITES,
+ * SAMPLE_MS (each usage sample, 30 s) and SPREAD_MS (writes land within it after the last, 18 s).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,10 +12,14 @@ import { Canonicalizer, SNAPSHOT_TYPE, type SnapshotPayload, snapshotAudience } 
 import { type LabAgent, startLabAgent } from "../e2e/lab-agents";
 import { FIXTURES } from "../support/agents";
 import type { ControlPlane } from "../support/control-plane";
-import { benchPlane, percentile } from "./_harness";
+import { benchPlane, expectStatus, percentile } from "./_harness";
 
 const ROOT = join(import.meta.dirname, "../..");
 const WRITES = Number(process.env.WRITES ?? 8);
+const PODS = Number(process.env.PODS ?? 1000);
+const OBJECTS = Number(process.env.OBJECTS ?? 500);
+const SAMPLE_MS = Number(process.env.SAMPLE_MS ?? 30_000);
+const SPREAD_MS = Number(process.env.SPREAD_MS ?? 18_000);
 const TICKS = 100; // /proc stat clock ticks per second on Linux
 
 function usage(pid: number): { rssMiB: number; cpuSeconds: number } {
@@ -45,10 +50,15 @@ async function sample(pid: number, ms: number): Promise<{ mcpu: number; rssMiB: 
   return { mcpu: Math.round(((b.cpuSeconds - a.cpuSeconds) / (ms / 1000)) * 1000 * 10) / 10, rssMiB: Math.round(b.rssMiB) };
 }
 
+/** Throws unless the kube-apiserver answered 201. */
+function created(res: { status: number; body: unknown }, what: string): void {
+  if (res.status !== 201) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+}
+
 const plane = await benchPlane({ worker: true });
 let agent: LabAgent | undefined;
 try {
-  const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "bench" })).json()) as { adminToken: string }).adminToken;
+  const admin = await plane.tenant("bench");
   const cp = { url: plane.url, signer: plane.signer, request: (m: string, p: string, o: { token?: string; body?: unknown } = {}) => plane.request(m, p, o.token ?? "", o.body) } as unknown as ControlPlane;
   // The agent process inherits this process's environment: the image's, for as long as it starts.
   const env = imageEnv();
@@ -67,24 +77,24 @@ try {
   await agent.healthPort();
   const metric = async (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(await agent!.metrics())?.[1] ?? 0);
   while ((await metric("meshplane_agent_discovery_reports_total")) < 1) await new Promise((r) => setTimeout(r, 200));
-  const idle = await sample(pid, 30_000);
+  const idle = await sample(pid, SAMPLE_MS);
   console.log(`idle: ${idle.rssMiB} MiB RSS, ${idle.mcpu} mCPU`);
 
-  // 1,000 pods to watch (a Deployment's ReplicaSet with 1,000 replicas, as a controller would leave them).
+  // PODS pods to watch (a Deployment's ReplicaSet with 1,000 replicas, as a controller would leave them).
   const c = agent.cluster;
-  await c.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "load" } });
-  for (let i = 0; i < 1000; i++) {
-    await c.request("POST", "/api/v1/namespaces/load/pods", {
+  created(await c.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "load" } }), "namespace load");
+  for (let i = 0; i < PODS; i++) {
+    created(await c.request("POST", "/api/v1/namespaces/load/pods", {
       apiVersion: "v1", kind: "Pod", metadata: { name: `load-${i}`, namespace: "load", labels: { app: "load" }, annotations: { "sidecar.istio.io/status": "{}" } },
       spec: { containers: [{ name: "app", image: "example/app:1" }, { name: "istio-proxy", image: "docker.io/istio/proxyv2:1.24.2" }] },
-    });
+    }), `pod load-${i}`);
   }
 
-  // 500 managed objects, in one signed snapshot published as the control plane would.
+  // OBJECTS managed objects, in one signed snapshot published as the control plane would.
   const clusterHead = await plane.store.snapshots.head("bench", "cluster-east", true);
   const head = clusterHead?.snapshot;
   const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": "bench", "meshplane.dev/cluster": "cluster-east" };
-  const objects = Array.from({ length: 500 }, (_, i) => ({
+  const objects = Array.from({ length: OBJECTS }, (_, i) => ({
     apiVersion: "networking.istio.io/v1", kind: "VirtualService",
     metadata: { name: `vs-${i}`, namespace: "load", labels, annotations: { "meshplane.dev/parents": "[]" } },
     spec: { hosts: [`svc-${i}.load.svc.cluster.local`], http: [{ route: [{ destination: { host: `svc-${i}.load.svc.cluster.local` } }], timeout: "5s" }] },
@@ -106,27 +116,32 @@ try {
   const applyMs = Math.round(performance.now() - published);
   // The agent's own measure of the apply step (without the wait for its next poll).
   const applyStepMs = Number(new RegExp(`"generation":${generation},"applyMs":(\\d+)`).exec(agent.output())?.[1] ?? -1);
-  const loaded = await sample(pid, 30_000);
-  console.log(`1,000 pods + 500 objects: ${loaded.rssMiB} MiB RSS, ${loaded.mcpu} mCPU; 500 objects applied in ${applyStepMs} ms, ${applyMs} ms after publication (told through the push channel)`);
+  if (applyStepMs < 0) throw new Error(`the agent applied generation ${generation} but logged no applyMs for it`);
+  for (const i of [0, OBJECTS - 1]) {
+    const vs = await c.request("GET", `/apis/networking.istio.io/v1/namespaces/load/virtualservices/vs-${i}`);
+    if (vs.status !== 200) throw new Error(`generation ${generation} applied, but VirtualService load/vs-${i} is ${vs.status}`);
+  }
+  const loaded = await sample(pid, SAMPLE_MS);
+  console.log(`${PODS} pods + ${OBJECTS} objects: ${loaded.rssMiB} MiB RSS, ${loaded.mcpu} mCPU; ${OBJECTS} objects applied in ${applyStepMs} ms, ${applyMs} ms after publication (told through the push channel)`);
 
   // Propagation: API write → object in the cluster, default poll interval, push channel on.
   const samples: number[] = [];
   for (let i = 0; i < WRITES; i++) {
     const name = `prop-${i}`;
     // Writes land at a random point of the agent's poll cycle, as users' writes do.
-    await new Promise((r) => setTimeout(r, Math.random() * 18_000));
+    await new Promise((r) => setTimeout(r, Math.random() * SPREAD_MS));
     const t0 = performance.now();
-    await plane.request("POST", "/v1/trafficpolicies", admin, {
+    await expectStatus(plane.request("POST", "/v1/trafficpolicies", admin, {
       apiVersion: "meshplane.dev/v1", kind: "TrafficPolicy", metadata: { name },
       spec: { destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "ratings" }] } }], policy: { requestTimeout: `${i + 1}s` } },
-    });
+    }), 201, `POST /v1/trafficpolicies ${name}`);
     for (;;) {
       const vs = await c.request<{ spec?: { http?: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/ratings");
       if (vs.body.spec?.http?.some((r) => r.timeout === `${i + 1}s`)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     samples.push(performance.now() - t0);
-    await plane.request("DELETE", `/v1/trafficpolicies/${name}`, admin);
+    await expectStatus(plane.request("DELETE", `/v1/trafficpolicies/${name}`, admin), 200, `DELETE /v1/trafficpolicies/${name}`);
   }
   samples.sort((a, b) => a - b);
   const figures = {
@@ -135,7 +150,9 @@ try {
     idle_mcpu: idle.mcpu,
     loaded_rss_mib: loaded.rssMiB,
     loaded_mcpu: loaded.mcpu,
-    apply_500_objects_ms: applyStepMs,
+    pods: PODS,
+    objects: OBJECTS,
+    apply_objects_ms: applyStepMs,
     published_to_applied_ms: applyMs,
     propagation_p50_ms: Math.round(percentile(samples, 50)),
     propagation_p99_ms: Math.round(percentile(samples, 99)),

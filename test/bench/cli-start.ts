@@ -3,7 +3,7 @@
  * and for `--help`, beside a bare `node -e 0` on the same machine. The aim: `--version` under 150 ms.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { percentile } from "./_harness";
@@ -14,6 +14,9 @@ const out = join(mkdtempSync(join(tmpdir(), "meshplane-cli-bench-")), "dist");
 const built = spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "scripts/build-cli.ts"), out], { encoding: "utf8" });
 if (built.status !== 0) throw new Error(built.stderr);
 const bin = join(out, "meshplane.mjs");
+const { version: expected } = JSON.parse(readFileSync(join(root, "packages/cli/package.json"), "utf8")) as { version: string };
+const said = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" }).stdout.trim();
+if (!said.includes(expected)) throw new Error(`meshplane --version printed ${JSON.stringify(said)}, not version ${expected}`);
 
 function time(args: string[]): number[] {
   const runs: number[] = [];

@@ -66,6 +66,9 @@ try {
   const worker = firstEvent(bundles.worker, {
     Records: [{ messageId: "m1", receiptHandle: "r", body: JSON.stringify({ tenantId: "nobody", revision: 1 }), attributes: { MessageGroupId: "nobody" }, messageAttributes: {}, md5OfBody: "", eventSource: "aws:sqs", eventSourceARN: "arn", awsRegion: "us-east-1" }],
   }, env);
+  // A cold start that fails is no figure: the API lists the operator's tenants, the worker finds nothing to translate for a tenant that does not exist.
+  if (api.status !== 200) throw new Error(`the API bundle answered its first event ${String(api.status)}, not 200`);
+  if (worker.status !== "batch:0") throw new Error(`the worker bundle answered its first event ${String(worker.status)}, not batch:0 (no failed record)`);
   const sizes = Object.fromEntries(
     Object.entries(bundles).flatMap(([name, b]) => [
       [`${name}_initial_kb`, kib(b.initialBytes)],

@@ -1,7 +1,8 @@
 /**
  * The console at 10,000 destinations: `npm start`'s control plane with a tenant of 10,014
- * destinations (ten clusters of 1,000 and two bookinfo clusters), Debian's Chromium opening the
- * destinations page cold (a new browser context each run, so no cache) RUNS times. Figures: the
+ * destinations (ten clusters of 1,000 and two bookinfo clusters; DESTINATIONS sets the 10,000),
+ * Debian's Chromium opening the destinations page cold (a new browser context each run, so no
+ * cache) RUNS times. Figures: the
  * console's size (what the first render loads, gzipped too), time to the first rows, time until all
  * 10,014 are listed, the DOM rows present, and the page's JS heap.
  */
@@ -12,7 +13,7 @@ import { seedConsoleTenant } from "../support/console-seed";
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const med = (xs: number[]) => Math.round(percentile([...xs].sort((a, b) => a - b), 50));
-const DESTINATIONS = 10_000;
+const DESTINATIONS = Number(process.env.DESTINATIONS ?? 10_000);
 
 async function main(): Promise<void> {
   const size = (await buildConsole({ quiet: true })) as NonNullable<Awaited<ReturnType<typeof buildConsole>>>;

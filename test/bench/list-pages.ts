@@ -1,6 +1,6 @@
 /**
  * A large list, page by page: POLICIES small TrafficPolicies (10,000 by default, past what one answer
- * could hold before pagination) listed through the local HTTP API with `?limit=1000`, then with a
+ * could hold before pagination) listed through the local HTTP API with `?limit=LIMIT` (1,000), then with a
  * labelSelector that matches a third of them. Checks that every policy comes exactly once and in
  * order; measures time and bytes per page and DynamoDB queries per page.
  */
@@ -8,11 +8,11 @@ import { followPages, namesOf, seedPolicies } from "../support/list-pages";
 import { benchPlane, percentile } from "./_harness";
 
 const POLICIES = Number(process.env.POLICIES ?? 10_000);
-const LIMIT = 1000;
+const LIMIT = Number(process.env.LIMIT ?? 1000);
 
 const plane = await benchPlane();
 try {
-  const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "bench" })).json()) as { adminToken: string }).adminToken;
+  const admin = await plane.tenant("bench");
   const seeded = performance.now();
   const names = await seedPolicies(plane.store, "bench", "p", POLICIES, (i) => ({ team: `t${i % 3}` }));
   const seedMs = performance.now() - seeded;

@@ -9,8 +9,7 @@
 import { performance } from "node:perf_hooks";
 import { pushUrl } from "@meshplane/core";
 import { WebSocket } from "ws";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
-import { agentKey } from "../support/agents";
+import type { ControlPlaneClient } from "../../packages/agent/src/client";
 import { benchPlane, percentile } from "./_harness";
 
 const AGENTS = Number(process.argv[2] ?? 1000);
@@ -19,19 +18,13 @@ const rss = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
 const plane = await benchPlane({ limits: { agent: { limit: 1e9, windowMs: 10_000, lease: 1000 }, write: { limit: 1e9, windowMs: 10_000, lease: 1000 }, read: { limit: 1e9, windowMs: 10_000, lease: 1000 } } });
 const sockets: WebSocket[] = [];
 try {
-  const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "bench" })).json()) as { adminToken: string }).adminToken;
+  const admin = await plane.tenant("bench");
   const registering = performance.now();
   const clients: ControlPlaneClient[] = [];
   for (let i = 0; i < AGENTS; i += 20) {
     clients.push(
       ...(await Promise.all(
-        Array.from({ length: Math.min(20, AGENTS - i) }, async (_, j) => {
-          const cluster = `c-${String(i + j).padStart(5, "0")}`;
-          const { bootstrapToken } = (await (await plane.request("POST", "/v1/clusters", admin, { name: cluster })).json()) as { bootstrapToken: string };
-          const key = await agentKey();
-          await ControlPlaneClient.register(plane.url, bootstrapToken, key.publicJwk, "bench");
-          return new ControlPlaneClient({ url: plane.url, tenant: "bench", cluster, key });
-        }),
+        Array.from({ length: Math.min(20, AGENTS - i) }, async (_, j) => (await plane.agent(admin, "bench", `c-${String(i + j).padStart(5, "0")}`)).client),
       )),
     );
   }
@@ -72,6 +65,8 @@ try {
   const deadline = Date.now() + 30_000;
   while (received.size < AGENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   const delays = [...received.values()].map((t) => t - published).sort((a, b) => a - b);
+  if (plane.push.size !== AGENTS) throw new Error(`${plane.push.size} channels open, not ${AGENTS}`);
+  if (received.size < AGENTS) throw new Error(`${AGENTS - received.size} of ${AGENTS} agents never heard of generation ${target} within 30 s`);
   console.log(`published to ${AGENTS}: all heard it in ${Math.round(delays.at(-1) ?? Number.NaN)} ms (p50 ${Math.round(percentile(delays, 50))} ms), ${received.size} of ${AGENTS}`);
   console.log(
     JSON.stringify({

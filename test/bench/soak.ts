@@ -4,8 +4,7 @@
  * DURATION_S seconds. Prints requests per second, latency p50/p99, errors by status and the process
  * RSS (server and simulated agents share the process).
  */
-import { ControlPlaneClient } from "../../packages/agent/src/client";
-import { agentKey } from "../support/agents";
+import type { ControlPlaneClient } from "../../packages/agent/src/client";
 import { benchPlane, percentile } from "./_harness";
 
 const AGENTS = Number(process.env.AGENTS ?? 1000);
@@ -16,7 +15,7 @@ const DURATION_S = Number(process.env.DURATION_S ?? 60);
 // the tenant's write budget is raised for it.
 const plane = await benchPlane({ limits: { write: { limit: 1_000_000, windowMs: 10_000, lease: 100 } } });
 try {
-  const admin = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "soak" })).json()) as { adminToken: string }).adminToken;
+  const admin = await plane.tenant("soak");
   const registerStart = performance.now();
   const clients: ControlPlaneClient[] = [];
   // Registration as a fleet rolling out: a few at a time.
@@ -25,13 +24,7 @@ try {
     Array.from({ length: 8 }, async () => {
       while (nextAgent < AGENTS) {
         const i = nextAgent++;
-        const cluster = `c-${i}`;
-        const res = await plane.request("POST", "/v1/clusters", admin, { name: cluster });
-        if (res.status !== 201) throw new Error(`register ${cluster}: ${res.status} ${await res.text()}`);
-        const { bootstrapToken } = (await res.json()) as { bootstrapToken: string };
-        const key = await agentKey();
-        await ControlPlaneClient.register(plane.url, bootstrapToken, key.publicJwk, "soak");
-        clients[i] = new ControlPlaneClient({ url: plane.url, tenant: "soak", cluster, key });
+        clients[i] = (await plane.agent(admin, "soak", `c-${i}`)).client;
       }
     }),
   );
@@ -49,7 +42,9 @@ try {
       while (performance.now() < end) {
         const t = performance.now();
         try {
-          await client.snapshot();
+          // No worker runs, so no snapshot is ever published: the answer is "none yet" (404).
+          const answer = await client.snapshot();
+          if (!answer.changed || answer.jws !== undefined) errors.set("unexpected", (errors.get("unexpected") ?? 0) + 1);
         } catch (error) {
           const key = String((error as { status?: number }).status ?? "network");
           errors.set(key, (errors.get(key) ?? 0) + 1);
@@ -76,6 +71,8 @@ try {
     rss_max_mb: Math.round(rssMax / 1024 / 1024),
   };
   console.log(`${AGENTS} agents polling every ${INTERVAL_S} s for ${figures.duration_s} s: ${figures.requests_per_s} req/s, p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`);
+  // Polls within every agent's budget are all answered: any error is the control plane failing.
+  if (errors.size > 0) throw new Error(`polls answered with errors (by status): ${JSON.stringify(figures.errors)}`);
   console.log(JSON.stringify(figures));
 } finally {
   await plane.stop();

@@ -1,6 +1,6 @@
 /**
- * A translate job on the real store: `npm run bench -- translate-job [clusters] [servicesPerCluster]`.
- * Seeds the bench tenant (test/bench/translate-tenant.ts) into DynamoDB Local, runs one job cold
+ * A translate job on the real store: `npm run bench -- translate-job [clusters] [servicesPerCluster] [trafficPolicies]`.
+ * Seeds the bench tenant (test/bench/_bench-tenant.ts) into DynamoDB Local, runs one job cold
  * (the whole tenant read), changes one TrafficPolicy through the store as the API does, and runs the
  * next job on the warm worker (the change log read). Counts the DynamoDB items each job read — at
  * the client, from every GetItem, BatchGetItem and Query answer — against the tenant's size.
@@ -11,9 +11,9 @@ import type { UserDocument, UserKind } from "@meshplane/core";
 import { translateTenant } from "../../functions/worker/translate-tenant";
 import { WarmInputs } from "../../functions/worker/warm-input";
 import { benchPlane } from "./_harness";
-import { FULL_SHAPE, benchTenant } from "./translate-tenant";
+import { benchTenant, shapeOf } from "./_bench-tenant";
 
-const shape = { ...FULL_SHAPE, clusters: Number(process.argv[2] ?? 20), servicesPerCluster: Number(process.argv[3] ?? FULL_SHAPE.servicesPerCluster) };
+const shape = shapeOf(process.argv.slice(2), 20);
 const plane = await benchPlane();
 let itemsRead = 0;
 const client = (plane.store as unknown as { tenants: { deps: { doc: { middlewareStack: { add: (...args: unknown[]) => void } } } } }).tenants.deps.doc;
@@ -52,13 +52,22 @@ try {
     itemsRead = 0;
     const start = performance.now();
     await translateTenant(worker, { tenantId: "bench", revision: tenant.revision });
-    return { ms: Math.round(performance.now() - start), read: itemsRead };
+    const ms = Math.round(performance.now() - start);
+    const read = itemsRead;
+    const after = await plane.store.tenants.get("bench");
+    if (after.translatedRevision !== tenant.revision) throw new Error(`the job for revision ${tenant.revision} left the tenant translated at ${after.translatedRevision}`);
+    return { ms, read, heads: await plane.store.snapshots.heads("bench", input.clusters) };
   };
   const cold = await job();
+  const unpublished = input.clusters.filter((c) => (cold.heads.get(c)?.snapshot?.generation ?? 0) < 1);
+  if (unpublished.length > 0) throw new Error(`the cold job published no snapshot for ${unpublished.length} clusters: ${unpublished.slice(0, 5).join(", ")}`);
   console.log(`cold job: ${cold.ms} ms, ${cold.read} items read`);
   const first = documents.find((d) => d.kind === "TrafficPolicy") as UserDocument & { kind: UserKind; spec: { policy: Record<string, unknown> } };
   await plane.store.resources.write("bench", [{ doc: { ...first, spec: { ...first.spec, policy: { ...first.spec.policy, requestTimeout: "42s" } } } as UserDocument, mode: "apply" }], new Date().toISOString());
   const warm = await job();
+  // The changed policy routes a service every cluster reaches through federation: some get a new snapshot.
+  const republished = input.clusters.filter((c) => cold.heads.get(c)?.snapshot?.generation !== warm.heads.get(c)?.snapshot?.generation);
+  if (republished.length === 0) throw new Error("one TrafficPolicy changed, and no cluster got a new snapshot");
   console.log(`one TrafficPolicy changed, warm job: ${warm.ms} ms, ${warm.read} items read (${((warm.read / tenantItems) * 100).toFixed(2)} % of the tenant)`);
   console.log(
     JSON.stringify({

@@ -16,6 +16,16 @@ export interface BenchShape {
 
 export const FULL_SHAPE: BenchShape = { clusters: 100, servicesPerCluster: 100, trafficPolicies: 1000, accessPolicies: 500 };
 
+/**
+ * The shape a bench's arguments ask for: `[clusters] [servicesPerCluster] [trafficPolicies]`, each
+ * defaulting to FULL_SHAPE's (`clusters` to `defaultClusters`); AccessPolicies are half the TrafficPolicies.
+ */
+export function shapeOf(args: readonly string[], defaultClusters = FULL_SHAPE.clusters): BenchShape {
+  const [clusters, services, policies] = args.map(Number);
+  const trafficPolicies = policies ?? FULL_SHAPE.trafficPolicies;
+  return { clusters: clusters ?? defaultClusters, servicesPerCluster: services ?? FULL_SHAPE.servicesPerCluster, trafficPolicies, accessPolicies: Math.floor(trafficPolicies / 2) };
+}
+
 const pad = (n: number, width = 3) => String(n).padStart(width, "0");
 const NAMESPACES_PER_CLUSTER = 10;
 const CREATED = "2024-01-01T00:00:00.000Z";
@@ -23,7 +33,7 @@ const CREATED = "2024-01-01T00:00:00.000Z";
 function mesh(cluster: string, i: number): Mesh {
   return {
     kind: "Mesh",
-    metadata: { name: `istiod-istio-system-${cluster}`, cluster },
+    metadata: { name: `istiod-istio--system-${cluster}`, cluster },
     spec: {
       type: "istio",
       cluster,
@@ -42,7 +52,7 @@ function mesh(cluster: string, i: number): Mesh {
 function service(cluster: string, c: number, s: number): { destination: Destination; workloads: Workload[] } {
   const name = `svc-${pad(s)}`;
   const namespace = `ns-${pad(s % NAMESPACES_PER_CLUSTER, 2)}`;
-  const meshName = `istiod-istio-system-${cluster}`;
+  const meshName = `istiod-istio--system-${cluster}`;
   const workloads = ["v1", "v2", "v3"].map(
     (version): Workload => ({
       kind: "Workload",
