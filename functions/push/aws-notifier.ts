@@ -8,6 +8,7 @@ import type { PushMessage } from "@meshplane/core/base";
 import type { Logger } from "../shared/logger";
 import type { PushConnectionStore } from "../store/push-connections";
 import type { PushNotifier } from "./hub";
+import { pushTokenExpired } from "./channel-end";
 
 export interface ConnectionsDeps {
   /** The WebSocket API stage's management endpoint: `https://<api-id>.execute-api.<region>.amazonaws.com/<stage>`. */
@@ -15,6 +16,8 @@ export interface ConnectionsDeps {
   region: string;
   connections: PushConnectionStore;
   log: Logger;
+  /** The clock token expiry is judged by; default: the system's. */
+  now?: () => Date;
   /** Explicit credentials (tests); default: the runtime's (the Lambda role). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
@@ -27,10 +30,20 @@ export class ApiGatewayConnections implements PushNotifier {
     this.client = new ApiGatewayManagementApiClient({ region: deps.region, endpoint: deps.endpoint, ...(deps.credentials ? { credentials: deps.credentials } : {}) });
   }
 
-  /** Tells every connection of the cluster; a connection API Gateway no longer has (410) is forgotten. */
+  /**
+   * Tells every connection of the cluster; a connection API Gateway no longer has (410) is forgotten,
+   * and one whose token has expired is closed and forgotten instead of told (docs/push.md).
+   */
   async published(tenantId: string, cluster: string, generation: number): Promise<void> {
-    const ids = await this.deps.connections.list(tenantId, cluster);
-    await Promise.all(ids.map((id) => this.post(tenantId, cluster, id, { type: "generation", generation })));
+    const held = await this.deps.connections.held(tenantId, cluster);
+    const now = this.deps.now?.() ?? new Date();
+    await Promise.all(
+      held.map(async (c) => {
+        if (c.expiresAt !== undefined && !pushTokenExpired({ expiresAt: c.expiresAt }, now)) return void (await this.post(tenantId, cluster, c.connectionId, { type: "generation", generation }));
+        await this.close(c.connectionId);
+        await this.deps.connections.remove(tenantId, cluster, c.connectionId);
+      }),
+    );
   }
 
   /** Sends one message; false when the connection is gone (and then forgotten). */

@@ -8,8 +8,8 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { MAX_PUSH_MESSAGE_BYTES, PUSH_PATH, type PushMessage, agentPushMessage } from "@meshplane/core/base";
 import { type WebSocket, WebSocketServer } from "ws";
-import { authenticateAgent } from "../api/agent-auth";
-import { pushOpeningContext } from "./upgrade-context";
+import { TOKEN_EXPIRED_REASON, pushClusterEnded, pushTokenExpired } from "./channel-end";
+import { type PushOpening, authenticatePushOpening } from "./upgrade-context";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
 
@@ -28,13 +28,19 @@ export interface HubOptions {
   maxPerCluster?: number;
   /** Connections the process holds at most. */
   maxConnections?: number;
-  /** How often the hub pings each connection; one that has not answered the previous ping is dropped. */
+  /**
+   * How often the hub pings each connection (one that has not answered the previous ping is dropped)
+   * and reads the heads of the clusters it holds connections for, closing those of a cluster
+   * deregistered or given a new agent key.
+   */
   pingMs?: number;
 }
 
 /** WebSocket close codes (RFC 6455 §7.4.1). */
 const POLICY_VIOLATION = 1008;
 const GOING_AWAY = 1001;
+/** The token the channel was opened with expired (a private code, RFC 6455 §7.4.2): reconnect. */
+const TOKEN_EXPIRED = 4001;
 
 const key = (tenantId: string, cluster: string) => `${tenantId}/${cluster}`;
 const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests", 503: "Service Unavailable" };
@@ -43,12 +49,14 @@ export class PushHub implements PushNotifier {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PUSH_MESSAGE_BYTES });
   private readonly byCluster = new Map<string, Set<WebSocket>>();
   private readonly alive = new WeakMap<WebSocket, boolean>();
+  private readonly openings = new WeakMap<WebSocket, PushOpening>();
+  private sweeping = false;
   private readonly timer: NodeJS.Timeout;
   private count = 0;
   private closed = false;
 
   constructor(private readonly options: HubOptions) {
-    this.timer = setInterval(() => this.sweep(), options.pingMs ?? 30_000);
+    this.timer = setInterval(() => void this.sweep(), options.pingMs ?? 30_000);
     this.timer.unref();
   }
 
@@ -84,26 +92,33 @@ export class PushHub implements PushNotifier {
     };
     if (this.closed) return refuse(503, "the push channel is closed; poll");
     if (new URL(req.url ?? "/", "http://x").pathname !== PUSH_PATH) return refuse(404, "no WebSocket here");
-    let identity;
+    let identity: PushOpening;
     try {
-      identity = await authenticateAgent(pushOpeningContext((name) => req.headers[name] as string | undefined), { store: this.options.store, now: this.options.now, apiUrl: this.options.publicUrl ?? `http://${req.headers.host ?? ""}` });
+      identity = await authenticatePushOpening((name) => req.headers[name] as string | undefined, { store: this.options.store, now: this.options.now, apiUrl: this.options.publicUrl ?? `http://${req.headers.host ?? ""}` });
     } catch (error) {
       return refuse(401, (error as Error).message);
     }
     const k = key(identity.tenantId, identity.cluster);
-    const set = this.byCluster.get(k) ?? new Set<WebSocket>();
-    if (set.size >= (this.options.maxPerCluster ?? 4)) return refuse(429, `cluster ${identity.cluster} already holds ${set.size} push connections`);
+    const size = this.connections(identity.tenantId, identity.cluster);
+    if (size >= (this.options.maxPerCluster ?? 4)) return refuse(429, `cluster ${identity.cluster} already holds ${size} push connections`);
     if (this.count >= (this.options.maxConnections ?? 20_000)) return refuse(429, "the control plane holds as many push connections as it may");
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      // Looked up again: another upgrade of the cluster may have completed meanwhile.
+      const set = this.byCluster.get(k) ?? new Set<WebSocket>();
       this.byCluster.set(k, set);
       set.add(ws);
       this.count++;
       this.alive.set(ws, true);
+      this.openings.set(ws, identity);
+      // The channel lasts as long as the token that opened it; the agent opens it again with a new one.
+      const expiry = setTimeout(() => ws.close(TOKEN_EXPIRED, TOKEN_EXPIRED_REASON), Math.max(0, identity.expiresAt * 1000 - this.options.now().getTime()));
+      expiry.unref();
       ws.on("pong", () => this.alive.set(ws, true));
       ws.on("message", (data, binary) => this.received(ws, data as Buffer, binary));
       ws.on("close", () => {
+        clearTimeout(expiry);
         if (set.delete(ws)) this.count--;
-        if (set.size === 0) this.byCluster.delete(k);
+        if (set.size === 0 && this.byCluster.get(k) === set) this.byCluster.delete(k);
       });
       ws.on("error", () => ws.terminate());
       this.send(new Set([ws]), { type: "generation", generation: identity.head.snapshot?.generation ?? 0 });
@@ -132,8 +147,11 @@ export class PushHub implements PushNotifier {
     for (const ws of set) if (ws.readyState === ws.OPEN) ws.send(text);
   }
 
-  /** Drops connections that did not answer the last ping, and pings the rest. */
-  private sweep(): void {
+  /**
+   * Drops connections that did not answer the last ping and pings the rest; then closes those whose
+   * cluster was deregistered or got a new agent key meanwhile (one batched read per tenant).
+   */
+  private async sweep(): Promise<void> {
     for (const set of this.byCluster.values()) {
       for (const ws of set) {
         if (this.alive.get(ws) === false) {
@@ -142,6 +160,42 @@ export class PushHub implements PushNotifier {
         }
         this.alive.set(ws, false);
         ws.ping();
+      }
+    }
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      await this.closeEnded();
+    } catch (error) {
+      this.options.log.error("push: reading the clusters of open channels failed", { detail: (error as Error).message });
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /**
+   * Closes every channel whose token expired (by this clock: the timer set at opening runs by the
+   * wall clock) or whose cluster is gone, being deregistered, or holds another agent key.
+   */
+  async closeEnded(): Promise<void> {
+    const byTenant = new Map<string, string[]>();
+    for (const k of this.byCluster.keys()) {
+      const [tenantId, cluster] = k.split("/") as [string, string];
+      byTenant.set(tenantId, [...(byTenant.get(tenantId) ?? []), cluster]);
+    }
+    for (const [tenantId, clusters] of byTenant) {
+      const heads = await this.options.store.snapshots.heads(tenantId, clusters);
+      const now = this.options.now();
+      for (const cluster of clusters) {
+        for (const ws of this.byCluster.get(key(tenantId, cluster)) ?? []) {
+          const opening = this.openings.get(ws);
+          if (opening === undefined) continue;
+          if (pushTokenExpired(opening, now)) ws.close(TOKEN_EXPIRED, TOKEN_EXPIRED_REASON);
+          else {
+            const why = pushClusterEnded(opening, heads.get(cluster));
+            if (why) ws.close(POLICY_VIOLATION, why);
+          }
+        }
       }
     }
   }

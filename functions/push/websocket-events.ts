@@ -1,14 +1,17 @@
 /**
  * The API Gateway WebSocket API's routes for the push channel (docs/push.md), as one handler:
  * `$connect` authenticates the agent as every agent call is (a GET-bound agent JWT in the
- * Authorization header) and records the connection; `$disconnect` forgets it; `$default` answers a
- * ping with a pong and closes the connection on anything else. The protocol is the local hub's
- * (hub.ts); only how connections are held differs.
+ * Authorization header), spends the token and records the connection with the token's expiry;
+ * `$disconnect` forgets it; `$default` answers a ping with a pong — unless the connection's token has
+ * expired or its cluster was deregistered or got a new agent key, when it closes the connection, as
+ * it does on anything but a ping. The protocol is the local hub's (hub.ts); only how connections are
+ * held differs: no timer runs here, so a connection ends at the first event after its end — its next
+ * ping, or the worker's next post to it (aws-notifier.ts).
  */
 import { MAX_PUSH_MESSAGE_BYTES, agentPushMessage } from "@meshplane/core/base";
 import { z } from "zod";
-import { authenticateAgent } from "../api/agent-auth";
-import { pushOpeningContext } from "./upgrade-context";
+import { TOKEN_EXPIRED_REASON, pushClusterEnded, pushTokenExpired } from "./channel-end";
+import { type PushOpening, authenticatePushOpening } from "./upgrade-context";
 import { TooManyRequestsError } from "../shared/errors";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
@@ -54,15 +57,15 @@ export async function handleWebSocketEvent(deps: WebSocketDeps, raw: unknown): P
 }
 
 async function connect(deps: WebSocketDeps, connectionId: string, headers: Record<string, string>): Promise<WebSocketResult> {
-  let identity;
+  let identity: PushOpening;
   try {
     const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-    identity = await authenticateAgent(pushOpeningContext((name) => lower.get(name)), { store: deps.store, now: deps.now, apiUrl: deps.publicUrl });
+    identity = await authenticatePushOpening((name) => lower.get(name), { store: deps.store, now: deps.now, apiUrl: deps.publicUrl });
   } catch (error) {
     return { statusCode: 401, body: (error as Error).message };
   }
   try {
-    await deps.store.pushConnections.add(identity.tenantId, identity.cluster, connectionId, deps.now(), deps.maxPerCluster ?? 4);
+    await deps.store.pushConnections.add(identity.tenantId, identity.cluster, connectionId, deps.now(), deps.maxPerCluster ?? 4, { expiresAt: identity.expiresAt, agentKid: identity.agentKid });
   } catch (error) {
     if (error instanceof TooManyRequestsError) return { statusCode: 429, body: error.message };
     throw error;
@@ -81,7 +84,29 @@ async function message(deps: WebSocketDeps, connectionId: string, body: string |
       ok = false;
     }
   }
-  if (ok) return { statusCode: 200, body: JSON.stringify({ type: "pong" }) };
-  await deps.close(connectionId);
-  return { statusCode: 400, body: 'the only message an agent may send is {"type":"ping"}' };
+  if (!ok) {
+    await deps.close(connectionId);
+    return { statusCode: 400, body: 'the only message an agent may send is {"type":"ping"}' };
+  }
+  const ended = await channelEnded(deps, connectionId);
+  if (ended !== undefined) {
+    await deps.close(connectionId);
+    return { statusCode: 401, body: ended };
+  }
+  return { statusCode: 200, body: JSON.stringify({ type: "pong" }) };
+}
+
+/**
+ * Why a connection may no longer be held, or undefined: it is unknown (forgotten, or recorded before
+ * the expiry was), its token expired, or its cluster is deregistered or has another agent key. An
+ * ended connection is forgotten here; the caller closes it.
+ */
+async function channelEnded(deps: WebSocketDeps, connectionId: string): Promise<string | undefined> {
+  const owner = await deps.store.pushConnections.owner(connectionId);
+  if (owner === undefined) return "the connection is not known: open it again";
+  let why: string | undefined;
+  if (owner.expiresAt === undefined || pushTokenExpired({ expiresAt: owner.expiresAt }, deps.now())) why = TOKEN_EXPIRED_REASON;
+  else why = pushClusterEnded({ agentKid: owner.agentKid ?? "" }, await deps.store.snapshots.head(owner.tenantId, owner.cluster));
+  if (why !== undefined) await deps.store.pushConnections.remove(owner.tenantId, owner.cluster, connectionId);
+  return why;
 }

@@ -13,7 +13,7 @@ import { ApiGatewayConnections } from "../../functions/push/aws-notifier";
 import { type WebSocketDeps, handleWebSocketEvent } from "../../functions/push/websocket-events";
 import { translateTenant } from "../../functions/worker/translate-tenant";
 import { createLogger } from "../../functions/shared/logger";
-import { discoveryOf, registeredAgent } from "../support/agents";
+import { agentGetToken, discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
 
 let cp: ControlPlane;
@@ -49,7 +49,7 @@ beforeAll(async () => {
   await new Promise<void>((ok) => management.listen(0, "127.0.0.1", ok));
   endpoint = `http://127.0.0.1:${(management.address() as AddressInfo).port}/live`;
   const log = createLogger({ service: "push" }, () => undefined);
-  aws = new ApiGatewayConnections({ endpoint, region: "us-east-1", connections: cp.store.pushConnections, log, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  aws = new ApiGatewayConnections({ endpoint, region: "us-east-1", connections: cp.store.pushConnections, log, now: () => cp.clock.now, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   deps = { store: cp.store, now: () => cp.clock.now, log, publicUrl: cp.url, close: (id) => aws.close(id) };
 }, 120_000);
 
@@ -62,7 +62,7 @@ describe("push channel on the WebSocket API", () => {
   it("records a connection made with a valid agent token for GET, and refuses others before they open", async () => {
     expect(await connectWith("conn-1=", await agent.token("GET"))).toEqual({ statusCode: 200 });
     expect(await cp.store.pushConnections.list("aws-push", "cluster-east")).toEqual(["conn-1="]);
-    expect(await cp.store.pushConnections.owner("conn-1=")).toEqual({ tenantId: "aws-push", cluster: "cluster-east" });
+    expect(await cp.store.pushConnections.owner("conn-1=")).toMatchObject({ tenantId: "aws-push", cluster: "cluster-east", expiresAt: expect.any(Number), agentKid: expect.any(String) });
     expect(await connectWith("conn-x", undefined)).toMatchObject({ statusCode: 401, body: expect.stringContaining("bearer JWT") });
     expect(await connectWith("conn-y", await agent.token("POST"))).toMatchObject({ statusCode: 401, body: expect.stringContaining("the token is for POST, not GET") });
     expect(await handleWebSocketEvent(deps, { requestContext: { routeKey: "$connect" } })).toMatchObject({ statusCode: 400 });
@@ -96,5 +96,49 @@ describe("push channel on the WebSocket API", () => {
       ["conn-1=", "conn-3", "gone-4"].map((connection) => ({ method: "POST", connection, body: JSON.stringify({ type: "generation", generation }) })),
     );
     expect((await cp.store.pushConnections.list("aws-push", "cluster-east")).sort()).toEqual(["conn-1=", "conn-3"]);
+  });
+
+  it("spends the token that opens a connection: one captured token opens one, not the cluster's four", async () => {
+    const { client } = await registeredAgent(cp, admin, "aws-push", "cluster-spent");
+    const token = await client.token("GET");
+    expect(await connectWith("spent-1", token)).toEqual({ statusCode: 200 });
+    for (const id of ["spent-2", "spent-3", "spent-4"]) expect(await connectWith(id, token)).toMatchObject({ statusCode: 401, body: expect.stringContaining("jti already used") });
+    expect(await cp.store.pushConnections.list("aws-push", "cluster-spent")).toEqual(["spent-1"]);
+  });
+
+  it("closes a connection whose token has expired at its next ping, and the worker tells it nothing but closes it", async () => {
+    const { key } = await registeredAgent(cp, admin, "aws-push", "cluster-expiring");
+    expect(await connectWith("short-1", await agentGetToken(cp, key, "aws-push", "cluster-expiring", 30))).toEqual({ statusCode: 200 });
+    expect(await connectWith("short-2", await agentGetToken(cp, key, "aws-push", "cluster-expiring", 30))).toEqual({ statusCode: 200 });
+    expect(await connectWith("long-1", await agentGetToken(cp, key, "aws-push", "cluster-expiring", 300))).toEqual({ statusCode: 200 });
+    const was = cp.clock.now;
+    cp.clock.now = new Date(was.getTime() + 60_000);
+    try {
+      calls.length = 0;
+      expect(await handleWebSocketEvent(deps, event("$default", "short-1", { body: '{"type":"ping"}' }))).toMatchObject({ statusCode: 401, body: expect.stringContaining("expired") });
+      expect(calls).toEqual([{ method: "DELETE", connection: "short-1", body: "" }]);
+      expect(await cp.store.pushConnections.owner("short-1")).toBeUndefined();
+      calls.length = 0;
+      await aws.published("aws-push", "cluster-expiring", 42);
+      expect(calls.sort((a, b) => a.connection.localeCompare(b.connection))).toEqual([
+        { method: "POST", connection: "long-1", body: JSON.stringify({ type: "generation", generation: 42 }) },
+        { method: "DELETE", connection: "short-2", body: "" },
+      ]);
+      expect(await cp.store.pushConnections.list("aws-push", "cluster-expiring")).toEqual(["long-1"]);
+      expect(await handleWebSocketEvent(deps, event("$default", "long-1", { body: '{"type":"ping"}' }))).toEqual({ statusCode: 200, body: '{"type":"pong"}' });
+    } finally {
+      cp.clock.now = was;
+    }
+  });
+
+  it("closes the connections of a deregistered cluster at their next ping", async () => {
+    const { client } = await registeredAgent(cp, admin, "aws-push", "cluster-gone");
+    expect(await connectWith("gone-cluster-1", await client.token("GET"))).toEqual({ statusCode: 200 });
+    expect((await cp.request("DELETE", "/v1/clusters/cluster-gone", { token: admin })).status).toBe(204);
+    calls.length = 0;
+    expect(await handleWebSocketEvent(deps, event("$default", "gone-cluster-1", { body: '{"type":"ping"}' }))).toMatchObject({ statusCode: 401, body: "the cluster is deregistered" });
+    expect(calls).toEqual([{ method: "DELETE", connection: "gone-cluster-1", body: "" }]);
+    expect(await cp.store.pushConnections.owner("gone-cluster-1")).toBeUndefined();
+    expect(await connectWith("gone-cluster-2", await client.token("GET"))).toMatchObject({ statusCode: 401 });
   });
 });

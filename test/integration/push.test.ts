@@ -2,23 +2,27 @@
  * The push channel's server side on the real local control plane (DynamoDB Local, the SQS emulator):
  * who may connect, what they are told and when, and what ends a connection.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { pushUrl } from "@meshplane/core";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
-import { agentKey, discoveryOf, registeredAgent } from "../support/agents";
+import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { PushHub } from "../../functions/push/hub";
+import { agentGetToken, agentKey, discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
 
 let cp: ControlPlane;
 let admin: string;
 let agent: ControlPlaneClient;
+let agentKeys: Awaited<ReturnType<typeof agentKey>>;
 const open: WebSocket[] = [];
 
 /** Opens the channel with `token`; resolves with the socket and the messages it gets, or the refusal's status. */
-function connect(token: string | undefined): Promise<{ ws: WebSocket; messages: unknown[] } | { refused: number; body: string }> {
+function connect(token: string | undefined, url = pushUrl(cp.url)): Promise<{ ws: WebSocket; messages: unknown[] } | { refused: number; body: string }> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(pushUrl(cp.url), token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    const ws = new WebSocket(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
     const messages: unknown[] = [];
     ws.on("message", (data) => messages.push(JSON.parse(String(data))));
     ws.on("open", () => {
@@ -34,6 +38,9 @@ function connect(token: string | undefined): Promise<{ ws: WebSocket; messages: 
   });
 }
 
+/** The code and reason a socket is closed with. */
+const closeOf = (ws: WebSocket) => new Promise<{ code: number; reason: string }>((ok) => ws.once("close", (code, reason) => ok({ code, reason: String(reason) })));
+
 const until = async <T>(what: string, check: () => T | undefined, ms = 5_000): Promise<T> => {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -47,7 +54,7 @@ const until = async <T>(what: string, check: () => T | undefined, ms = 5_000): P
 beforeAll(async () => {
   cp = await startControlPlane();
   admin = await cp.tenant("pushed");
-  ({ client: agent } = await registeredAgent(cp, admin, "pushed", "cluster-east"));
+  ({ client: agent, key: agentKeys } = await registeredAgent(cp, admin, "pushed", "cluster-east"));
   await agent.discovery(discoveryOf("istio-bookinfo", "cluster-east") as never);
   await cp.work();
 });
@@ -65,10 +72,9 @@ describe("push channel", () => {
     expect(first).toEqual({ type: "generation", generation: expect.any(Number) });
     expect(cp.push.connections("pushed", "cluster-east")).toBe(1);
     expect((await cp.request("POST", "/v1/apply", { token: admin, body: { documents: [trafficPolicy("reviews-timeout")] } })).status).toBe(200);
-    const published = Date.now();
     await cp.work();
+    // Told, not polled: nothing here fetches until the message has come.
     const next = await until("the next generation", () => channel.messages.find((m) => (m as { generation: number }).generation > first.generation));
-    expect(Date.now() - published).toBeLessThan(1_000);
     // What it names is what the agent then fetches: the generation it is told is the one served.
     const answer = await agent.snapshot();
     expect(answer.changed).toBe(true);
@@ -105,10 +111,73 @@ describe("push channel", () => {
     expect(await closed).toBe(1008);
   });
 
+  it("spends the token that opens a channel: one captured token opens one channel, not the cluster's four", async () => {
+    const token = await agent.token("GET");
+    const first = await connect(token);
+    expect("ws" in first).toBe(true);
+    for (let i = 0; i < 4; i++) expect(await connect(token)).toMatchObject({ refused: 401, body: expect.stringContaining("jti already used") });
+    expect(cp.push.connections("pushed", "cluster-east")).toBeLessThanOrEqual(4);
+    // The agent's own fresh token still gets a slot.
+    expect("ws" in (await connect(await agent.token("GET")))).toBe(true);
+    for (const ws of open.splice(0)) ws.terminate();
+  });
+
+  it("closes a channel when the token it was opened with expires", async () => {
+    const channel = await connect(await agentGetToken(cp, agentKeys, "pushed", "cluster-east", 2));
+    if (!("ws" in channel)) throw new Error(`refused: ${channel.refused} ${channel.body}`);
+    expect(await closeOf(channel.ws)).toEqual({ code: 4001, reason: expect.stringContaining("expired") });
+  });
+
   it("holds at most four connections for a cluster", async () => {
     for (const ws of open.splice(0)) ws.terminate();
     await until("the old connections gone", () => (cp.push.connections("pushed", "cluster-east") === 0 ? true : undefined));
     for (let i = 0; i < 4; i++) expect("ws" in (await connect(await agent.token("GET")))).toBe(true);
     expect(await connect(await agent.token("GET"))).toMatchObject({ refused: 429 });
+  });
+});
+
+describe("push channel of a cluster that is deregistered or re-keyed", () => {
+  // A hub of its own that looks at its clusters every 100 ms, on a server of its own; tokens name the
+  // control plane's URL, its audience.
+  let hub: PushHub;
+  let url: string;
+  const server = createServer();
+
+  beforeAll(async () => {
+    hub = new PushHub({ store: cp.store, now: () => cp.clock.now, log: cp.worker.log, publicUrl: cp.url, pingMs: 100 });
+    hub.attach(server);
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    url = pushUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  });
+  afterAll(async () => {
+    hub.close();
+    await new Promise((ok) => server.close(ok));
+  });
+
+  it("closes the channels of a cluster once it is deregistered, and refuses new ones", async () => {
+    const { client } = await registeredAgent(cp, admin, "pushed", "cluster-gone");
+    const channels = [await connect(await client.token("GET"), url), await connect(await client.token("GET"), url)];
+    const sockets = channels.map((c) => (("ws" in c) ? c.ws : undefined));
+    if (sockets.some((ws) => ws === undefined)) throw new Error(`refused: ${JSON.stringify(channels)}`);
+    await until("both channels held", () => (hub.connections("pushed", "cluster-gone") === 2 ? true : undefined));
+    const closes = sockets.map((ws) => closeOf(ws as WebSocket));
+    const token = await client.token("GET");
+    expect((await cp.request("DELETE", "/v1/clusters/cluster-gone", { token: admin })).status).toBe(204);
+    for (const closed of await Promise.all(closes)) expect(closed).toEqual({ code: 1008, reason: "the cluster is deregistered" });
+    expect(hub.connections("pushed", "cluster-gone")).toBe(0);
+    expect(await connect(token, url)).toMatchObject({ refused: 401 });
+  });
+
+  it("closes the channels opened with an agent key the cluster no longer has", async () => {
+    const { client } = await registeredAgent(cp, admin, "pushed", "cluster-rekeyed");
+    const channel = await connect(await client.token("GET"), url);
+    if (!("ws" in channel)) throw new Error(`refused: ${channel.refused} ${channel.body}`);
+    const closed = closeOf(channel.ws);
+    // The cluster's agent registers again with a new key (a new bootstrap token, as after a reinstall).
+    const issued = await cp.request("POST", "/v1/clusters/cluster-rekeyed/bootstrap-token", { token: admin });
+    expect(issued.status).toBe(201);
+    const { bootstrapToken } = (await issued.json()) as { bootstrapToken: string };
+    await ControlPlaneClient.register(cp.url, bootstrapToken, (await agentKey()).publicJwk, "test");
+    expect(await closed).toEqual({ code: 1008, reason: "the cluster's agent key changed" });
   });
 });

@@ -1,5 +1,6 @@
 import { discover } from "@meshplane/core";
-import { type JWK, exportJWK, generateKeyPair } from "jose";
+import { randomUUID } from "node:crypto";
+import { type JWK, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from "jose";
 import { join } from "node:path";
 import { ControlPlaneClient } from "../../packages/agent/src/client";
 import { loadCluster } from "../discovery/load-cluster";
@@ -36,4 +37,21 @@ export async function registeredAgent(
 export function discoveryOf(fixture: string, cluster: string) {
   const result = discover(loadCluster(join(FIXTURES, `${fixture}.yaml`), cluster));
   return { ...result, hash: "agent-side-hash" };
+}
+
+/**
+ * An agent JWT for GET signed with `key`, as the agent mints one but with the lifetime given (the
+ * agent's own last 60 s; the control plane accepts up to 300): push-channel tests time its expiry.
+ */
+export async function agentGetToken(cp: ControlPlane, key: Awaited<ReturnType<typeof agentKey>>, tenant: string, cluster: string, lifetimeSeconds: number): Promise<string> {
+  const now = Math.floor(cp.clock.now.getTime() / 1000);
+  return new SignJWT({ tenant, htm: "GET" })
+    .setProtectedHeader({ alg: "ES256", kid: await calculateJwkThumbprint(key.publicJwk) })
+    .setIssuer("agent")
+    .setSubject(cluster)
+    .setAudience(cp.url)
+    .setIssuedAt(now)
+    .setExpirationTime(now + lifetimeSeconds)
+    .setJti(randomUUID())
+    .sign(key.privateKey);
 }
