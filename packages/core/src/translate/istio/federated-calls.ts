@@ -86,6 +86,8 @@ export function federatedCallProblems(
 function heldBack(features: TrafficPolicyFeatures, destination: Destination, from: readonly View[], ctx: { model: Model; plan: FederationPlan; links: FederationLinks }): HeldBack[] {
   const own = ctx.model.meshOf(destination);
   const targets = targetsOf(features, destination, ctx.model);
+  // Targets in the destination's own mesh are local to its own view, whose callers then have a working route.
+  if (targets.every((t) => t.destination.spec.mesh === own.metadata.name) && from.some((v) => !v.federated)) return [];
   const held: HeldBack[] = [];
   const cutOff: HeldBack[] = [];
   let reached = false;
