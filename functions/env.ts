@@ -18,6 +18,11 @@ export interface Env {
   /** Exactly one of the two: the KMS key that seals CA private keys, or a local key-encryption key file. */
   caKmsKeyId?: string;
   caKekFile?: string;
+  /**
+   * On AWS, the CA signer's function, which the API invokes for every CSR (it holds no CA key
+   * itself). Unset, the signer runs in-process (the local control plane).
+   */
+  caSignerFunction?: string;
   /** Requests per window per class (`read=500,write=100,…`), over the defaults. */
   rateLimits?: Record<string, number>;
   /**
@@ -91,6 +96,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     snapshotValiditySeconds: validityHours * 3600,
     snapshotRefreshBeforeSeconds: refreshHours * 3600,
     ...(env.MESHPLANE_CA_KMS_KEY_ID ? { caKmsKeyId: env.MESHPLANE_CA_KMS_KEY_ID } : { caKekFile: env.MESHPLANE_CA_KEK_FILE as string }),
+    ...(env.MESHPLANE_CA_SIGNER_FUNCTION ? { caSignerFunction: env.MESHPLANE_CA_SIGNER_FUNCTION } : {}),
     ...(env.MESHPLANE_RATE_LIMITS ? { rateLimits: rateLimits(env.MESHPLANE_RATE_LIMITS) } : {}),
     ...(env.MESHPLANE_PUSH_URL ? { pushUrl: url(env, "MESHPLANE_PUSH_URL", ["wss:", "ws:"]) } : {}),
     ...(env.MESHPLANE_PUSH_ENDPOINT ? { pushEndpoint: url(env, "MESHPLANE_PUSH_ENDPOINT", ["https:", "http:"]) } : {}),

@@ -1,6 +1,9 @@
 import type { AppDeps } from "./api/app";
 import { DEFAULT_LIMITS, type RateClass, type RateLimit } from "./api/rate-limit";
 import type { Env } from "./env";
+import type { CsrSigner } from "./ca-signer/contract";
+import { inProcessCsrSigner } from "./ca-signer/in-process";
+import type { CaSignerDeps } from "./ca-signer/signer";
 import type { AuthorityDeps } from "./pki/authority";
 import { type KeyVault, LocalKeyVault } from "./pki/key-vault";
 import { SqsTranslateQueue } from "./queue/translate-queue";
@@ -39,8 +42,8 @@ function awsPush(endpoint: string, region: string, store: Store): PushNotifier {
 }
 
 // On AWS the snapshot signer and the CA key vault are KMS's. Each is loaded with the KMS client under
-// it on first use: the API needs the signer only for the JWKS and the vault only for CSRs, so most of
-// its cold starts need neither. (Locally, keys in files stand in for both.)
+// it on first use: the API needs the signer only for the JWKS, and the vault is used only by the
+// worker (sealing) and the CA signer (opening). (Locally, keys in files stand in for both.)
 
 function kmsSigner(region: string, keyIds: string[]): Signer {
   const signer = onFirstUse(async () => {
@@ -48,6 +51,15 @@ function kmsSigner(region: string, keyIds: string[]): Signer {
     return new KmsSigner({ kms: new KMSClient({ region }), keyIds });
   });
   return { sign: async (payload, typ) => (await signer()).sign(payload, typ), jwks: async () => (await signer()).jwks() };
+}
+
+/** The API's side of the CA signer's function, with the Lambda client under it loaded by the first CSR. */
+function lambdaCsrSigner(region: string, functionName: string): CsrSigner {
+  const signer = onFirstUse(async () => {
+    const [{ LambdaClient }, { LambdaCsrSigner }] = await Promise.all([import("@aws-sdk/client-lambda"), import("./ca-signer/invoke")]);
+    return new LambdaCsrSigner({ lambda: new LambdaClient({ region }), functionName });
+  });
+  return { sign: async (request) => (await signer()).sign(request) };
 }
 
 function kmsVault(region: string, keyId: string): KeyVault {
@@ -59,7 +71,7 @@ function kmsVault(region: string, keyId: string): KeyVault {
 }
 
 /** The composition root: every runtime (Lambda, local) builds its dependencies here from an Env. */
-export function createRuntime(env: Env): { store: Store; signer: Signer; app: AppDeps; worker: WorkerDeps } {
+export function createRuntime(env: Env): { store: Store; signer: Signer; app: AppDeps; worker: WorkerDeps; caSigner: CaSignerDeps } {
   const doc = createDocumentClient({ region: env.region, ...(env.dynamoEndpoint ? { endpoint: env.dynamoEndpoint } : {}) });
   const store = createStore({ doc, table: env.table, bootstrapTtlMs: env.bootstrapTtlMs });
   const signer: Signer = env.kmsKeyIds ? kmsSigner(env.region, env.kmsKeyIds) : LocalKeySigner.open(env.signingKeyFile as string);
@@ -67,10 +79,14 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     vault: env.caKmsKeyId ? kmsVault(env.region, env.caKmsKeyId) : LocalKeyVault.open(env.caKekFile as string),
     crypto: globalThis.crypto,
   };
+  // Only the CA signer opens CA keys: on AWS a function of its own that the API invokes, locally the
+  // same code in-process. The worker seals new keys; the API holds no vault at all.
+  const caSigner: CaSignerDeps = { store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: createLogger({ service: "ca-signer" }), now: () => new Date() };
   const app: AppDeps = {
     store,
     signer,
-    authority,
+    authority: { crypto: authority.crypto },
+    csrSigner: env.caSignerFunction ? lambdaCsrSigner(env.region, env.caSignerFunction) : inProcessCsrSigner(caSigner),
     queue: new SqsTranslateQueue({ region: env.region, queueUrl: env.queueUrl, ...(env.sqsEndpoint ? { endpoint: env.sqsEndpoint } : {}) }),
     log: createLogger({ service: "api" }),
     ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
@@ -90,5 +106,5 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     // first publish, so the API function never loads it); locally the launcher hands it the hub.
     ...(env.pushEndpoint ? { push: awsPush(env.pushEndpoint, env.region, store) } : {}),
   };
-  return { store, signer, app, worker };
+  return { store, signer, app, worker, caSigner };
 }

@@ -36,6 +36,7 @@ const statementsOf = (template: Template, role: RegExp): Statement[] =>
   Object.entries(template.findResources("AWS::IAM::Policy"))
     .filter(([, p]) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.some((r) => role.test(r.Ref)))
     .flatMap(([, p]) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement);
+const roleOf = (ref: string) => ref.replace(/ServiceRole.*$/, "");
 const actionsOf = (template: Template, role: RegExp) => statementsOf(template, role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
 
 describe("the AWS stack", () => {
@@ -62,21 +63,45 @@ describe("the AWS stack", () => {
   it("signs with an ECC_NIST_P256 KMS key; only the worker may sign, the API may only read the public key", () => {
     dev.template.hasResourceProperties("AWS::KMS::Key", { KeySpec: "ECC_NIST_P256", KeyUsage: "SIGN_VERIFY" });
     expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"]);
-    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:Decrypt", "kms:GetPublicKey"]);
+    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GetPublicKey"]);
     for (const role of [/^MaintenanceFunction/, /^OperatorBootstrapFunction/]) expect(actionsOf(dev.template, role).filter((a) => a.startsWith("kms:"))).toEqual([]);
   });
 
-  it("seals CA keys with a rotating symmetric KMS key: the worker may only seal, the API only open, both bound to the CA encryption context", () => {
+  it("seals CA keys with a rotating symmetric KMS key: the worker may only seal, the CA signer only open, both bound to the CA encryption context", () => {
     dev.template.hasResourceProperties("AWS::KMS::Key", { EnableKeyRotation: true, Description: Match.stringLikeRegexp("CA keys") });
     const caStatements = (role: RegExp) => statementsOf(dev.template, role).filter((s) => JSON.stringify(s.Action).match(/kms:(Decrypt|GenerateDataKey)/));
-    for (const role of [/^WorkerFunction/, /^ApiFunction/]) {
+    for (const role of [/^WorkerFunction/, /^CaSignerFunction/]) {
       expect(caStatements(role).map((s) => s.Condition)).toEqual([{ StringEquals: { "kms:EncryptionContext:purpose": "meshplane-ca" } }]);
     }
   });
 
+  it("lets only the CA signer decrypt, and the API only invoke it; the signer has no route", () => {
+    const holders = (action: string) =>
+      Object.values(dev.template.findResources("AWS::IAM::Policy"))
+        .filter((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement.some((st) => [st.Action].flat().some((a) => a === action || a === "kms:*" || a === "*")))
+        .flatMap((p) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.map((r) => roleOf(r.Ref)));
+    expect(holders("kms:Decrypt")).toEqual([expect.stringMatching(/^CaSignerFunction/)]);
+    const signerId = Object.keys(dev.template.findResources("AWS::Lambda::Function")).find((id) => id.startsWith("CaSignerFunction")) as string;
+    const invokers = Object.values(dev.template.findResources("AWS::IAM::Policy"))
+      .filter((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement.some((st) => JSON.stringify(st.Resource).includes(signerId)))
+      .flatMap((p) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.map((r) => roleOf(r.Ref)));
+    expect(invokers).toEqual([expect.stringMatching(/^ApiFunction/)]);
+    const invoke = statementsOf(dev.template, /^ApiFunction/).filter((st) => st.Action === "lambda:InvokeFunction");
+    expect(invoke.map((st) => st.Resource)).toEqual([{ "Fn::GetAtt": [signerId, "Arn"] }]);
+    expect(actionsOf(dev.template, /^CaSignerFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "kms:Decrypt", "kms:GetPublicKey"]);
+    expect(statementsOf(dev.template, /^CaSignerFunction/).filter((st) => JSON.stringify(st.Action).includes("dynamodb:")).map((st) => st.Condition)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } }]);
+    // No API Gateway integration, no event source, no resource policy lets anything else invoke it.
+    expect(JSON.stringify(dev.template.findResources("AWS::ApiGatewayV2::Integration"))).not.toContain(signerId);
+    expect(JSON.stringify(dev.template.findResources("AWS::Lambda::Permission"))).not.toContain(signerId);
+    expect(JSON.stringify(dev.template.findResources("AWS::Lambda::EventSourceMapping"))).not.toContain(signerId);
+    const [, apiFn] = Object.entries(dev.template.findResources("AWS::Lambda::Function")).find(([id]) => id.startsWith("ApiFunction")) as [string, { Properties: { Environment: { Variables: Record<string, unknown> } } }];
+    const apiEnv = apiFn.Properties.Environment.Variables;
+    expect(apiEnv.MESHPLANE_CA_SIGNER_FUNCTION).toEqual({ Ref: signerId });
+  });
+
   it("grants each function exactly the actions it uses, with DynamoDB access conditioned on leading keys", () => {
     expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(
-      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:GetPublicKey", "sqs:SendMessage"],
+      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:GetPublicKey", "lambda:InvokeFunction", "sqs:SendMessage"],
     );
     expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => !a.startsWith("xray:") && !a.startsWith("sqs:"))).toEqual(
       ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "execute-api:ManageConnections", "kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"],
@@ -126,7 +151,7 @@ describe("the AWS stack", () => {
   it("runs the functions on Node.js 22, arm64", () => {
     const fns = Object.values(dev.template.findResources("AWS::Lambda::Function")).map((f) => (f as { Properties: { Runtime: string; Architectures?: string[]; Handler: string; Description?: string } }).Properties);
     const ours = fns.filter((f) => typeof f.Description === "string" && f.Description.startsWith("meshplane"));
-    expect(ours).toHaveLength(5);
+    expect(ours).toHaveLength(6);
     expect(ours.every((f) => f.Runtime === "nodejs22.x" && f.Architectures?.includes("arm64"))).toBe(true);
   });
 
@@ -135,8 +160,8 @@ describe("the AWS stack", () => {
       .map(([id, f]) => [id, (f as { Properties: { Code: { S3Key?: string }; Handler: string; Description?: string } }).Properties] as const)
       .filter(([, f]) => typeof f.Description === "string" && f.Description.startsWith("meshplane"));
     const assets = fns.map(([id, f]) => [id, join(dev.app.outdir, `asset.${String(f.Code.S3Key).replace(/\.zip$/, "")}`)] as const);
-    expect(new Set(assets.map(([, dir]) => dir)).size).toBe(5);
-    expect(fns.map(([, f]) => f.Handler)).toEqual(Array(5).fill("index.handler"));
+    expect(new Set(assets.map(([, dir]) => dir)).size).toBe(6);
+    expect(fns.map(([, f]) => f.Handler)).toEqual(Array(6).fill("index.handler"));
     for (const [id, dir] of assets) {
       expect(existsSync(join(dir, "index.mjs")), id).toBe(true);
       expect(readdirSync(join(dir, "chunks")).some((f) => f.endsWith(".mjs")), id).toBe(true);

@@ -21,6 +21,7 @@ import { tenantRoutes } from "./routes/tenants";
 import { tokenRoutes } from "./routes/tokens";
 import { certificateRoutes } from "./routes/certificates";
 import type { AuthorityDeps } from "../pki/authority";
+import type { CsrSigner } from "../ca-signer/contract";
 
 export interface AppDeps {
   store: Store;
@@ -28,8 +29,10 @@ export interface AppDeps {
   signer: Signer;
   queue: TranslateQueue;
   log: Logger;
-  /** Signs mesh intermediates (opens sealed CA keys) and validates uploaded CA chains. */
-  authority: AuthorityDeps;
+  /** Validates uploaded CA chains; the API never opens a CA key. */
+  authority: Pick<AuthorityDeps, "crypto">;
+  /** Signs mesh intermediates: the CA signer (functions/ca-signer), the only holder of CA keys. */
+  csrSigner: CsrSigner;
   now?: () => Date;
   /** URL agents use to reach this API (for the helm line); defaults to the request's origin. */
   publicUrl?: string;
@@ -68,7 +71,7 @@ function methodsByPath(routes: readonly { method: string; path: string }[]): (pa
 }
 
 /** Every route of the API, in the order they are documented. */
-export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority">> & Pick<AppDeps, "publicUrl" | "pushUrl">): Route[] {
+export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority" | "csrSigner">> & Pick<AppDeps, "publicUrl" | "pushUrl">): Route[] {
   return [
     ...tenantRoutes(deps),
     ...tokenRoutes(deps),
@@ -87,7 +90,7 @@ export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now"
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const now = deps.now ?? (() => new Date());
   const apiUrl = (c: { req: { url: string } }) => deps.publicUrl ?? new URL(c.req.url).origin;
-  const routes = allRoutes({ store: deps.store, queue: deps.queue, signer: deps.signer, authority: deps.authority, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}), ...(deps.pushUrl ? { pushUrl: deps.pushUrl } : {}) });
+  const routes = allRoutes({ store: deps.store, queue: deps.queue, signer: deps.signer, authority: deps.authority, csrSigner: deps.csrSigner, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}), ...(deps.pushUrl ? { pushUrl: deps.pushUrl } : {}) });
   const health = route({
     method: "get", path: "/healthz", tag: "meta", access: "public", summary: "Liveness",
     responses: { 200: { description: "alive" } },

@@ -90,7 +90,7 @@ export async function pendingSigningKey(deps: AuthorityDeps, tenantId: string, v
  * Validates an uploaded chain for the pending signing key (key match, CA, path length, validity —
  * PkiError naming what is wrong) and returns the authority it makes.
  */
-export async function authorityFromUpload(deps: AuthorityDeps, pending: NonNullable<CaRecord["pending"]>, chainPem: string, now: Date): Promise<Authority> {
+export async function authorityFromUpload(deps: Pick<AuthorityDeps, "crypto">, pending: NonNullable<CaRecord["pending"]>, chainPem: string, now: Date): Promise<Authority> {
   const chain = await validateCaChain(deps.crypto, { chainPem, signingPublicKey: Buffer.from(pending.publicKeySpki, "base64"), now });
   const [issuerPem] = chain.chainPems as [string];
   const chainText = pemBundle(chain.chainPems);

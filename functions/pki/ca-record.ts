@@ -10,13 +10,27 @@ import type { Authority, CaRecord } from "../store/certificate-authorities";
 type VirtualMesh = StoredResource<"VirtualMesh">;
 
 /** The kind of root a VirtualMesh asks for: made by meshplane, or the user's own (bring your own PKI). */
-export function rootKindOf(vm: VirtualMesh): CaRecord["kind"] {
+export function rootKindOf(vm: Pick<VirtualMesh, "spec">): CaRecord["kind"] {
   return vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.external === undefined ? "generated" : "external";
 }
 
-/** Whether a stored CA is the one `vm` keeps: the same VirtualMesh (uid) asking for the same kind of root. Otherwise it is replaced. */
+/**
+ * Whether a stored CA is the one `vm` keeps: made for the same VirtualMesh (uid). A re-created
+ * VirtualMesh gets a new CA; a change of root kind keeps the CA and moves to the new root in phases.
+ */
 export function caBelongsTo(record: CaRecord, vm: VirtualMesh): boolean {
-  return record.uid === vm.metadata.uid && record.kind === rootKindOf(vm);
+  return record.uid === vm.metadata.uid;
+}
+
+/**
+ * The field of an edit from `before` to `after` that would change the root members trust, or
+ * undefined: switching between a generated root and your own, or dropping shared trust. Such edits
+ * are the admin's (docs/shared-trust.md, "Changing the root").
+ */
+export function rootChangingField(before: Pick<VirtualMesh, "spec">, after: Pick<VirtualMesh, "spec">): string | undefined {
+  if (before.spec.mtlsConfig?.shared === undefined) return undefined;
+  if (after.spec.mtlsConfig?.shared === undefined) return after.spec.mtlsConfig === undefined ? "spec.mtlsConfig" : "spec.mtlsConfig.shared";
+  return rootKindOf(before) === rootKindOf(after) ? undefined : "spec.mtlsConfig.shared.rootCertificateAuthority";
 }
 
 /** The authority that signs now, and the roots to trust now, per rotation phase (API.md §4). */

@@ -1,9 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { KeyAlgorithm } from "@meshplane/core/pki";
 import type { RotationPhase } from "@meshplane/core/translate";
 import type { SealedKey } from "../pki/key-vault";
 import { ConflictError } from "../shared/errors";
-import { queryItems } from "./batch";
+import { batchWrite, queryItems, queryKeys } from "./batch";
 import { keys, tenantPk } from "./keys";
 import type { StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
@@ -45,7 +45,7 @@ export interface CaRecord {
   updatedAt: string;
 }
 
-/** Certificate authorities of VirtualMeshes, and the CSRs signed per mesh. */
+/** Certificate authorities of VirtualMeshes, and the CSRs each has signed. */
 export class CaStore {
   constructor(private readonly deps: StoreDeps) {}
 
@@ -104,32 +104,36 @@ export class CaStore {
     return { record, revision };
   }
 
-  /** Destroys a CA, sealed keys included. */
+  /** Destroys a CA, sealed keys included, and then the CSRs it signed (a new CA starts with none). */
   async delete(tenantId: string, virtualMesh: string): Promise<void> {
     await this.deps.doc.send(new DeleteCommand({ TableName: this.deps.table, Key: keys.certificateAuthority(tenantId, virtualMesh) }));
+    const signed = await queryKeys(this.deps.doc, this.deps.table, tenantPk(tenantId), keys.signedCsrPrefix(virtualMesh));
+    await batchWrite(this.deps.doc, this.deps.table, signed.map((Key) => ({ DeleteRequest: { Key } })));
   }
 
   /**
-   * Records that a CSR (by its SHA-256) was signed for `mesh` of `cluster`, refusing one signed
-   * before: a replayed request gets nothing. Keeps the last 16 hashes.
+   * Claims a CSR (by its SHA-256) for the CA `uid` of `virtualMesh` before anything is signed: one
+   * conditional write, so of two requests with one CSR exactly one gets on. Every CSR is remembered
+   * for the CA's lifetime (deleted with it). ConflictError when the CSR was claimed before.
    */
-  async recordIssued(tenantId: string, cluster: string, mesh: string, csrHash: string, now: Date): Promise<void> {
-    const key = keys.issuedTo(tenantId, cluster, mesh);
-    const previous = (await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: key, ConsistentRead: true }))).Item;
-    const hashes = (previous?.csrHashes as string[] | undefined) ?? [];
-    if (hashes.includes(csrHash)) throw new ConflictError(`this CSR was already signed for mesh ${mesh}; make a new key and CSR for a new intermediate`);
-    await this.deps.doc.send(
-      new UpdateCommand({
-        TableName: this.deps.table,
-        Key: key,
-        UpdateExpression: "SET csrHashes = :h, issuedAt = :now",
-        ConditionExpression: previous === undefined ? "attribute_not_exists(PK)" : "issuedAt = :prev",
-        ExpressionAttributeValues: { ":h": [...hashes, csrHash].slice(-16), ":now": now.toISOString(), ...(previous === undefined ? {} : { ":prev": previous.issuedAt }) },
-      }),
-    ).catch((error: unknown) => {
-      if ((error as { name?: string }).name === "ConditionalCheckFailedException") throw new ConflictError(`another CSR for mesh ${mesh} was signed meanwhile; retry`, { cause: error });
+  async claimCsr(tenantId: string, virtualMesh: string, uid: string, csrHash: string, by: { cluster: string; mesh: string }, now: Date): Promise<void> {
+    try {
+      await this.deps.doc.send(
+        new PutCommand({
+          TableName: this.deps.table,
+          Item: { ...keys.signedCsr(tenantId, virtualMesh, uid, csrHash), cluster: by.cluster, mesh: by.mesh, signedAt: now.toISOString() },
+          ConditionExpression: "attribute_not_exists(PK)",
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name === "ConditionalCheckFailedException") throw new ConflictError(`this CSR was already presented for mesh ${by.mesh}; make a new key and CSR for a new intermediate`, { cause: error });
       throw error;
-    });
+    }
+  }
+
+  /** Gives back a claim whose signing then failed (the CSR was refused): nothing was issued for it. */
+  async releaseCsr(tenantId: string, virtualMesh: string, uid: string, csrHash: string): Promise<void> {
+    await this.deps.doc.send(new DeleteCommand({ TableName: this.deps.table, Key: keys.signedCsr(tenantId, virtualMesh, uid, csrHash) }));
   }
 }
 

@@ -50,8 +50,12 @@ export const keys = {
   /** A VirtualMesh's certificate authority (sealed keys, certificates, rotation phase). */
   certificateAuthority: (tenantId: string, virtualMesh: string): Key => ({ PK: tenantPk(tenantId), SK: `CA#${virtualMesh}` }),
   certificateAuthorityPrefix: "CA#",
-  /** What was issued to one mesh of a cluster: the hashes of the CSRs signed for it (replay refusal). */
-  issuedTo: (tenantId: string, cluster: string, mesh: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: `ISSUED#${mesh}` }),
+  /**
+   * A CSR a VirtualMesh's CA signed (by its SHA-256), kept as long as that CA (uid) lives, so a replay
+   * is refused before the CA key is opened; deleted with the CA.
+   */
+  signedCsr: (tenantId: string, virtualMesh: string, uid: string, csrHash: string): Key => ({ PK: tenantPk(tenantId), SK: `CSR#${virtualMesh}#${uid}#${csrHash}` }),
+  signedCsrPrefix: (virtualMesh: string): string => `CSR#${virtualMesh}#`,
   /** A push connection a cluster's agent holds on the API Gateway WebSocket API (docs/push.md). */
   pushConnection: (tenantId: string, cluster: string, connectionId: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: `P#${connectionId}` }),
   pushConnectionPrefix: "P#",

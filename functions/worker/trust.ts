@@ -1,7 +1,7 @@
 import { type StoredResource, resourceKey } from "@meshplane/core/base";
 import { type TranslateInput, type TranslateOutput, type VirtualMeshTrust, certificateReports, inStep } from "@meshplane/core/translate";
-import { type AuthorityDeps, newCaRecord, newRootAuthority } from "../pki/authority";
-import { caBelongsTo, trustView } from "../pki/ca-record";
+import { type AuthorityDeps, newCaRecord, newRootAuthority, pendingSigningKey } from "../pki/authority";
+import { caBelongsTo, currentAuthority, rootKindOf, trustView } from "../pki/ca-record";
 import type { Logger } from "../shared/logger";
 import type { CaRecord, Store } from "../store/index";
 
@@ -29,11 +29,36 @@ function needsNewRoot(record: CaRecord, vm: VirtualMesh, now: Date): boolean {
 }
 
 /**
+ * A CA whose VirtualMesh now asks for the other kind of root, moved towards it without breaking
+ * what members hold (docs/shared-trust.md, "Changing the root"); undefined when it need not move, or
+ * cannot yet (a rotation under way finishes first).
+ * - to your own root: the current root keeps signing, and a signing key waits for your CA's
+ *   certificate; uploading a chain under your root then rotates in phases, as any new root does;
+ * - to a generated root: a new root joins the current one (ADDING_ROOT) and the phases follow.
+ * A CA that never had a root (a bring-your-own CA still waiting for its certificate) is replaced.
+ */
+async function switchRootKind(deps: TrustDeps, tenantId: string, record: CaRecord, vm: VirtualMesh, now: Date): Promise<Omit<CaRecord, "version"> | "replace" | undefined> {
+  const kind = rootKindOf(vm);
+  if (record.kind === kind || record.phase !== "STABLE") return undefined;
+  const current = currentAuthority(record).signing;
+  if (current === undefined) return "replace";
+  const { version: _v, rotationRequested: _r, pending: _p, ...rest } = record;
+  const base = { ...rest, authorities: [current], updatedAt: now.toISOString() };
+  if (kind === "external") {
+    const keyAlgorithm = vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.external?.keyAlgorithm ?? "ECDSA_P256";
+    return { ...base, kind, keyAlgorithm, pending: await pendingSigningKey(deps.authority, tenantId, vm, keyAlgorithm) };
+  }
+  const successor = await newRootAuthority(deps.authority, tenantId, vm, now);
+  return { ...base, kind, keyAlgorithm: vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.generated?.keyAlgorithm ?? "ECDSA_P256", phase: "ADDING_ROOT", authorities: [current, successor] };
+}
+
+/**
  * Makes the CAs match the VirtualMeshes (API.md §4): one per VirtualMesh with shared trust, made
- * when missing (or when the VirtualMesh was re-created, or switched between a generated and an
- * external root), destroyed — sealed keys included — when its VirtualMesh is gone or no longer
- * asks for shared trust; a generated root due for rotation gets its successor (phase ADDING_ROOT).
- * Returns the CAs by VirtualMesh name.
+ * when missing (or when the VirtualMesh was re-created), moved in phases to the other kind of root
+ * when the VirtualMesh switches between a generated root and its own, destroyed — sealed keys and
+ * the CSRs it signed included — when its VirtualMesh is gone; a generated root due for rotation gets
+ * its successor (phase ADDING_ROOT). The CA of a VirtualMesh that stops asking for shared trust is
+ * kept, so asking again continues with the same root. Returns the CAs in use, by VirtualMesh name.
  */
 export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, virtualMeshes: readonly VirtualMesh[], now: Date): Promise<Map<string, CaRecord>> {
   const existing = new Map((await deps.store.cas.list(tenantId)).map((r) => [r.virtualMesh, r]));
@@ -41,7 +66,8 @@ export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, vi
   for (const vm of virtualMeshes) {
     if (vm.spec.mtlsConfig?.shared === undefined) continue;
     let record = existing.get(vm.metadata.name);
-    if (record !== undefined && !caBelongsTo(record, vm)) {
+    const switched = record !== undefined && caBelongsTo(record, vm) ? await switchRootKind(deps, tenantId, record, vm, now) : undefined;
+    if (record !== undefined && (!caBelongsTo(record, vm) || switched === "replace")) {
       await deps.store.cas.delete(tenantId, vm.metadata.name);
       deps.log.info("CA destroyed", { tenant: tenantId, virtualMesh: vm.metadata.name, reason: "replaced" });
       record = undefined;
@@ -49,6 +75,10 @@ export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, vi
     if (record === undefined) {
       record = await deps.store.cas.put(tenantId, await newCaRecord(deps.authority, tenantId, vm, now), undefined);
       deps.log.info("CA created", { tenant: tenantId, virtualMesh: vm.metadata.name, kind: record.kind, issuer: trustView(record).issuer });
+    } else if (switched !== undefined && switched !== "replace") {
+      const from = record.kind;
+      record = await deps.store.cas.put(tenantId, switched, record.version);
+      deps.log.info("root kind switch started", { tenant: tenantId, virtualMesh: vm.metadata.name, from, to: record.kind, phase: record.phase });
     } else if (needsNewRoot(record, vm, now)) {
       const successor = await newRootAuthority(deps.authority, tenantId, vm, now);
       const { version, rotationRequested: _done, ...rest } = record;
@@ -57,11 +87,11 @@ export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, vi
     }
     out.set(vm.metadata.name, record);
   }
-  const wanted = new Set(virtualMeshes.filter((vm) => vm.spec.mtlsConfig?.shared !== undefined).map((vm) => vm.metadata.name));
-  for (const name of existing.keys()) {
-    if (wanted.has(name)) continue;
+  const kept = new Map(virtualMeshes.map((vm) => [vm.metadata.name, vm.metadata.uid]));
+  for (const [name, record] of existing) {
+    if (out.has(name) || kept.get(name) === record.uid) continue;
     await deps.store.cas.delete(tenantId, name);
-    deps.log.info("CA destroyed", { tenant: tenantId, virtualMesh: name, reason: "VirtualMesh deleted or without shared trust" });
+    deps.log.info("CA destroyed", { tenant: tenantId, virtualMesh: name, reason: "VirtualMesh deleted" });
   }
   return out;
 }

@@ -5,6 +5,7 @@ export const FUNCTION_ENTRIES = {
   maintenance: "functions/ops/maintenance-lambda.ts",
   bootstrap: "functions/ops/bootstrap-operator.ts",
   push: "functions/push/lambda.ts",
+  caSigner: "functions/ca-signer/lambda.ts",
 } as const;
 
 export type FunctionName = keyof typeof FUNCTION_ENTRIES;

@@ -4,7 +4,7 @@ import { HttpLambdaIntegration, WebSocketLambdaIntegration } from "aws-cdk-lib/a
 import { AccessLogFormat, CfnAccount } from "aws-cdk-lib/aws-apigateway";
 import { Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
-import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Key, KeySpec, KeyUsage } from "aws-cdk-lib/aws-kms";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -17,6 +17,8 @@ import { MeshplaneData } from "./data";
 import { FUNCTION_ENTRIES } from "./entries";
 import { MeshplaneFunction } from "./function";
 import { acknowledgeFindings } from "./nag";
+import { MeshplaneCaSigner } from "./ca-signer";
+import { tableAccess } from "./table-access";
 
 export interface MeshplaneStackProps extends StackProps {
   /** `prod` keeps data on stack deletion (RETAIN) and turns on deletion protection. */
@@ -37,15 +39,6 @@ const LEADING_KEYS = {
   push: ["T#*", "PUSH#*"],
 };
 
-function tableAccess(tableArn: string, actions: string[], leadingKeys: string[]): PolicyStatement {
-  return new PolicyStatement({
-    effect: Effect.ALLOW,
-    actions: actions.map((a) => `dynamodb:${a}`),
-    resources: [tableArn],
-    conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": leadingKeys } },
-  });
-}
-
 /** The hosted control plane: HTTP API → API function, FIFO queue → translate worker, one table, KMS signing. */
 export class MeshplaneStack extends Stack {
   constructor(scope: Construct, id: string, props: MeshplaneStackProps) {
@@ -60,7 +53,7 @@ export class MeshplaneStack extends Stack {
       removalPolicy,
     });
     // Seals the VirtualMeshes' CA private keys (envelope encryption, a data key per CA key, the
-    // tenant and VirtualMesh bound in as encryption context). Only the worker seals, only the API opens.
+    // tenant and VirtualMesh bound in as encryption context). Only the worker seals, only the CA signer opens.
     const caKey = new Key(this, "CaKeyEncryptionKey", {
       description: "meshplane VirtualMesh CA keys (envelope encryption)",
       enableKeyRotation: true,
@@ -109,8 +102,9 @@ export class MeshplaneStack extends Stack {
     apiFn.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [data.queue.queueArn] }));
     // The API publishes public keys only; it never signs.
     apiFn.addToRolePolicy(new PolicyStatement({ actions: ["kms:GetPublicKey"], resources: [signingKey.keyArn] }));
-    // The API signs mesh intermediates (POST /v1/agent/csr): it opens sealed CA keys, and cannot seal new ones.
-    apiFn.addToRolePolicy(new PolicyStatement({ actions: ["kms:Decrypt"], resources: [caKey.keyArn], conditions: caContext }));
+    // The API opens no CA key: it hands each CSR to the CA signer, which checks it against the table
+    // and alone may decrypt (docs/shared-trust.md, "Who can sign").
+    new MeshplaneCaSigner(this, "CaSigner", { environment: common, logRetention: props.logRetention, removalPolicy, tableArn: data.table.tableArn, caKey, signingKey, caller: apiFn });
 
     // --- the translate worker
     const worker = fn("WorkerFunction", FUNCTION_ENTRIES.worker, "meshplane translate worker", { MESHPLANE_PUBLIC_URL: apiUrl }, Duration.seconds(120));

@@ -14,7 +14,7 @@ let adminB: string;
 const tokensB: Record<string, string> = {};
 let tokenIdA = "";
 
-const routes: Route[] = allRoutes({ store: {} as never, queue: {} as never, signer: {} as never, authority: {} as never, now: () => new Date() });
+const routes: Route[] = allRoutes({ store: {} as never, queue: {} as never, signer: {} as never, authority: {} as never, csrSigner: {} as never, now: () => new Date() });
 
 /** A valid body for each writing route, naming things that exist in tenant A. */
 function bodyFor(r: Route): unknown {

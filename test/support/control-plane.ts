@@ -12,6 +12,7 @@ import { type Store, createStore } from "../../functions/store/index";
 import { ensureTable } from "../../functions/store/table";
 import { LocalKeySigner } from "../../functions/signer/local-key";
 import type { AuthorityDeps } from "../../functions/pki/authority";
+import { inProcessCsrSigner } from "../../functions/ca-signer/in-process";
 import { LocalKeyVault } from "../../functions/pki/key-vault";
 import { PushHub } from "../../functions/push/hub";
 import { createWorker } from "../../functions/worker/handler";
@@ -106,6 +107,7 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
     queue: new SqsTranslateQueue({ region: REGION, queueUrl, endpoint: sqsEndpoint }),
     log,
     authority,
+    csrSigner: inProcessCsrSigner({ store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: log.child({ service: "ca-signer" }), now: () => clock.now }),
     now: () => clock.now,
     // Suites that walk every route for several tenants would spend a real budget in seconds; the
     // budgets themselves are tested with explicit limits (rate-limits.test.ts).

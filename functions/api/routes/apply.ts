@@ -3,6 +3,7 @@ import type { DocumentWrite } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
 import { DOCUMENT_BODY_TYPES, route } from "../route";
 import { applyBody, applyBodyDoc, applyResult } from "../schemas";
+import { guardRootChange } from "./certificates";
 import type { ResourceDeps } from "./resources";
 
 /**
@@ -53,7 +54,7 @@ export function applyRoutes(deps: ResourceDeps) {
         412: { description: "a document's metadata.resourceVersion is stale (it acts as If-Match); nothing was applied" },
       },
       handler: async (c, { body }) => {
-        const writes = validateDocuments(body.documents);
+        const writes = await Promise.all(validateDocuments(body.documents).map((w) => guardRootChange(deps.store, c.get("tenantId"), c.get("principal"), w)));
         const results = await deps.store.resources.write(c.get("tenantId"), writes, deps.now().toISOString());
         await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), results.find((r) => r.revision !== undefined)?.revision);
         return c.json({

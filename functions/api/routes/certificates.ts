@@ -1,35 +1,40 @@
-import { createHash } from "node:crypto";
-import { PkiError, ValidationError, csrRequest, csrResponse } from "@meshplane/core/base";
-import type { CertificateDirective } from "@meshplane/core/translate";
+import { PkiError, type StoredResource, ValidationError, csrRequest, csrResponse } from "@meshplane/core/base";
 import { z } from "zod";
+import type { CsrSigner, CsrSigningAnswer } from "../../ca-signer/contract";
 import type { AuthorityDeps } from "../../pki/authority";
-import { trustView } from "../../pki/ca-record";
+import { rootChangingField, trustView } from "../../pki/ca-record";
 import type { TranslateQueue } from "../../queue/translate-queue";
 import { ConflictError, ForbiddenError, NotFoundError } from "../../shared/errors";
 import type { CaRecord } from "../../store/certificate-authorities";
-import type { Store } from "../../store/index";
+import type { DocumentWrite, Principal, Store } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
 import { type Route, route } from "../route";
 
 export interface CertificateDeps {
   store: Store;
   queue: TranslateQueue;
-  authority: AuthorityDeps;
+  /** Checks uploaded CA chains; the API holds no CA key and cannot open one. */
+  authority: Pick<AuthorityDeps, "crypto">;
+  /** Signs mesh intermediates: the CA signer (functions/ca-signer), which checks the request itself. */
+  csrSigner: CsrSigner;
   now: () => Date;
 }
 
-/**
- * A PKI refusal is the client's mistake: 400 naming the field, nothing issued or stored; `onRefused`
- * hears about it (to log it). Other errors pass through as they are.
- */
-async function asClientError<T>(field: string, fn: () => Promise<T>, onRefused?: (reason: string) => void): Promise<T> {
+/** A PKI refusal is the client's mistake: 400 naming the field, nothing issued or stored. Other errors pass through as they are. */
+async function asClientError<T>(field: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
     if (!(error instanceof PkiError)) throw error;
-    onRefused?.(error.message);
     throw new ValidationError(`${field} refused`, [{ path: field, message: error.message }]);
   }
+}
+
+/** The signer's refusal as the API's answer (the signer has logged it). */
+function refusal(answer: Extract<CsrSigningAnswer, { ok: false }>): Error {
+  if (answer.status === 403) return new ForbiddenError(answer.message);
+  if (answer.status === 409) return new ConflictError(answer.message);
+  return new ValidationError(`${answer.field ?? "csr"} refused`, [{ path: answer.field ?? "csr", message: answer.message }]);
 }
 
 /**
@@ -61,6 +66,24 @@ async function caOf(store: Store, tenantId: string, name: string): Promise<CaRec
   const record = await store.cas.get(tenantId, name);
   if (record === undefined || record.uid !== vm.metadata.uid) throw new NotFoundError(`VirtualMesh ${name} has no certificate authority (yet): it needs mtlsConfig.shared, and is made on its next translation`);
   return record;
+}
+
+/**
+ * A root-changing edit of a VirtualMesh (switching between a generated root and your own, or
+ * dropping shared trust) is the admin's: refused 403 naming the field for any other role. The write
+ * is then made conditional on the version checked, so an edit in between cannot slip past (412).
+ * docs/shared-trust.md, "Changing the root".
+ */
+export async function guardRootChange(store: Store, tenantId: string, principal: Principal, write: DocumentWrite): Promise<DocumentWrite> {
+  if (write.doc.kind !== "VirtualMesh" || write.mode === "create" || (principal.kind === "tenant" && principal.role === "admin")) return write;
+  const current = await store.resources.get(tenantId, "VirtualMesh", write.doc.metadata.name).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  });
+  if (current === undefined) return write;
+  const field = rootChangingField(current as StoredResource<"VirtualMesh">, write.doc as unknown as Pick<StoredResource<"VirtualMesh">, "spec">);
+  if (field !== undefined) throw new ForbiddenError(`${field}: this edit changes the root of VirtualMesh ${write.doc.metadata.name}'s CA and needs the admin role (it then moves to the new root in phases)`);
+  return { ...write, ifMatch: write.ifMatch ?? current.metadata.resourceVersion };
 }
 
 const caInfo = z.object({ virtualMesh: z.string(), kind: z.string(), state: z.string(), phase: z.string(), trustBundle: z.array(z.string()) }).loose();
@@ -127,26 +150,10 @@ export function certificateRoutes(deps: CertificateDeps): Route[] {
       body: csrRequest,
       responses: { 200: { description: "the signed chain and the roots to trust", schema: csrResponse } },
       handler: async (c, { body }) => {
-        const { tenantId, cluster, head } = c.get("agent");
-        const log = c.get("log");
-        const directive = (head.directives ?? []).find((d: CertificateDirective) => d.mesh === body.mesh);
-        if (directive === undefined) {
-          log.info("CSR refused: no certificate directive", { tenant: tenantId, cluster, mesh: body.mesh });
-          throw new ForbiddenError(`cluster ${cluster} has no certificate directive for mesh ${body.mesh}`);
-        }
-        const record = await store.cas.get(tenantId, directive.virtualMesh);
-        const trust = record === undefined ? undefined : trustView(record);
-        if (record === undefined || trust?.issuer !== directive.issuer) throw new ConflictError(`the CA of VirtualMesh ${directive.virtualMesh} has moved on; fetch the latest snapshot and retry`);
-        const csrHash = createHash("sha256").update(body.csr).digest("hex");
-        const { signMeshCsr } = await loadAuthority();
-        const signed = await asClientError(
-          "csr",
-          () => signMeshCsr(deps.authority, tenantId, record, directive, body.csr, deps.now()),
-          (reason) => log.info("CSR refused", { tenant: tenantId, cluster, mesh: body.mesh, reason }),
-        );
-        await store.cas.recordIssued(tenantId, cluster, body.mesh, csrHash, deps.now());
-        log.info("intermediate CA issued", { tenant: tenantId, cluster, mesh: body.mesh, fingerprint: signed.fingerprint, notAfter: signed.notAfter, issuer: signed.issuer });
-        return c.json({ certChain: signed.certChain, rootBundle: signed.rootBundle, issuer: signed.issuer, notAfter: signed.notAfter });
+        const { tenantId, cluster } = c.get("agent");
+        const answer = await deps.csrSigner.sign({ tenantId, cluster, mesh: body.mesh, csr: body.csr });
+        if (!answer.ok) throw refusal(answer);
+        return c.json({ certChain: answer.certChain, rootBundle: answer.rootBundle, issuer: answer.issuer, notAfter: answer.notAfter });
       },
     }),
   ];

@@ -87,7 +87,7 @@ const planResult = z.object({
 
 /**
  * The CAs a job would translate with for `virtualMeshes`: each existing one that the VirtualMesh of
- * its name would keep (same uid, same kind of root). One the job would make or replace first is left
+ * its name would keep (same uid). One the job would make or replace first is left
  * out, and the plan predicts its meshes' trust as pending, as the job's first translation would.
  */
 function plannedTrust(virtualMeshes: readonly StoredResource<"VirtualMesh">[], records: readonly CaRecord[]): Record<string, VirtualMeshTrust> {

@@ -16,6 +16,7 @@ import { enqueueTranslate } from "../enqueue";
 import { listPage, namePosition } from "../pagination";
 import { type Route, route } from "../route";
 import { labelSelectorQuery, listOf, storedDocument } from "../schemas";
+import { guardRootChange } from "./certificates";
 
 export interface ResourceDeps {
   store: Store;
@@ -89,11 +90,8 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
           throw new ValidationError("invalid request body", [{ path: "metadata.name", message: `must match the name in the path (${name})` }]);
         }
         const ifMatch = parseIfMatch(c.req.header("if-match")) ?? doc.metadata.resourceVersion;
-        const [result] = await store.resources.write(
-          c.get("tenantId"),
-          [{ doc: doc as UserDocument, mode: "replace", ...(ifMatch !== undefined ? { ifMatch } : {}) }],
-          deps.now().toISOString(),
-        );
+        const write = await guardRootChange(store, c.get("tenantId"), c.get("principal"), { doc: doc as UserDocument, mode: "replace", ...(ifMatch !== undefined ? { ifMatch } : {}) });
+        const [result] = await store.resources.write(c.get("tenantId"), [write], deps.now().toISOString());
         await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), result?.revision);
         return respond(c, (result as { resource: StoredResource }).resource);
       },
