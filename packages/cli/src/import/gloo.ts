@@ -1,4 +1,4 @@
-import { DOCUMENT_SCHEMAS, type UserDocument, type UserKind, dnsSafeName, fieldErrors } from "@meshplane/core";
+import { DOCUMENT_SCHEMAS, type UserDocument, type UserKind, discoveredName, dnsSafeName, fieldErrors } from "@meshplane/core";
 import { parseAllDocuments, stringify } from "yaml";
 
 // Converts Gloo Mesh v1 (networking.mesh.gloo.solo.io/v1) VirtualMesh, TrafficPolicy and
@@ -365,9 +365,21 @@ function clusterRef(value: unknown, path: string, c: Conversion): Json {
   return compact({ cluster: ref.clusterName, namespace: ref.namespace, name: ref.name });
 }
 
+/**
+ * Gloo Mesh names a mesh `<istiod>-<namespace>-<cluster>`, which cannot be read back in general;
+ * istiod in `istio-system`, by far the common case, can. Such a name becomes meshplane's name for
+ * the same mesh (docs/api.md, "Discovered names"); any other is kept, and the VirtualMesh's status
+ * says if no mesh has it.
+ */
+const GLOO_MESH_NAME = /^(istiod(?:-[a-z0-9]+(?:-[a-z0-9]+)*?)?)-istio-system-([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)$/;
+function meshName(gloo: unknown): unknown {
+  const match = typeof gloo === "string" ? GLOO_MESH_NAME.exec(gloo) : null;
+  return match === null ? gloo : discoveredName({ name: match[1] as string, namespace: "istio-system", cluster: match[2] as string });
+}
+
 /** skv2 ObjectRef to a Mesh: meshplane meshes are tenant-wide, so the Gloo namespace is not needed. */
 function meshRefs(value: unknown, path: string, c: Conversion): Json[] {
-  return c.list(value, path).map((item, i) => ({ name: c.record(item, `${path}[${i}]`, { keep: ["name", "namespace"] }).name }));
+  return c.list(value, path).map((item, i) => ({ name: meshName(c.record(item, `${path}[${i}]`, { keep: ["name", "namespace"] }).name) }));
 }
 
 /** Fails when dropping parts of a non-empty selector list left it empty, which would select everything. */

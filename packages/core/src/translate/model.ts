@@ -83,7 +83,7 @@ function discoveredByName<T extends Mesh | Workload | Destination>(items: readon
     // Meshes are referred to by name, destinations by `cluster/namespace/name`; workloads by neither.
     const reason = conflicts.get(name) as string;
     if (first?.kind !== "Mesh") conflicts.delete(name);
-    if (first?.kind === "Destination") for (const item of group) conflicts.set(refKey(item.spec), reason);
+    for (const item of group) if (item.kind === "Destination") conflicts.set(refKey(item.spec), reason);
   }
   return byName;
 }
