@@ -28,8 +28,12 @@ interface Status {
 /** Where one resource is: waiting (and on what), done, or failed (and why). */
 export function progressOf(w: Watched, status: Status | undefined): { done: boolean; failed: boolean; line: string; reasons: string[] } {
   const id = `${w.kind.plural}/${w.name}`;
-  // The API answers a write with PENDING at the new generation; translation then decides.
-  if (status === undefined || (status.observedGeneration ?? 0) < w.generation || status.state === "PENDING") return { done: false, failed: false, line: `${id}: waiting for translation`, reasons: [] };
+  // The API answers a write with PENDING and no reasons; translation then decides. A translated
+  // resource can stay PENDING with reasons (a TrafficPolicy whose calls wait for a VirtualMesh's
+  // shared trust, a VirtualMesh waiting for its CA): it is waited for, saying on what.
+  const reasons = status?.state === "PENDING" ? reasonsOf(status) : [];
+  if (status === undefined || (status.observedGeneration ?? 0) < w.generation || (status.state === "PENDING" && reasons.length === 0)) return { done: false, failed: false, line: `${id}: waiting for translation`, reasons: [] };
+  if (status.state === "PENDING") return { done: false, failed: false, line: `${id}: PENDING, ${reasons[0]}${reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ""}`, reasons };
   if (status.state === "INVALID" || status.state === "FAILED") return { done: true, failed: true, line: `${id}: ${status.state}`, reasons: reasonsOf(status) };
   const clusters = Object.entries(status.clusters ?? {});
   const pending = clusters.filter(([, c]) => !c.applied).map(([name]) => name);
