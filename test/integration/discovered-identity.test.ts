@@ -85,6 +85,24 @@ describe("a cluster reporting another cluster's mesh name", () => {
   });
 });
 
+describe("names an agent reports", () => {
+  it("are bounded at the boundary: a 600-character or non-ASCII name is a 400 naming the field, never a 500", async () => {
+    const four = await agent("identity", admin, "cluster-4");
+    const { hash, ...honest } = discoveryOf("istio-bookinfo", "cluster-4");
+    const [first] = honest.destinations as [DiscoveryResult["destinations"][number]];
+    for (const [name, path] of [
+      ["x".repeat(600), "destinations[0].spec.name"],
+      ["résumé", "destinations[0].spec.name"],
+    ] as const) {
+      const error = await four.discovery({ ...honest, destinations: [{ ...first, spec: { ...first.spec, name } }], hash }).catch((e: Error) => e);
+      expect(String(error)).toContain("400");
+      expect(String(error)).toContain(path);
+    }
+    const handle = await four.discovery({ ...honest, destinations: [{ ...first, metadata: { ...first.metadata, name: "y".repeat(600) } }], hash }).catch((e: Error) => e);
+    expect(String(handle)).toContain("destinations[0].metadata.name");
+  });
+});
+
 describe("names that joining alone would merge", () => {
   it("keeps east's api in shop-us and us-east's api in shop apart, and translates both", async () => {
     const token = await cp.tenant("collide");
