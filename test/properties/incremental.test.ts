@@ -183,10 +183,11 @@ describe("Translator, over random sequences of changes", () => {
         const translator = new Translator();
         const first = buildInput(a);
         translator.translate(first);
-        // Two destinations under one name: input the store never holds, so translation throws.
-        const broken = { ...first, destinations: [...first.destinations, ...first.destinations.slice(0, 1)] };
-        fc.pre(first.destinations.length > 0);
-        expect(() => translator.translate(broken)).toThrow(/two destinations named/);
+        // Two VirtualMeshes under one name: input the store never holds (one item per name), so
+        // translation throws. (Discovered objects under one name do not: docs/api.md, "Discovered names".)
+        const broken = { ...first, virtualMeshes: [...first.virtualMeshes, ...first.virtualMeshes.slice(0, 1)] };
+        fc.pre(first.virtualMeshes.length > 0);
+        expect(() => translator.translate(broken)).toThrow(/two VirtualMeshes named/);
         const next = buildInput(b);
         expectSame(translator.translate(next), translate(next), "after the error");
       }),
