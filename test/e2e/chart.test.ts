@@ -28,14 +28,31 @@ type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespa
 const grants = (rule: Rule): string[] => rule.apiGroups.flatMap((g) => rule.resources.map((r) => `${g}:${r}${rule.resourceNames ? `[${rule.resourceNames.join(",")}]` : ""}`));
 const clusterRules = (objects: Obj[]): Rule[] => objects.find((o) => o.kind === "ClusterRole")?.rules ?? [];
 
-/** The ClusterRole's grants that write, one per group and resource, sorted; secrets must always be named. */
 /** The agent container's args as the chart renders them with `values`. */
 const argsOf = (values: Record<string, string>) => (renderChart({ ...VALUES, ...values }, JWKS).find((o) => (o as Obj).kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]?.args ?? [];
 
+const WRITES = ["create", "update", "patch", "delete"];
+
+/**
+ * The grants that write, one per group and resource, sorted: the ClusterRole's as they are, each
+ * Role's prefixed with its namespace (`ns/group:resource[names]`); the agent's own namespace's Role
+ * (its state Secret and Lease) aside. Secrets must always be named, and the ClusterRole holds none.
+ */
 function writable(objects: Obj[]): string[] {
-  const rules = clusterRules(objects);
-  for (const rule of rules.filter((r) => r.resources.includes("secrets"))) expect(rule.resourceNames).toEqual(["cacerts"]);
-  return rules.filter((r) => r.verbs.some((v) => ["create", "update", "patch", "delete"].includes(v))).flatMap(grants).sort();
+  const cluster = clusterRules(objects);
+  expect(cluster.filter((r) => r.resources.includes("secrets"))).toEqual([]);
+  const namespaced = objects.filter((o) => o.kind === "Role" && o.metadata.name !== "meshplane-agent");
+  for (const rule of namespaced.flatMap((o) => o.rules ?? []).filter((r) => r.resources.includes("secrets"))) expect(rule.resourceNames).toEqual(["cacerts"]);
+  const writes = (rules: Rule[]) => rules.filter((r) => r.verbs.some((v) => WRITES.includes(v))).flatMap(grants);
+  return [...writes(cluster), ...namespaced.flatMap((o) => writes(o.rules ?? []).map((g) => `${o.metadata.namespace}/${g}`))].sort();
+}
+
+/** Each RoleBinding binds the agent's ServiceAccount to the Role of its own name, in its namespace. */
+function expectBindings(objects: Obj[]): void {
+  const roles = objects.filter((o) => o.kind === "Role").map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort();
+  const bindings = objects.filter((o) => o.kind === "RoleBinding") as unknown as { metadata: { name: string; namespace: string }; roleRef: { kind: string; name: string }; subjects: { kind: string; name: string; namespace: string }[] }[];
+  expect(bindings.map((b) => `${b.metadata.namespace}/${b.roleRef.name}`).sort()).toEqual(roles);
+  for (const b of bindings) expect(b.subjects).toEqual([{ kind: "ServiceAccount", name: "meshplane-agent", namespace: AGENT_NS }]);
 }
 
 /** Everything the ClusterRole grants in the generated kinds' API groups, as `group:resource verbs`, sorted. */
@@ -51,6 +68,7 @@ const PATHS: Record<string, string> = {
   ClusterRoleBinding: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
   Role: `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/roles`,
   RoleBinding: `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/rolebindings`,
+  Namespace: "/api/v1/namespaces",
   Deployment: `/apis/apps/v1/namespaces/${AGENT_NS}/deployments`,
   PodDisruptionBudget: `/apis/policy/v1/namespaces/${AGENT_NS}/poddisruptionbudgets`,
   NetworkPolicy: `/apis/networking.k8s.io/v1/namespaces/${AGENT_NS}/networkpolicies`,
@@ -60,6 +78,18 @@ const PATHS: Record<string, string> = {
 // The agent's identity in the lab apiserver: a static token mapped to the chart's ServiceAccount.
 const AGENT_TOKEN = `chart-agent-${Math.random().toString(36).slice(2)}`;
 const ISTIOD_ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
+
+/** Where an object of the chart is created: a Role or RoleBinding in its own namespace. */
+const pathOfChartObject = (obj: Obj) => (obj.kind === "Role" || obj.kind === "RoleBinding" ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${obj.metadata.namespace ?? AGENT_NS}/${obj.kind.toLowerCase()}s` : (PATHS[obj.kind] ?? pathOf(obj)));
+
+/** Creates the namespaces (the apiserver keeps a namespace's objects out until it exists), then the chart's RBAC objects. */
+async function installRbac(objects: Obj[], namespaces: string[]): Promise<void> {
+  for (const name of [AGENT_NS, ...namespaces]) await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  for (const obj of objects.filter((o) => o.kind.startsWith("ClusterRole") || o.kind.startsWith("Role"))) {
+    const res = await cluster.request("POST", pathOfChartObject(obj), obj);
+    expect([201, 409], `${obj.kind} ${obj.metadata.namespace ?? ""}/${obj.metadata.name}: ${JSON.stringify(res.body)}`).toContain(res.status);
+  }
+}
 
 const deploymentOf = (namespace: string, name: string) => ({
   apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace },
@@ -88,14 +118,25 @@ describe("the agent's Helm chart", () => {
     expect(() => renderChart(VALUES, { ...JWKS, "certificates.istiodDeployments": list })).toThrow(/certificates\.istiodDeployments must/);
   });
 
+  it.each([
+    ["certificates.namespaces", "[]", {}],
+    ["certificates.namespaces", '[""]', {}],
+    ["certificates.autoRestartPods.namespaces", "[]", { "certificates.autoRestartPods.enabled": "true" }],
+    ["certificates.autoRestartPods.namespaces", '[""]', { "certificates.autoRestartPods.enabled": "true" }],
+    ["certificates.autoRestartPods.workloads", '[""]', { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop"]' }],
+  ])("refuses %s=%s, naming the value", (value, list, more) => {
+    expect(() => renderChart(VALUES, { ...JWKS, ...more, [value]: list })).toThrow(new RegExp(`${value.replaceAll(".", "\\.")} must`));
+  });
+
   it("grants least privilege: no wildcards, writes only to generated kinds, cacerts and istiod, secrets by name only", () => {
     const objects = renderChart({ ...VALUES, "networkPolicy.enabled": "true" }, JWKS) as Obj[];
-    expect(objects.map((o) => o.kind).sort()).toEqual(["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "NetworkPolicy", "PodDisruptionBudget", "Role", "RoleBinding", "Secret", "ServiceAccount"]);
+    expect(objects.map((o) => o.kind).sort()).toEqual(["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "NetworkPolicy", "PodDisruptionBudget", "Role", "Role", "RoleBinding", "RoleBinding", "Secret", "ServiceAccount"]);
+    expectBindings(objects);
     const roles = objects.filter((o) => o.kind === "ClusterRole" || o.kind === "Role");
     for (const rule of roles.flatMap((r) => r.rules ?? [])) {
       expect([...rule.apiGroups, ...rule.resources, ...rule.verbs]).not.toContain("*");
     }
-    expect(writable(objects)).toEqual([...GENERATED, ":secrets[cacerts]", "apps:deployments[istiod]"].sort());
+    expect(writable(objects)).toEqual([...GENERATED, "istio-system/:secrets[cacerts]", "istio-system/apps:deployments[istiod]"].sort());
     const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { replicas: number; template: { spec: { securityContext: Record<string, unknown>; containers: { securityContext: Record<string, unknown>; readinessProbe: unknown; livenessProbe: unknown; resources: unknown }[] } } } };
     expect(deployment.spec.replicas).toBe(2);
     const pod = deployment.spec.template.spec;
@@ -116,14 +157,18 @@ describe("the agent's Helm chart", () => {
     expect(inGeneratedGroups(objects)).toEqual(GENERATED.map((grant) => `${grant} ${verbs}`).sort());
   });
 
+  const certificatesIn = (ns: string, istiods = "istiod") => [`${ns}/:secrets[cacerts]`, `${ns}/apps:deployments[${istiods}]`];
   it.each([
     ["certificates off", { "certificates.enabled": "false" }, GENERATED],
-    ["revisioned istiods", { "certificates.istiodDeployments": '["istiod","istiod-1-24"]' }, [...GENERATED, ":secrets[cacerts]", "apps:deployments[istiod,istiod-1-24]"]],
-    ["workload restarts on", { "certificates.autoRestartPods.enabled": "true" }, [...GENERATED, ":secrets[cacerts]", "apps:deployments", "apps:statefulsets", "apps:daemonsets", "apps:deployments[istiod]"]],
+    ["revisioned istiods", { "certificates.istiodDeployments": '["istiod","istiod-1-24"]' }, [...GENERATED, ...certificatesIn("istio-system", "istiod,istiod-1-24")]],
+    ["two meshes' namespaces", { "certificates.namespaces": '["istio-system","mesh-b","mesh-b"]' }, [...GENERATED, ...certificatesIn("istio-system"), ...certificatesIn("mesh-b")]],
+    ["workload restarts in two namespaces", { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop","web"]' }, [...GENERATED, ...certificatesIn("istio-system"), ...["shop", "web"].flatMap((ns) => [`${ns}/apps:deployments`, `${ns}/apps:statefulsets`, `${ns}/apps:daemonsets`])]],
+    ["restarts of named workloads", { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop"]', "certificates.autoRestartPods.workloads": '["cart","checkout"]' }, [...GENERATED, ...certificatesIn("istio-system"), "shop/apps:deployments[cart,checkout]", "shop/apps:statefulsets[cart,checkout]", "shop/apps:daemonsets[cart,checkout]"]],
     ["workload restarts without certificates", { "certificates.enabled": "false", "certificates.autoRestartPods.enabled": "true" }, GENERATED],
-  ])("with %s, grants exactly the writes it needs", (_what, values, expected) => {
+  ])("with %s, grants exactly the writes it needs, in the namespaces named", (_what, values, expected) => {
     const objects = renderChart(VALUES, { ...JWKS, ...values }) as Obj[];
     expect(writable(objects)).toEqual([...expected].sort());
+    expectBindings(objects);
     const args = (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]?.args ?? [];
     expect(args).toContain(`--certificates=${(values as Record<string, string>)["certificates.enabled"] ?? "true"}`);
   });
@@ -147,21 +192,17 @@ describe("the agent's Helm chart", () => {
   });
 
   it("renders objects a real apiserver accepts (server-side dry run)", async () => {
-    const objects = renderChart({ ...VALUES, "networkPolicy.enabled": "true" }, JWKS) as Obj[];
-    await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
+    const objects = renderChart({ ...VALUES, "networkPolicy.enabled": "true" }, { ...JWKS, "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop"]', "certificates.autoRestartPods.workloads": '["web"]' }) as Obj[];
+    for (const name of [AGENT_NS, "istio-system", "shop"]) await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
     for (const obj of objects) {
-      const res = await cluster.request("POST", `${PATHS[obj.kind] ?? pathOf(obj)}?dryRun=All&fieldValidation=Strict`, obj);
+      const res = await cluster.request("POST", `${pathOfChartObject(obj)}?dryRun=All&fieldValidation=Strict`, obj);
       expect(res.status, `${obj.kind} ${obj.metadata.name}: ${JSON.stringify(res.body)}`).toBe(201);
     }
   });
 
   it("lets the agent write cacerts and restart istiod under exactly the chart's RBAC, and nothing more", async () => {
-    await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
-    for (const obj of (renderChart(VALUES, JWKS) as Obj[]).filter((o) => o.kind.startsWith("ClusterRole") || o.kind.startsWith("Role"))) {
-      expect((await cluster.request("POST", PATHS[obj.kind] as string, obj)).status).toBe(201);
-    }
-    for (const ns of ["istio-system", "shop"]) await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
-    for (const [ns, name] of [["istio-system", "istiod"], ["shop", "web"]] as const) expect((await cluster.request("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentOf(ns, name))).status).toBe(201);
+    await installRbac(renderChart(VALUES, JWKS) as Obj[], ["istio-system", "shop", "mesh-b"]);
+    for (const [ns, name] of [["istio-system", "istiod"], ["shop", "web"], ["mesh-b", "istiod"]] as const) expect((await cluster.request("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentOf(ns, name))).status).toBe(201);
     const secrets = "/api/v1/namespaces/istio-system/secrets";
     await cluster.request("POST", secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "other", namespace: "istio-system" }, stringData: { x: "y" } });
     // RBAC reaches the authorizer through an informer: wait until the agent may read cacerts.
@@ -193,5 +234,21 @@ describe("the agent's Helm chart", () => {
     expect((await asAgent("POST", secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "cacerts" } })).status).toBe(403);
     expect((await asAgent("PATCH", `${secrets}/mine?fieldManager=meshplane-agent`, { apiVersion: "v1", kind: "Secret", metadata: { name: "mine" } }, apply)).status).toBe(403);
     expect((await asAgent("PATCH", "/apis/apps/v1/namespaces/shop/deployments/web", restart)).status).toBe(403);
+    // A namespace the values do not name: no cacerts, no istiod restart there.
+    expect((await asAgent("GET", "/api/v1/namespaces/mesh-b/secrets/cacerts")).status).toBe(403);
+    expect((await asAgent("PATCH", "/api/v1/namespaces/mesh-b/secrets/cacerts?fieldManager=meshplane-agent", { apiVersion: "v1", kind: "Secret", metadata: { name: "cacerts" } }, apply)).status).toBe(403);
+    expect((await asAgent("PATCH", "/apis/apps/v1/namespaces/mesh-b/deployments/istiod", restart)).status).toBe(403);
+  });
+
+  it("with workload restarts on, lets the agent restart only the workloads of the namespaces and names the values give", async () => {
+    const values = { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["store"]', "certificates.autoRestartPods.workloads": '["cart"]' };
+    await installRbac(renderChart(VALUES, { ...JWKS, ...values }) as Obj[], ["store", "elsewhere"]);
+    for (const [ns, name] of [["store", "cart"], ["store", "admin"], ["elsewhere", "cart"]] as const) expect((await cluster.request("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentOf(ns, name))).status).toBe(201);
+    const restart = { spec: { template: { metadata: { annotations: { "meshplane.dev/restarted-at": "now" } } } } };
+    const patch = (ns: string, name: string) => cluster.request("PATCH", `/apis/apps/v1/namespaces/${ns}/deployments/${name}`, restart, AGENT_TOKEN);
+    await eventually("the restart Role in effect", async () => ((await patch("store", "cart")).status === 200 ? true : undefined));
+    expect((await patch("store", "admin")).status).toBe(403);
+    expect((await patch("elsewhere", "cart")).status).toBe(403);
+    expect((await cluster.request("GET", "/api/v1/namespaces/store/secrets/cacerts", undefined, AGENT_TOKEN)).status).toBe(403);
   });
 });

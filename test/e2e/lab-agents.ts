@@ -89,7 +89,7 @@ export async function startLabAgent(cp: ControlPlane, adminToken: string, name: 
   await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
   for (const obj of rendered as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[]) {
     if (["Deployment", "PodDisruptionBudget", "NetworkPolicy"].includes(obj.kind)) continue; // no kubelet runs pods here
-    const path = obj.kind.startsWith("ClusterRole") ? `/apis/rbac.authorization.k8s.io/v1/${obj.kind === "ClusterRole" ? "clusterroles" : "clusterrolebindings"}` : obj.kind === "Role" ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/roles` : obj.kind === "RoleBinding" ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${AGENT_NS}/rolebindings` : pathOf(obj);
+    const path = obj.kind.startsWith("ClusterRole") ? `/apis/rbac.authorization.k8s.io/v1/${obj.kind === "ClusterRole" ? "clusterroles" : "clusterrolebindings"}` : obj.kind === "Role" || obj.kind === "RoleBinding" ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${obj.metadata.namespace ?? AGENT_NS}/${obj.kind.toLowerCase()}s` : pathOf(obj);
     const res = await cluster.request("POST", path, obj);
     if (!res.ok) throw new Error(`install ${obj.kind} ${obj.metadata.name}: ${res.status} ${res.body.message ?? ""}`);
   }

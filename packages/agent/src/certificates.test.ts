@@ -4,6 +4,7 @@ import { materialOf, type SecretObject } from "./cacerts";
 import { certificateStage } from "./certificates";
 import { type LoopMemory, newMemory } from "./cycle";
 import { restartStage } from "./restarts";
+import { KubeError } from "./kube";
 import { DAY, FakeControlPlane, FakeKube, NOW, crypto, cycleAt, fakeDeps, newRoot } from "./test-fakes";
 import { keyMatchesCertificate } from "./x509";
 
@@ -174,5 +175,12 @@ describe("the certificate stage", () => {
   it("never logs key material", () => {
     expect(logged.length).toBeGreaterThan(5);
     for (const line of logged) expect(line).not.toMatch(/PRIVATE KEY|BEGIN /);
+  });
+
+  it("names the chart value when the apiserver refuses cacerts in a namespace the chart's Roles do not name", async () => {
+    const { kube, memory, cycle } = await setup();
+    kube.fail = (c) => (c.kind === "Secret" ? new KubeError(403, 'secrets "cacerts" is forbidden') : undefined);
+    await cycle();
+    expect(memory.meshes.get("mesh-a")?.result).toMatchObject({ state: "failed", error: expect.stringContaining('chart value certificates.namespaces: add "ns-mesh-a"') });
   });
 });

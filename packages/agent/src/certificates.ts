@@ -16,6 +16,7 @@ import {
 } from "./cacerts";
 import type { CycleContext, MeshMemory, Stage } from "./cycle";
 import { issueIntermediate } from "./issue";
+import { KubeError } from "./kube";
 
 // A refused CSR or a missing permission needs someone to act; retrying every poll would only add load.
 const RETRY = { baseMs: 10_000, capMs: 10 * 60_000 };
@@ -61,7 +62,9 @@ async function reconcile(ctx: CycleContext, mem: MeshMemory): Promise<void> {
     mem.result = result;
     mem.marks = marks;
   } catch (error) {
-    meshFailed(ctx, mem, error);
+    // Outside the namespaces the chart's Roles name, the apiserver refuses the agent: say which value.
+    const forbidden = error instanceof KubeError && error.status === 403;
+    meshFailed(ctx, mem, forbidden ? new CertificateError(`${error.message} (the agent may keep cacerts only in the namespaces of the chart value certificates.namespaces: add "${mem.directive.secretNamespace}")`, { cause: error }) : error);
   }
 }
 

@@ -65,7 +65,7 @@ async function istiods(ctx: CycleContext, namespace: string): Promise<Deployment
 async function restartIstiod(ctx: CycleContext, d: CertificateDirective, change: string): Promise<void> {
   const names = (await istiods(ctx, d.secretNamespace)).map((x) => x.metadata?.name as string).sort();
   for (const name of names) {
-    await restart(ctx, { apiVersion: "apps/v1", kind: "Deployment", namespace: d.secretNamespace, name }, `the agent may patch only the istiod Deployments named in the chart value certificates.istiodDeployments: add "${name}"`);
+    await restart(ctx, { apiVersion: "apps/v1", kind: "Deployment", namespace: d.secretNamespace, name }, `the agent may patch only the istiod Deployments named in the chart value certificates.istiodDeployments: add "${name}" (and "${d.secretNamespace}" to certificates.namespaces if it is not there)`);
     ctx.deps.metrics.restarted("istiod");
   }
   await mark(ctx, d, { [CACERTS_ANNOTATIONS.istiodRestartedFor]: change });
@@ -89,7 +89,7 @@ async function rollNextWorkload(ctx: CycleContext, d: CertificateDirective, chan
   }
   const last = Math.max(...workloads.map(since).filter((t) => t >= Date.parse(change)));
   if (ctx.now.getTime() - last < ctx.deps.certificates.restartPauseMs) return { done: false };
-  await restart(ctx, { apiVersion: "apps/v1", kind: next.kind, namespace: next.namespace, name: next.name }, "the agent may restart workloads only with the chart value certificates.autoRestartPods.enabled=true");
+  await restart(ctx, { apiVersion: "apps/v1", kind: next.kind, namespace: next.namespace, name: next.name }, `the agent may restart workloads only with the chart value certificates.autoRestartPods.enabled=true, in the namespaces of certificates.autoRestartPods.namespaces (add "${next.namespace}") and, when certificates.autoRestartPods.workloads names any, only those (add "${next.name}")`);
   ctx.deps.metrics.restarted("workload");
   ctx.deps.log.info("restarted a workload for the new roots", { mesh: d.mesh, kind: next.kind, namespace: next.namespace, name: next.name, remaining: todo.length - 1 });
   return { done: false };
