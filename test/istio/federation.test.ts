@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "@meshplane/core";
-import { translate } from "../../packages/core/src/translate/index";
+import { type TranslateInput, type TranslateOutput, translate } from "../../packages/core/src/translate/index";
 import { readCase } from "../golden/cases";
 import { loadInput } from "../golden/render";
 import { type CallTrace, type JudgedCluster, traceCall } from "./call-path";
@@ -21,7 +21,11 @@ interface RemoteHost {
 
 function judgeCase(name: string): { clusters: JudgedCluster[]; objects: Record<string, KubeObject[]> } {
   const input = loadInput(readCase(name, "input.yaml") as string);
-  const output = translate(input);
+  return judgeOutput(input, translate(input));
+}
+
+/** Istio's config generation for `output` in the clusters (Kubernetes objects, mesh config) `input` describes. */
+function judgeOutput(input: TranslateInput, output: TranslateOutput): { clusters: JudgedCluster[]; objects: Record<string, KubeObject[]> } {
   const clusters: JudgedCluster[] = [];
   for (const cluster of input.clusters) {
     const world = clusterWorld(input, output, cluster);
@@ -98,6 +102,31 @@ describe("cross-cluster calls under Istio's own config generation", () => {
     for (const { label, trace } of calls) {
       expect(trace.problems.some((p) => /refuses callers of trust domain cluster-[12]\.local/.test(p)), label).toBe(true);
     }
+  });
+
+  it("a canary into a mesh that refuses the callers' trust domain: its calls would fail at the handshake, so it is held back and the callers keep their local route", () => {
+    const input = loadInput(readCase("federated-shift-trust-domain-refused", "input.yaml") as string);
+    const output = translate(input);
+    expect(output.statuses["TrafficPolicy/reviews-canary"]?.destinations?.["reviews-bookinfo-cluster-1"]?.state).toBe("INVALID");
+    const from = { cluster: "cluster-1", proxy: "bookinfo/productpage-v1", trustDomain: "cluster-1.local" };
+    const local = { from, host: "reviews.bookinfo.svc.cluster.local", port: 9080 };
+    // As generated: cluster-1's callers of reviews reach reviews' own pods, every hop working.
+    const held = traceCall(local, judgeOutput(input, output).clusters);
+    expect(held.problems).toEqual([]);
+    expect(held.gateways).toEqual([]);
+    // Had the canary been accepted (the output for the same tenant once cluster-2 aliases cluster-1.local),
+    // a fifth of those calls would go to cluster-2, whose sidecars — as the clusters are now — refuse them.
+    const aliased = loadInput((readCase("federated-shift-trust-domain-refused", "input.yaml") as string).replace("      - trustDomain: cluster-2.local\n", "      - trustDomain: cluster-2.local\n        trustDomainAliases: [cluster-1.local]\n"));
+    const applied = translate(aliased);
+    expect(applied.statuses["TrafficPolicy/reviews-canary"]?.state).toBe("ACCEPTED");
+    const shifted = traceCall(local, judgeOutput(input, applied).clusters);
+    expect(shifted.gateways).toEqual(["34.2.2.2:15443"]);
+    expect(shifted.problems).toEqual(["cluster-2: bookinfo/reviews-v3 refuses callers of trust domain cluster-1.local (accepts spiffe://cluster-2.local/)"]);
+    // The other direction works: cluster-1 accepts cluster-2's callers, so reviews-mirror-back stays ACCEPTED.
+    expect(output.statuses["TrafficPolicy/reviews-mirror-back"]?.state).toBe("ACCEPTED");
+    const back = traceCall({ from: { cluster: "cluster-2", proxy: "bookinfo/reviews-v3", trustDomain: "cluster-2.local" }, host: "reviews.bookinfo.svc.cluster-1.global", port: 9080 }, judgeOutput(input, output).clusters);
+    expect(back.problems).toEqual([]);
+    expect(back.pods.length).toBeGreaterThan(0);
   });
 
   it("three meshes: a gateway never relays a caller to a third cluster's federated host", () => {
