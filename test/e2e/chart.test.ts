@@ -38,12 +38,21 @@ const WRITES = ["create", "update", "patch", "delete"];
  * Role's prefixed with its namespace (`ns/group:resource[names]`); the agent's own namespace's Role
  * (its state Secret and Lease) aside. Secrets must always be named, and the ClusterRole holds none.
  */
+/** The grants of `rules` that let the agent write. */
+function writes(rules: Rule[]) {
+  return rules.filter((r) => r.verbs.some((v) => WRITES.includes(v))).flatMap(grants);
+}
+
+/** What the agent may do with shared trust in namespace `ns`: read cacerts, restart its istiods. */
+function certificatesIn(ns: string, istiods = "istiod") {
+  return [`${ns}/:secrets[cacerts]`, `${ns}/apps:deployments[${istiods}]`];
+}
+
 function writable(objects: Obj[]): string[] {
   const cluster = clusterRules(objects);
   expect(cluster.filter((r) => r.resources.includes("secrets"))).toEqual([]);
   const namespaced = objects.filter((o) => o.kind === "Role" && o.metadata.name !== "meshplane-agent");
   for (const rule of namespaced.flatMap((o) => o.rules ?? []).filter((r) => r.resources.includes("secrets"))) expect(rule.resourceNames).toEqual(["cacerts"]);
-  const writes = (rules: Rule[]) => rules.filter((r) => r.verbs.some((v) => WRITES.includes(v))).flatMap(grants);
   return [...writes(cluster), ...namespaced.flatMap((o) => writes(o.rules ?? []).map((g) => `${o.metadata.namespace}/${g}`))].sort();
 }
 
@@ -157,7 +166,6 @@ describe("the agent's Helm chart", () => {
     expect(inGeneratedGroups(objects)).toEqual(GENERATED.map((grant) => `${grant} ${verbs}`).sort());
   });
 
-  const certificatesIn = (ns: string, istiods = "istiod") => [`${ns}/:secrets[cacerts]`, `${ns}/apps:deployments[${istiods}]`];
   it.each([
     ["certificates off", { "certificates.enabled": "false" }, GENERATED],
     ["revisioned istiods", { "certificates.istiodDeployments": '["istiod","istiod-1-24"]' }, [...GENERATED, ...certificatesIn("istio-system", "istiod,istiod-1-24")]],

@@ -38,6 +38,13 @@ async function names(token: string, path: string): Promise<string[]> {
   return ((await res.json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name).sort();
 }
 
+/** Bookinfo's discovery of `cluster` with one Service, `api` in `namespace`. */
+function apiIn(cluster: string, namespace: string) {
+  const base = discoveryOf("istio-bookinfo", cluster);
+  const reviews = base.destinations.find((d) => d.spec.name === "reviews") as DiscoveryResult["destinations"][number];
+  return { ...base, destinations: [{ ...reviews, spec: { ...reviews.spec, name: "api", namespace } }] };
+}
+
 beforeAll(async () => {
   cp = await startControlPlane();
   jwks = await cp.signer.jwks();
@@ -73,7 +80,9 @@ describe("a cluster reporting another cluster's mesh name", () => {
 
     const keyPair = await generateKeyPair(globalThis.crypto, "ECDSA_P256");
     const csr = await createCsr(globalThis.crypto, { keyPair, spiffeId: "spiffe://cluster.local/ns/istio-system/sa/istiod" });
-    await expect(two.csr({ mesh: victim, csr })).rejects.toThrow();
+    const refused = await two.csr({ mesh: victim, csr }).then(() => undefined, (e: Error) => e);
+    expect(refused, "cluster-2 got an intermediate CA for cluster-1's mesh").toBeInstanceOf(Error);
+    expect(String(refused)).toMatch(/\b40[03]\b/);
   });
 
   it("is refused, naming the field, when its report refers to a mesh it does not report", async () => {
@@ -106,13 +115,8 @@ describe("names an agent reports", () => {
 describe("names that joining alone would merge", () => {
   it("keeps east's api in shop-us and us-east's api in shop apart, and translates both", async () => {
     const token = await cp.tenant("collide");
-    const service = (cluster: string, namespace: string) => {
-      const base = discoveryOf("istio-bookinfo", cluster);
-      const reviews = base.destinations.find((d) => d.spec.name === "reviews") as DiscoveryResult["destinations"][number];
-      return { ...base, destinations: [{ ...reviews, spec: { ...reviews.spec, name: "api", namespace } }] };
-    };
-    await (await agent("collide", token, "east")).discovery(service("east", "shop-us"));
-    await (await agent("collide", token, "us-east")).discovery(service("us-east", "shop"));
+    await (await agent("collide", token, "east")).discovery(apiIn("east", "shop-us"));
+    await (await agent("collide", token, "us-east")).discovery(apiIn("us-east", "shop"));
     const destinations = await names(token, "/v1/destinations");
     expect(destinations).toHaveLength(2);
     expect(new Set(destinations).size).toBe(2);

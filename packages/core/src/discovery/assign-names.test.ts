@@ -60,6 +60,6 @@ describe("assignDiscoveredNames", () => {
   it("refuses one object reported twice", () => {
     const r = report("c", { mesh: "m", workload: "w", destination: "d" });
     const twice = { ...r, destinations: [r.destinations[0]!, { ...r.destinations[0]!, metadata: { ...r.destinations[0]!.metadata, name: "d2" } }] };
-    expect(() => assignDiscoveredNames(twice, "c")).toThrow(ValidationError);
+    expect(() => assignDiscoveredNames(twice, "c")).toThrow("discovery report does not hold together");
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import fc from "fast-check";
+import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DNS_LABEL } from "../api/common";
 import { discoveredName, dnsSafeName, workloadName } from "./names";
