@@ -239,6 +239,6 @@ export function virtualMesh(name: string, spec: Record<string, unknown> = {}) {
     apiVersion: "meshplane.dev/v1",
     kind: "VirtualMesh",
     metadata: { name },
-    spec: { meshes: [{ name: "istiod-istio-system-cluster-1" }], mtlsConfig: { shared: {} }, ...spec },
+    spec: { meshes: [{ name: "istiod-istio--system-cluster-1" }], mtlsConfig: { shared: {} }, ...spec },
   };
 }
