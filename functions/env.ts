@@ -34,9 +34,9 @@ export interface Env {
   pushEndpoint?: string;
 }
 
-const RATE_CLASSES = ["read", "write", "plan", "agent", "operator"];
+const RATE_CLASSES = ["read", "write", "plan", "agent", "operator", "refused"];
 
-/** `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each a positive integer per the class's window. */
+/** `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each a positive integer: requests per minute (docs/api.md, "Rate limits"). */
 function rateLimits(value: string | undefined): Record<string, number> | undefined {
   if (!value) return undefined;
   const out: Record<string, number> = {};

@@ -42,7 +42,7 @@ trap cleanup EXIT
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 url="http://127.0.0.1:$port"
 # Budgets no fuzzer run reaches: 429 is documented, but a run spent on 429s would test nothing else.
-MESHPLANE_RATE_LIMITS="read=1000000,write=1000000,plan=1000000,agent=1000000,operator=1000000" \
+MESHPLANE_RATE_LIMITS="read=1000000,write=1000000,plan=1000000,agent=1000000,operator=1000000,refused=1000000" \
   node node_modules/tsx/dist/cli.mjs functions/local/main.ts --in-memory --port "$port" --data-dir "$work/state" >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 600); do

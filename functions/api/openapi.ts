@@ -33,12 +33,14 @@ function errorResponses(route: Route): Record<string, unknown> {
   if (route.access !== "public") {
     out[401] = { description: "missing, unknown, revoked or expired token", content: problemRef };
     out[403] = { description: "the token's role does not allow this", content: problemRef };
-    out[429] = {
-      description: "over the rate limit of this kind of request (per tenant; per cluster for agents)",
-      headers: { "Retry-After": { description: "seconds until the budget renews", schema: { type: "integer", minimum: 1 } } },
-      content: problemRef,
-    };
   }
+  // Every route, public ones too: refused requests (401, 403) spend a budget of their own per source
+  // and credential (docs/api.md, "Rate limits").
+  out[429] = {
+    description: "over the rate limit of this kind of request (per tenant; per cluster for agents; refused requests per source and credential)",
+    headers: { "Retry-After": { description: "seconds until the budget renews", schema: { type: "integer", minimum: 1 } } },
+    content: problemRef,
+  };
   if (route.path.includes("{")) out[404] = { description: "not found", content: problemRef };
   if (route.method === "post" || route.method === "put") out[409] = { description: "conflict", content: problemRef };
   if (route.headers?.["If-Match"]) out[412] = { description: "If-Match is stale", content: problemRef };
