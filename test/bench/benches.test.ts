@@ -5,9 +5,9 @@
  * longer works fails the suite instead of waiting for someone to run it.
  */
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { benchNames } from "./_names";
 
 const ROOT = join(import.meta.dirname, "../..");
 
@@ -27,11 +27,8 @@ const TINY: Record<string, { args?: string[]; env?: Record<string, string> }> = 
   "translate-job": { args: ["2", "3", "20"] },
 };
 
-/** The benches `npm run bench` offers (test/bench/run.ts lists them the same way). */
-const benches = readdirSync(import.meta.dirname)
-  .filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.includes(".test.") && !f.startsWith("_"))
-  .map((f) => f.slice(0, -3))
-  .sort();
+/** The benches `npm run bench` offers. */
+const benches = benchNames();
 
 /**
  * Runs one bench in a process group of its own; when the test is aborted (its timeout), the whole

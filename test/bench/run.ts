@@ -3,13 +3,13 @@
  * figures as one JSON object on its last line.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { benchNames } from "./_names";
 
 const dir = import.meta.dirname;
-const names = readdirSync(dir).filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.includes(".test.") && !f.startsWith("_")).map((f) => f.slice(0, -3));
+const names = benchNames(dir);
 const name = process.argv[2];
-if (!name || !existsSync(join(dir, `${name}.ts`))) {
+if (!name || !names.includes(name)) {
   console.error(`usage: npm run bench -- <name>\nbenchmarks: ${names.join(", ") || "(none yet)"}`);
   process.exit(2);
 }

@@ -20,6 +20,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { program } from "../../packages/cli/src/program";
+import { benchNames } from "../bench/_names";
 
 /** The CLI's commander tree (the CLI's own commander, which may differ from the root's). */
 type Command = ReturnType<typeof program>;
@@ -43,9 +44,7 @@ export interface Repo {
 /** The repository's scripts, benches and CLI. */
 export function repoOf(root: string, cli: Command): Repo {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> };
-  const benchDir = join(root, "test/bench");
-  const benches = readdirSync(benchDir).filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.startsWith("_") && !f.includes(".test.")).map((f) => f.slice(0, -3));
-  return { root, scripts: new Set(Object.keys(pkg.scripts ?? {})), benches: new Set(benches), cli };
+  return { root, scripts: new Set(Object.keys(pkg.scripts ?? {})), benches: new Set(benchNames(join(root, "test/bench"))), cli };
 }
 
 /** The docs the check reads: README.md and docs/*.md. */
