@@ -37,7 +37,7 @@ else
   echo "[contract] FAILED; the end of its log:"
   tail -n 200 "$work/contract.log"
 fi
-echo "== tests (unit, integration, istio, browser, e2e)"
+echo "== tests (unit, integration, istio, browser, e2e, bench: every bench at a tiny size)"
 node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report"
 status=$?
 [ "$contract" -eq 0 ] || status=1

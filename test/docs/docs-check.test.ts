@@ -16,6 +16,14 @@ describe("README.md and docs/*.md", () => {
     expect(problems).toEqual([]);
   });
 
+  it("the README's row for `npm run bench` lists every bench", () => {
+    const row = readFileSync(join(root, "README.md"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("| `npm run bench -- <name>` |"));
+    const listed = [...(row ?? "").matchAll(/`([\w-]+)`/g)].map((m) => m[1] as string).filter((name) => repo.benches.has(name));
+    expect(listed.toSorted()).toEqual([...repo.benches].toSorted());
+  });
+
   it("would not if the README had a broken link or a made-up flag", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
     const broken = `${readme}\nSee [the guide](docs/no-such-guide.md) and [limits](docs/api.md#no-such-heading).\n\n\`\`\`sh\nmeshplane apply -f policies/ --made-up-flag\n\`\`\`\n`;
