@@ -20,7 +20,7 @@ export interface Env {
   caKekFile?: string;
   /**
    * On AWS, the CA signer's function, which the API invokes for every CSR (it holds no CA key
-   * itself). Unset, the signer runs in-process (the local control plane).
+   * itself; the stack sets it on the API's function). The local launcher runs the signer in-process instead.
    */
   caSignerFunction?: string;
   /** Requests per window per class (`read=500,write=100,…`), over the defaults. */

@@ -2,7 +2,6 @@ import type { AppDeps } from "./api/app";
 import { DEFAULT_LIMITS, type RateClass, type RateLimit } from "./api/rate-limit";
 import type { Env } from "./env";
 import type { CsrSigner } from "./ca-signer/contract";
-import { inProcessCsrSigner } from "./ca-signer/in-process";
 import type { CaSignerDeps } from "./ca-signer/signer";
 import type { AuthorityDeps } from "./pki/authority";
 import { type KeyVault, LocalKeyVault } from "./pki/key-vault";
@@ -53,7 +52,12 @@ function kmsSigner(region: string, keyIds: string[]): Signer {
   return { sign: async (payload, typ) => (await signer()).sign(payload, typ), jwks: async () => (await signer()).jwks() };
 }
 
-/** The API's side of the CA signer's function, with the Lambda client under it loaded by the first CSR. */
+/**
+ * The API's side of the CA signer: on AWS its function, with the Lambda client under it loaded by the
+ * first CSR. Without one, the API has no signer here: the local launcher (and the tests) hand it the
+ * same signer in-process (functions/ca-signer/in-process.ts), so the API's bundle never carries the
+ * code that opens a CA key (functions/api/boundaries.test.ts).
+ */
 function lambdaCsrSigner(region: string, functionName: string): CsrSigner {
   const signer = onFirstUse(async () => {
     const [{ LambdaClient }, { LambdaCsrSigner }] = await Promise.all([import("@aws-sdk/client-lambda"), import("./ca-signer/invoke")]);
@@ -61,6 +65,12 @@ function lambdaCsrSigner(region: string, functionName: string): CsrSigner {
   });
   return { sign: async (request) => (await signer()).sign(request) };
 }
+
+const NO_CSR_SIGNER: CsrSigner = {
+  sign: async () => {
+    throw new Error("MESHPLANE_CA_SIGNER_FUNCTION is not set: this API has no CA signer to hand CSRs to");
+  },
+};
 
 function kmsVault(region: string, keyId: string): KeyVault {
   const vault = onFirstUse(async () => {
@@ -80,13 +90,13 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     crypto: globalThis.crypto,
   };
   // Only the CA signer opens CA keys: on AWS a function of its own that the API invokes, locally the
-  // same code in-process. The worker seals new keys; the API holds no vault at all.
+  // same code in-process over `caSigner`. The worker seals new keys; the API holds no vault at all.
   const caSigner: CaSignerDeps = { store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: createLogger({ service: "ca-signer" }), now: () => new Date() };
   const app: AppDeps = {
     store,
     signer,
     authority: { crypto: authority.crypto },
-    csrSigner: env.caSignerFunction ? lambdaCsrSigner(env.region, env.caSignerFunction) : inProcessCsrSigner(caSigner),
+    csrSigner: env.caSignerFunction ? lambdaCsrSigner(env.region, env.caSignerFunction) : NO_CSR_SIGNER,
     queue: new SqsTranslateQueue({ region: env.region, queueUrl: env.queueUrl, ...(env.sqsEndpoint ? { endpoint: env.sqsEndpoint } : {}) }),
     log: createLogger({ service: "api" }),
     ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),

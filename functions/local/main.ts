@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { createApp } from "../api/app";
+import { inProcessCsrSigner } from "../ca-signer/in-process";
 import { SINGLE_PROCESS_SHARING } from "../api/rate-limit";
 import { readEnv } from "../env";
 import { SQSClient } from "@aws-sdk/client-sqs";
@@ -66,8 +67,8 @@ async function main(): Promise<void> {
   const runtime = createRuntime(env);
   const first = await bootstrapLocal(runtime.store, new Date());
   // One process serves every tenant here: share it out in turns and hold refusals (on Lambda, more
-  // instances start instead).
-  const app = createApp({ ...runtime.app, sharing: SINGLE_PROCESS_SHARING });
+  // instances start instead). CSRs go to the CA signer in-process: the code its Lambda function runs.
+  const app = createApp({ ...runtime.app, csrSigner: inProcessCsrSigner(runtime.caSigner), sharing: SINGLE_PROCESS_SHARING });
   const sqsClient = new SQSClient({ region: env.region, endpoint: sqs.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   // Agents' push channel on the API's own port: the worker tells it each generation it publishes.
   const hub = new PushHub({ store: runtime.store, now: () => new Date(), log: runtime.worker.log, publicUrl: env.publicUrl ?? `http://127.0.0.1:${port}` });
