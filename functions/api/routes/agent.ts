@@ -1,6 +1,6 @@
 import { createPublicKey } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { type DiscoveryResult, type PublicEcJwk, ValidationError, assignDiscoveredNames, canonicalJson, discoveryReport, registerRequest, registerResponse, sha256, snapshotEtag, statusReport } from "@meshplane/core/base";
+import { type PublicEcJwk, ValidationError, assignDiscoveredNames, canonicalJson, discoveryReport, registerRequest, registerResponse, sha256, snapshotEtag, statusReport } from "@meshplane/core/base";
 import { type JWK, calculateJwkThumbprint } from "jose";
 import { z } from "zod";
 import type { TranslateQueue } from "../../queue/translate-queue";
@@ -19,18 +19,6 @@ export interface AgentDeps {
  * objects, are bigger than a policy; API Gateway allows 10 MB, Lambda 6 MB.
  */
 export const MAX_AGENT_BODY_BYTES = 5 * 1024 * 1024;
-
-/** Every discovered object must be of the reporting agent's own cluster. */
-function checkCluster(result: DiscoveryResult, cluster: string): void {
-  const errors = (["meshes", "workloads", "destinations"] as const).flatMap((list) =>
-    result[list].flatMap((obj, i) =>
-      obj.metadata.cluster !== cluster || obj.spec.cluster !== cluster
-        ? [{ path: `${list}[${i}].metadata.cluster`, message: `must be this agent's cluster (${cluster})` }]
-        : [],
-    ),
-  );
-  if (errors.length > 0) throw new ValidationError("discovery report names another cluster; nothing was stored", errors);
-}
 
 /**
  * The schema checks a key's shape; this checks that it is a point on P-256 at all, before the
@@ -91,8 +79,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       handler: async (c, { body }) => {
         const { tenantId, cluster, head } = c.get("agent");
         const { hash: _advisory, ...reported } = body;
-        checkCluster(reported, cluster);
-        // Discovered names are the control plane's to give, never the agent's (docs/api.md, "Discovered names").
+        // Every object of the agent's own cluster, named by the control plane, never by the agent (docs/api.md, "Discovered names").
         const result = assignDiscoveredNames(reported, cluster);
         const revision = await store.agents.recordDiscovery(tenantId, cluster, result, sha256(canonicalJson(result)), head);
         await enqueueTranslate(deps.queue, c.get("log"), tenantId, revision);

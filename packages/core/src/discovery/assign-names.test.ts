@@ -57,6 +57,17 @@ describe("assignDiscoveredNames", () => {
     }
   });
 
+  it("refuses, naming the field, an object of another cluster", () => {
+    const r = report("c", { mesh: "m", workload: "w", destination: "d" });
+    const other = { ...r, workloads: [{ ...r.workloads[0]!, spec: { ...r.workloads[0]!.spec, cluster: "elsewhere" } }] };
+    try {
+      assignDiscoveredNames(other, "c");
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ValidationError).errors.map((e) => e.path)).toEqual(["workloads[0].metadata.cluster"]);
+    }
+  });
+
   it("refuses one object reported twice", () => {
     const r = report("c", { mesh: "m", workload: "w", destination: "d" });
     const twice = { ...r, destinations: [r.destinations[0]!, { ...r.destinations[0]!, metadata: { ...r.destinations[0]!.metadata, name: "d2" } }] };

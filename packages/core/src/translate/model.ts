@@ -59,31 +59,27 @@ function place(item: Destination | Workload) {
 
 /**
  * Discovered objects by name. Names are the control plane's and injective (docs/api.md, "Discovered
- * names"), so two objects under one name mean a registration that raced the cluster-name check or a
- * store written before it: every object under such a name is left out, and `conflicts` says why, for
- * the statuses of whatever refers to it. Translation of everything else goes on.
+ * names"), so two objects under one name mean a store written before they were (objects whose agent
+ * has not reported since) or a SHA-256 collision: every object under such a name is left out, and
+ * `conflicts` says why, for the statuses of whatever refers to it. Translation of everything else goes on.
  */
 function discoveredByName<T extends Mesh | Workload | Destination>(items: readonly T[], conflicts: Map<string, string>): Map<string, T> {
   const groups = new Map<string, T[]>();
   for (const item of sortBy(items, (i) => i.metadata.name)) pushTo(groups, item.metadata.name, item);
   const byName = new Map<string, T>();
   for (const [name, group] of groups) {
-    const [first] = group;
-    if (group.length === 1 && first !== undefined) {
-      byName.set(name, first);
+    const [only, ...others] = group;
+    if (only !== undefined && others.length === 0) {
+      byName.set(name, only);
       continue;
     }
     const where = [...new Set(group.map((item) => `${item.spec.cluster}/${item.spec.namespace}`))].sort(compareStrings);
-    const clusters = [...new Set(group.map((item) => item.spec.cluster))].sort(compareStrings);
-    conflicts.set(
-      name,
-      `is ambiguous: ${group.length} discovered objects share the name ${name} (${where.join(", ")}), so none of them is translated` +
-        (clusters.length > 1 ? `; the names of clusters ${clusters.join(" and ")} clash (one ends with "-" and the other's name): register one under another name` : ""),
-    );
+    const reason = `is ambiguous: ${group.length} discovered objects share the name ${name} (${where.join(", ")}), so none of them is translated until their clusters' agents report again`;
     // Meshes are referred to by name, destinations by `cluster/namespace/name`; workloads by neither.
-    const reason = conflicts.get(name) as string;
-    if (first?.kind !== "Mesh") conflicts.delete(name);
-    for (const item of group) if (item.kind === "Destination") conflicts.set(refKey(item.spec), reason);
+    for (const item of group) {
+      if (item.kind === "Mesh") conflicts.set(name, reason);
+      else if (item.kind === "Destination") conflicts.set(refKey(item.spec), reason);
+    }
   }
   return byName;
 }
