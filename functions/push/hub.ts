@@ -30,8 +30,8 @@ export interface HubOptions {
   maxConnections?: number;
   /**
    * How often the hub pings each connection (one that has not answered the previous ping is dropped)
-   * and reads the heads of the clusters it holds connections for, closing those of a cluster
-   * deregistered or given a new agent key.
+   * and closes those whose token expired, reading the heads of the clusters it holds connections for
+   * to close those of a cluster deregistered or given a new agent key.
    */
   pingMs?: number;
 }
@@ -110,13 +110,9 @@ export class PushHub implements PushNotifier {
       this.count++;
       this.alive.set(ws, true);
       this.openings.set(ws, identity);
-      // The channel lasts as long as the token that opened it; the agent opens it again with a new one.
-      const expiry = setTimeout(() => ws.close(TOKEN_EXPIRED, TOKEN_EXPIRED_REASON), Math.max(0, identity.expiresAt * 1000 - this.options.now().getTime()));
-      expiry.unref();
       ws.on("pong", () => this.alive.set(ws, true));
       ws.on("message", (data, binary) => this.received(ws, data as Buffer, binary));
       ws.on("close", () => {
-        clearTimeout(expiry);
         if (set.delete(ws)) this.count--;
         if (set.size === 0 && this.byCluster.get(k) === set) this.byCluster.delete(k);
       });
@@ -149,7 +145,8 @@ export class PushHub implements PushNotifier {
 
   /**
    * Drops connections that did not answer the last ping and pings the rest; then closes those whose
-   * cluster was deregistered or got a new agent key meanwhile (one batched read per tenant).
+   * token expired, or whose cluster was deregistered or got a new agent key meanwhile (one batched
+   * read per tenant). A channel so ends at the first round after its end, as on AWS at the first event.
    */
   private async sweep(): Promise<void> {
     for (const set of this.byCluster.values()) {
@@ -173,15 +170,14 @@ export class PushHub implements PushNotifier {
     }
   }
 
-  /**
-   * Closes every channel whose token expired (by this clock: the timer set at opening runs by the
-   * wall clock) or whose cluster is gone, being deregistered, or holds another agent key.
-   */
-  async closeEnded(): Promise<void> {
+  /** Closes every channel whose token expired or whose cluster is gone, being deregistered, or holds another agent key. */
+  private async closeEnded(): Promise<void> {
     const byTenant = new Map<string, string[]>();
     for (const k of this.byCluster.keys()) {
       const [tenantId, cluster] = k.split("/") as [string, string];
-      byTenant.set(tenantId, [...(byTenant.get(tenantId) ?? []), cluster]);
+      const clusters = byTenant.get(tenantId);
+      if (clusters === undefined) byTenant.set(tenantId, [cluster]);
+      else clusters.push(cluster);
     }
     for (const [tenantId, clusters] of byTenant) {
       const heads = await this.options.store.snapshots.heads(tenantId, clusters);

@@ -122,12 +122,6 @@ describe("push channel", () => {
     for (const ws of open.splice(0)) ws.terminate();
   });
 
-  it("closes a channel when the token it was opened with expires", async () => {
-    const channel = await connect(await agentGetToken(cp, agentKeys, "pushed", "cluster-east", 2));
-    if (!("ws" in channel)) throw new Error(`refused: ${channel.refused} ${channel.body}`);
-    expect(await closeOf(channel.ws)).toEqual({ code: 4001, reason: expect.stringContaining("expired") });
-  });
-
   it("holds at most four connections for a cluster", async () => {
     for (const ws of open.splice(0)) ws.terminate();
     await until("the old connections gone", () => (cp.push.connections("pushed", "cluster-east") === 0 ? true : undefined));
@@ -136,8 +130,8 @@ describe("push channel", () => {
   });
 });
 
-describe("push channel of a cluster that is deregistered or re-keyed", () => {
-  // A hub of its own that looks at its clusters every 2 s (a round also drops a channel that did not
+describe("the end of a push channel: its token's expiry, its cluster deregistered or re-keyed", () => {
+  // A hub of its own that looks at its channels every 2 s (a round also drops a channel that did not
   // answer the last ping: shorter rounds drop live channels on a busy machine), on a server of its
   // own; tokens name the control plane's URL, its audience.
   let hub: PushHub;
@@ -153,6 +147,12 @@ describe("push channel of a cluster that is deregistered or re-keyed", () => {
   afterAll(async () => {
     hub.close();
     await new Promise((ok) => server.close(ok));
+  });
+
+  it("closes a channel when the token it was opened with expires", async () => {
+    const channel = await connect(await agentGetToken(cp, agentKeys, "pushed", "cluster-east", 2), url);
+    if (!("ws" in channel)) throw new Error(`refused: ${channel.refused} ${channel.body}`);
+    expect(await closeOf(channel.ws)).toEqual({ code: 4001, reason: expect.stringContaining("expired") });
   });
 
   it("closes the channels of a cluster once it is deregistered, and refuses new ones", async () => {
