@@ -1,9 +1,9 @@
-import type { Destination, Mesh } from "../api/index";
+import type { Destination, Mesh, ResourceStatus } from "../api/index";
 import { eastWestGateways } from "./east-west-gateways";
 import type { FederationPlan } from "./federation-plan";
 import type { VirtualMesh } from "./membership";
 import type { Model } from "./model";
-import { meshTrustStatus, trustCarries, trustOf } from "./trust";
+import { trustCarries } from "./trust";
 import { refusalText, refusedTrustDomains } from "./trust-domains";
 
 /** Why a VirtualMesh cannot carry calls from one mesh to another now. */
@@ -20,6 +20,9 @@ export interface LinkProblem {
 
 const NONE: readonly LinkProblem[] = [];
 
+/** What a VirtualMesh's status says of one mesh it lists: its errors and, with shared trust, the member's trust. */
+export type MeshStatus = NonNullable<ResourceStatus["meshes"]>[string];
+
 function lists(vm: VirtualMesh, mesh: Mesh): boolean {
   return vm.spec.meshes.some((m) => m.name === mesh.metadata.name);
 }
@@ -30,26 +33,28 @@ function lists(vm: VirtualMesh, mesh: Mesh): boolean {
  * sidecar, passed through the server's east-west gateway untouched (AUTO_PASSTHROUGH), so it needs:
  * the server's mesh to accept the client's trust domain (the client pins the server's SPIFFE IDs, so
  * the other direction plays no part), and with shared trust both meshes holding certificates from
- * the VirtualMesh's root (trust ISSUED or ROTATING). Answers are kept per pair of meshes: they
- * depend on the meshes, the VirtualMeshes and their CAs only, which a world never changes.
+ * the VirtualMesh's root (trust ISSUED or ROTATING). What a VirtualMesh's status already says of each
+ * mesh (its errors, its trust) is read from there, not worked out again. Answers are kept per pair of
+ * meshes: they depend on the meshes, the VirtualMeshes and their CAs only, which a world never changes.
  */
 export class FederationLinks {
   private readonly known = new Map<string, readonly LinkProblem[]>();
   private anyProblem: boolean | undefined;
 
-  /** `membershipErrors(vm, mesh)`: the VirtualMesh's status errors for a mesh it lists. */
+  /**
+   * `refusals`: whether any member mesh refuses a fellow member's trust domain (`checkTrustDomains`);
+   * `meshStatus(vm, mesh)`: the VirtualMesh's status for a mesh it lists.
+   */
   constructor(
     private readonly model: Model,
     private readonly plan: FederationPlan,
-    private readonly membershipErrors: (vm: VirtualMesh, mesh: string) => readonly string[],
+    private readonly refusals: boolean,
+    private readonly meshStatus: (vm: VirtualMesh, mesh: string) => MeshStatus | undefined,
   ) {}
 
   /** Whether no two members of any VirtualMesh have a problem calling each other (then `problems` is always empty). */
   get clear(): boolean {
-    this.anyProblem ??= [...this.plan.members.values()].some(({ mesh, virtualMesh }) => {
-      const fellows = [...this.plan.members.values()].filter((m) => m.virtualMesh === virtualMesh).map((m) => m.mesh);
-      return refusedTrustDomains(mesh, fellows).length > 0 || this.untrusted(mesh, virtualMesh) !== undefined;
-    });
+    this.anyProblem ??= this.refusals || [...this.plan.members.values()].some(({ mesh, virtualMesh }) => this.untrusted(mesh, virtualMesh) !== undefined);
     return !this.anyProblem;
   }
 
@@ -82,10 +87,9 @@ export class FederationLinks {
 
   /** With shared trust, why `mesh`'s certificates do not chain to `vm`'s root yet; undefined when they do or trust is not shared. */
   private untrusted(mesh: Mesh, vm: VirtualMesh): LinkProblem | undefined {
-    const member = this.plan.members.get(mesh.metadata.name);
-    if (vm.spec.mtlsConfig?.shared === undefined || member?.virtualMesh !== vm) return undefined;
-    const trust = meshTrustStatus(member, trustOf(vm, this.model.trust), this.model.certificateReport(mesh.spec.cluster, mesh.metadata.name));
-    if (trustCarries(trust)) return undefined;
+    // The status has a mesh's trust only when the mesh is a member and trust is shared.
+    const trust = this.meshStatus(vm, mesh.metadata.name)?.trust;
+    if (trust === undefined || trustCarries(trust)) return undefined;
     const failed = trust.state === "FAILED";
     const what = failed ? "its agent could not install the VirtualMesh's intermediate CA" : "its workloads' certificates do not chain to the VirtualMesh's root yet";
     return { state: failed ? "FAILED" : "PENDING", reason: `VirtualMesh ${vm.metadata.name} is ${failed ? "FAILED" : "PENDING"} for mesh ${mesh.metadata.name} (${what}): ${(trust.errors ?? []).join("; ")}` };
@@ -104,7 +108,7 @@ export class FederationLinks {
     const outside = [server, from].filter((m) => this.plan.members.get(m.metadata.name)?.virtualMesh !== vm);
     if (outside.length > 0) {
       const why = outside.flatMap((m) => {
-        const errors = this.membershipErrors(vm, m.metadata.name);
+        const errors = this.meshStatus(vm, m.metadata.name)?.errors ?? [];
         return errors.length > 0 ? errors : [`mesh ${m.metadata.name} is not a member of it`];
       });
       return `VirtualMesh ${name} does not carry it: ${why.join("; ")}`;

@@ -46,14 +46,19 @@ export function refusalText(mesh: Mesh, refused: readonly string[]): string {
 /**
  * Reports, per member mesh, the trust domains of fellow members it would refuse, with the exact
  * setting that fixes it (API.md §4: the VirtualMesh is not ACCEPTED for that mesh until then).
+ * Returns whether any member refuses one.
  */
-export function checkTrustDomains(members: ReadonlyMap<string, Membership>, reporter: Reporter): void {
+export function checkTrustDomains(members: ReadonlyMap<string, Membership>, reporter: Reporter): boolean {
+  let any = false;
   const byVirtualMesh = new Map<VirtualMesh, Mesh[]>();
   for (const { mesh, virtualMesh } of members.values()) byVirtualMesh.set(virtualMesh, [...(byVirtualMesh.get(virtualMesh) ?? []), mesh]);
   for (const [vm, meshes] of byVirtualMesh) {
     for (const mesh of meshes) {
       const refused = refusedTrustDomains(mesh, meshes);
-      if (refused.length > 0) reporter.reportMesh(resourceKeyOf(vm), mesh.metadata.name, refusalText(mesh, refused));
+      if (refused.length === 0) continue;
+      reporter.reportMesh(resourceKeyOf(vm), mesh.metadata.name, refusalText(mesh, refused));
+      any = true;
     }
   }
+  return any;
 }

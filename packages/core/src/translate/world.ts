@@ -131,11 +131,11 @@ export class WorldBuilder {
     const model = buildWorld(input);
     const reporter = new Reporter();
     const members = resolveMemberships(model, reporter);
-    checkTrustDomains(members, reporter);
+    const refusals = checkTrustDomains(members, reporter);
     const plan = planFederation(model, members, reporter);
-    const links = new FederationLinks(model, plan, (vm, mesh) => reporter.meshErrors(resourceKeyOf(vm), mesh));
     const statuses: Record<ResourceKey, ResourceStatus> = {};
     for (const vm of model.virtualMeshes) statuses[resourceKeyOf(vm)] = virtualMeshStatus(vm, members, reporter, model);
+    const links = new FederationLinks(model, plan, refusals, (vm, mesh) => statuses[resourceKeyOf(vm)]?.meshes?.[mesh]);
     const base = keepSink ? previous : undefined;
     const sink = base?.sink ?? new OutputSink(model.tenant, model.clusters);
     const collected = new Collector();
