@@ -1,12 +1,10 @@
-import { type AgentClaims, agentClaims, dnsLabel } from "@meshplane/core/base";
+import { type AgentClaims, MAX_AGENT_TOKEN_SECONDS, agentClaims, dnsLabel } from "@meshplane/core/base";
 import type { Context } from "hono";
 import { type JWK, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify } from "jose";
 import { UnauthorizedError } from "../shared/errors";
 import type { ClusterHead, Store } from "../store/index";
 import type { AppEnv } from "./context";
 
-/** Longest lifetime of an agent JWT (API.md §10). */
-export const MAX_AGENT_TOKEN_SECONDS = 300;
 const CLOCK_SKEW_SECONDS = 30;
 
 export interface AgentIdentity {

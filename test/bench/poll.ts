@@ -7,7 +7,7 @@
  * with the deployment's fixed costs (README, "What it costs").
  */
 import { cpus } from "node:os";
-import { snapshotEtag } from "@meshplane/core";
+import { FIRST_RECONNECT_SPREAD_MS, snapshotEtag } from "@meshplane/core";
 import { FREE_POLLS } from "../../functions/api/rate-limit";
 import { ControlPlaneClient } from "../../packages/agent/src/client";
 import { agentKey } from "../support/agents";
@@ -35,20 +35,27 @@ const PRICE = {
  * jitter. A poll is an HTTP API request, a Lambda invocation billed at the measured CPU time
  * (rounded up to the millisecond, at least 1), the counted DynamoDB reads (0.5 read unit each: an
  * eventually consistent read under 4 KB) and writes; lastSeenAt adds a write per 5 minutes; the
- * access log about 250 bytes a request. With push: one WebSocket connection open all month, a
- * keepalive message each way every 9 minutes (API Gateway drops idle connections at 10) and a
- * connect a day (deploys, network changes), each a Lambda invocation as well.
+ * access log about 250 bytes a request. With push: one WebSocket connection open all month and a
+ * keepalive message each way every 9 minutes (API Gateway drops idle connections at 10). A channel
+ * lasts as long as its token (the agent's push token: 5 minutes), and on AWS it ends at the first
+ * event after that, the next keepalive: so each keepalive is also a reconnect, after the agent's
+ * first reconnect wait (15 s on average). A reconnect is counted from the code (docs/push.md): the
+ * ping reads the connection and forgets it (a transaction of 2 deletes), `$disconnect` reads it
+ * again, `$connect` reads the head, spends the token's jti (a put), counts the cluster's
+ * connections (a query) and records it (a transaction of 2 puts), and the agent fetches once on
+ * opening, a poll. Each event is a Lambda invocation; a transactional write costs 2 write units an item.
  */
 function clusterMonth(o: { pollSeconds: number; reads: number; writes: number; cpuMs: number; push?: boolean }) {
-  const polls = MONTH_S / (o.pollSeconds * 1.1);
+  const reconnects = o.push ? MONTH_S / (540 + FIRST_RECONNECT_SPREAD_MS / 2000) : 0;
+  const polls = MONTH_S / (o.pollSeconds * 1.1) + reconnects;
   const seenWrites = MONTH_S / 300;
-  const keepalives = o.push ? (MONTH_S / 540) * 2 : 0;
-  const invocations = polls + (o.push ? keepalives / 2 + 30 : 0);
+  const keepalives = reconnects * 2;
+  const invocations = polls + keepalives / 2 + reconnects * 2;
   const items: Record<string, number> = {
     "HTTP API requests": polls * PRICE.httpApiRequest,
     "Lambda requests and duration": invocations * (PRICE.lambdaRequest + Math.max(1, Math.ceil(o.cpuMs)) * PRICE.lambdaMs),
-    "DynamoDB reads": polls * o.reads * 0.5 * PRICE.readUnit,
-    "DynamoDB writes": (polls * o.writes + seenWrites) * PRICE.writeUnit,
+    "DynamoDB reads": (polls * o.reads + reconnects * 4) * 0.5 * PRICE.readUnit,
+    "DynamoDB writes": (polls * o.writes + seenWrites + reconnects * (2 * 2 + 1 + 2 * 2)) * PRICE.writeUnit,
     "API access logs": ((polls + keepalives) * 250 * PRICE.logGb) / 1e9,
   };
   if (o.push) {

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { pushUrl } from "@meshplane/core";
+import { MAX_AGENT_TOKEN_SECONDS, pushUrl } from "@meshplane/core";
 import { ControlPlaneClient } from "../../packages/agent/src/client";
 import { PushHub } from "../../functions/push/hub";
 import { agentGetToken, agentKey, discoveryOf, registeredAgent } from "../support/agents";
@@ -153,6 +153,25 @@ describe("the end of a push channel: its token's expiry, its cluster deregistere
     const channel = await connect(await agentGetToken(cp, agentKeys, "pushed", "cluster-east", 2), url);
     if (!("ws" in channel)) throw new Error(`refused: ${channel.refused} ${channel.body}`);
     expect(await closeOf(channel.ws)).toEqual({ code: 4001, reason: expect.stringContaining("expired") });
+  });
+
+  it("a channel opened with the agent's push token lasts as long as the control plane allows a token, then closes", async () => {
+    const channel = await connect(await agent.pushToken(), url);
+    if (!("ws" in channel)) throw new Error(`refused: ${channel.refused} ${channel.body}`);
+    let closed: { code: number; reason: string } | undefined;
+    void closeOf(channel.ws).then((c) => (closed = c));
+    let pings = 0;
+    channel.ws.on("ping", () => pings++);
+    try {
+      // Some seconds short of the longest lifetime: three rounds of the hub later, the channel is open.
+      cp.clock.now = new Date(Date.now() + (MAX_AGENT_TOKEN_SECONDS - 10) * 1000);
+      await until("three rounds of the hub, or a close", () => (pings >= 3 || closed !== undefined ? true : undefined), 30_000);
+      expect(closed).toBeUndefined();
+      cp.clock.now = new Date(Date.now() + (MAX_AGENT_TOKEN_SECONDS + 1) * 1000);
+      expect(await until("the close", () => closed, 30_000)).toEqual({ code: 4001, reason: expect.stringContaining("expired") });
+    } finally {
+      cp.clock.now = new Date();
+    }
   });
 
   it("closes the channels of a cluster once it is deregistered, and refuses new ones", async () => {

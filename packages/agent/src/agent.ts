@@ -139,7 +139,7 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
       push = new PushChannel({
         controlPlaneUrl: options.controlPlaneUrl,
         ...(options.pushUrl ? { pushUrl: options.pushUrl } : {}),
-        token: () => client.token("GET"),
+        token: () => client.pushToken(),
         log,
         // Only a hint to look now: what is fetched is verified as any polled snapshot is.
         onGeneration: (generation) => {

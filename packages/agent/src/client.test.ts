@@ -1,3 +1,5 @@
+import { MAX_AGENT_TOKEN_SECONDS } from "@meshplane/core";
+import { type JWK, decodeJwt, exportJWK, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "./client";
 
@@ -20,5 +22,19 @@ describe("the register answer", () => {
     ["no cluster", { tenant: "acme", incarnation: INCARNATION }],
   ])("%s is refused as a 502", async (_what, body) => {
     await expect(register(body)).rejects.toMatchObject({ status: 502 });
+  });
+});
+
+describe("the push channel's token", () => {
+  it("is bound to GET and as long as the control plane accepts: the channel lasts until it expires", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256");
+    const key = { privateKey, publicJwk: (await exportJWK(publicKey)) as JWK };
+    const client = new ControlPlaneClient({ url: "https://cp.example.com", tenant: "acme", cluster: "east", key });
+    const claims = decodeJwt(await client.pushToken());
+    expect(claims).toMatchObject({ htm: "GET", sub: "east", tenant: "acme", aud: "https://cp.example.com" });
+    expect((claims.exp as number) - (claims.iat as number)).toBe(MAX_AGENT_TOKEN_SECONDS);
+    // A call's token stays short.
+    const call = decodeJwt(await client.token("GET"));
+    expect((call.exp as number) - (call.iat as number)).toBe(60);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type CsrRequest, type CsrResponse, type DiscoveryReport, type RegisterResponse, type StatusReport, csrResponse, registerResponse, snapshotEtag } from "@meshplane/core";
+import { type CsrRequest, type CsrResponse, type DiscoveryReport, type RegisterResponse, type StatusReport, MAX_AGENT_TOKEN_SECONDS, csrResponse, registerResponse, snapshotEtag } from "@meshplane/core";
 import type { z } from "zod";
 import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint } from "jose";
 
@@ -60,10 +60,11 @@ export class ControlPlaneClient {
   }
 
   /**
-   * A JWT for one call: 60 s lifetime (the server accepts at most 300), never reused, bound to the
-   * call's HTTP method when given (a read's token then costs the control plane no replay record).
+   * A JWT for one call: 60 s lifetime (the server accepts at most MAX_AGENT_TOKEN_SECONDS), never
+   * reused, bound to the call's HTTP method when given (a read's token then costs the control plane no
+   * replay record).
    */
-  async token(method?: "GET" | "POST"): Promise<string> {
+  async token(method?: "GET" | "POST", lifetimeSeconds = 60): Promise<string> {
     this.kid ??= await calculateJwkThumbprint(this.options.key.publicJwk);
     const now = Math.floor((this.options.now?.() ?? new Date()).getTime() / 1000);
     return new SignJWT({ tenant: this.options.tenant, ...(method ? { htm: method } : {}) })
@@ -72,9 +73,18 @@ export class ControlPlaneClient {
       .setSubject(this.options.cluster)
       .setAudience(this.options.url)
       .setIssuedAt(now)
-      .setExpirationTime(now + 60)
+      .setExpirationTime(now + lifetimeSeconds)
       .setJti(randomUUID())
       .sign(this.options.key.privateKey);
+  }
+
+  /**
+   * The token that opens the push channel (docs/push.md): bound to GET, and as long as the control
+   * plane accepts, since the channel lasts only until it expires and the agent then opens it again.
+   * Its `jti` is spent on opening, so a captured copy opens no second channel.
+   */
+  async pushToken(): Promise<string> {
+    return this.token("GET", MAX_AGENT_TOKEN_SECONDS);
   }
 
   /** The snapshot, unless `current` (generation and hash held) is still current. */

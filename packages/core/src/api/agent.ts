@@ -4,6 +4,9 @@ import { discoveryResult } from "./discovery";
 
 /** The agent protocol (API.md §10): bodies the control plane accepts from agents, validated at the boundary. */
 
+/** Longest lifetime (`exp` − `iat`) of an agent's self-signed JWT the control plane accepts. */
+export const MAX_AGENT_TOKEN_SECONDS = 300;
+
 /** An ES256 public key as a JWK; a private member (`d`) is refused so a key is never sent by mistake. */
 export const publicEcJwk = z.strictObject({
   kty: z.literal("EC"),
