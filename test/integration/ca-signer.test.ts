@@ -4,7 +4,8 @@
  * the control plane signed for the cluster, the VirtualMesh as it is now, every CSR its CA has
  * signed — checked before the key is opened (docs/shared-trust.md, "Who can sign").
  */
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type CertificateDirective, createCsr, generateKeyPair } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../packages/agent/src/client";
@@ -44,6 +45,8 @@ async function post(cluster: string, mesh: string, csr: string): Promise<{ statu
 }
 
 const head = async (cluster: string) => cp.store.snapshots.head(TENANT, cluster, true);
+/** The table as a writer of it sees it, with no snapshot signing key. */
+const table = () => (cp.store as unknown as { cas: { deps: { doc: { send: (c: unknown) => Promise<unknown> } } } }).cas.deps.doc;
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -68,12 +71,33 @@ describe("what the CA signer signs", () => {
     const own = (await head("cluster-1"))?.directives?.[0] as CertificateDirective;
     const other = { ...own, mesh: meshOf.get("cluster-2") as string };
     // What a writer of the table who cannot sign snapshots could do: add a directive for another cluster's mesh.
-    const doc = (cp.store as unknown as { cas: { deps: { doc: { send: (c: unknown) => Promise<unknown> } } } }).cas.deps.doc;
-    await doc.send(new UpdateCommand({ TableName: cp.table, Key: keys.snapshotHead(TENANT, "cluster-1"), UpdateExpression: "SET directives = :d", ExpressionAttributeValues: { ":d": [own, other] } }));
+    await table().send(new UpdateCommand({ TableName: cp.table, Key: keys.snapshotHead(TENANT, "cluster-1"), UpdateExpression: "SET directives = :d", ExpressionAttributeValues: { ":d": [own, other] } }));
     const forged = await post("cluster-1", meshOf.get("cluster-2") as string, await freshCsr());
     expect(forged.status).toBe(403);
     expect(forged.body.detail).toContain("no certificate directive");
     expect(cp.logs.some((l) => l.includes("CSR refused") && l.includes('"cluster":"cluster-1"'))).toBe(true);
+    expect((await post("cluster-1", meshOf.get("cluster-1") as string, await freshCsr())).status).toBe(200);
+  });
+
+  it("signs only under a snapshot signed by the control plane: a published body rewritten to carry another mesh's directive is refused", async () => {
+    const published = (await head("cluster-1"))?.snapshot;
+    expect(published?.chunks).toBe(1);
+    const generation = published?.generation as number;
+    const original = await cp.store.snapshots.body(TENANT, "cluster-1", published as NonNullable<typeof published>);
+    const [header, payload, signature] = gunzipSync(original).toString("utf8").split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { certificates: CertificateDirective[] };
+    const other = { ...(claims.certificates[0] as CertificateDirective), mesh: meshOf.get("cluster-2") as string };
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, certificates: [...claims.certificates, other] })).toString("base64url")}.${signature}`;
+    const chunk = async (data: Buffer) => table().send(new PutCommand({ TableName: cp.table, Item: { ...keys.snapshotChunk(TENANT, "cluster-1", generation, 0), data } }));
+    await chunk(gzipSync(forged));
+    try {
+      const refused = await post("cluster-1", other.mesh, await freshCsr());
+      expect(refused.status).toBe(403);
+      expect(refused.body.detail).toBe("the snapshot published for cluster cluster-1 does not verify; the control plane publishes a new one on its next translation");
+      expect(cp.logs.some((l) => l.includes("the published snapshot does not verify") && l.includes('"cluster":"cluster-1"'))).toBe(true);
+    } finally {
+      await chunk(original);
+    }
     expect((await post("cluster-1", meshOf.get("cluster-1") as string, await freshCsr())).status).toBe(200);
   });
 
