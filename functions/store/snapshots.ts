@@ -29,7 +29,10 @@ export interface ClusterHead {
    */
   incarnation?: string;
   snapshot?: SnapshotHead;
-  /** The certificate directives of the published snapshot: what `POST /v1/agent/csr` may sign. */
+  /**
+   * The certificate directives of the published snapshot, an unsigned copy: the CA signer does not
+   * go by it, but by the signed body (docs/shared-trust.md, "Who can sign").
+   */
   directives?: CertificateDirective[];
   agentKey?: Record<string, unknown>;
   agentKid?: string;
