@@ -9,9 +9,8 @@
 import { cpus } from "node:os";
 import { FIRST_RECONNECT_SPREAD_MS, snapshotEtag } from "@meshplane/core";
 import { FREE_POLLS } from "../../functions/api/rate-limit";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
-import { agentKey } from "../support/agents";
-import { benchPlane } from "./_harness";
+import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import { benchPlane, expectStatus } from "./_harness";
 
 const POLLS = Number(process.env.POLLS ?? 2000);
 
@@ -83,12 +82,6 @@ const CONCURRENCY = 8;
 /** Clusters per tenant: each tenant registers its clusters within its write burst (docs/api.md, "Rate limits"). */
 const CLUSTERS_PER_TENANT = 50;
 
-/** The answer's status, or an error saying which step got what instead of `want`. */
-async function expectStatus(what: string, res: Response, want: number): Promise<Response> {
-  if (res.status !== want) throw new Error(`${what}: expected ${want}, got ${res.status} ${await res.text()}`);
-  return res;
-}
-
 // The shipped settings: the budgets of DEFAULT_LIMITS and the free polls of FREE_POLLS. An agent polls
 // every 15 s (300 s beside the push channel), so the server's throughput is measured across many
 // clusters, each polling as fast as the free polls of one instance allow: a warm-up poll, then the rest.
@@ -99,26 +92,16 @@ try {
   const agents: { client: ControlPlaneClient; tenant: string; cluster: string }[] = [];
   for (let t = 0; t * CLUSTERS_PER_TENANT < clusters; t++) {
     const tenant = `bench-${t}`;
-    const res = await expectStatus(`create tenant ${tenant}`, await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: tenant }), 201);
-    const { adminToken } = (await res.json()) as { adminToken: string };
+    const adminToken = await plane.tenant(tenant);
     const names = Array.from({ length: Math.min(CLUSTERS_PER_TENANT, clusters - t * CLUSTERS_PER_TENANT) }, (_, i) => `c${i}`);
-    await Promise.all(
-      names.map(async (cluster) => {
-        const created = await expectStatus(`create cluster ${tenant}/${cluster}`, await plane.request("POST", "/v1/clusters", adminToken, { name: cluster }), 201);
-        const { bootstrapToken } = (await created.json()) as { bootstrapToken: string };
-        const key = await agentKey();
-        await ControlPlaneClient.register(plane.url, bootstrapToken, key.publicJwk, "bench");
-        agents.push({ client: new ControlPlaneClient({ url: plane.url, tenant, cluster, key }), tenant, cluster });
-      }),
-    );
+    await Promise.all(names.map(async (cluster) => agents.push({ client: (await plane.agent(adminToken, tenant, cluster)).client, tenant, cluster })));
   }
   // A snapshot to be unchanged against: publish one directly through the store.
   const hash = `sha256:${"0".repeat(64)}`;
   for (const a of agents) await plane.store.snapshots.write(a.tenant, a.cluster, undefined, { generation: 1, hash, signedAt: new Date().toISOString(), exp: 2e9 }, Buffer.from("x"));
   const etag = snapshotEtag(1, hash);
   const poll = async (token: string) => {
-    const res = await fetch(`${plane.url}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${token}`, "if-none-match": etag } });
-    await expectStatus("poll", res, 304);
+    await expectStatus(fetch(`${plane.url}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${token}`, "if-none-match": etag } }), 304, "GET /v1/agent/snapshot");
   };
   // The warm-up poll of each cluster records its lastSeenAt (a write per 5 minutes, priced below).
   for (const a of agents) await poll(await a.client.token("GET"));
