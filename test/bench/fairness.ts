@@ -7,21 +7,20 @@
  */
 import { fork } from "node:child_process";
 import { join } from "node:path";
-import { percentile, benchPlane } from "./_harness";
+import { benchPlane, expectStatus, percentile } from "./_harness";
 
 // 600 samples: the p99 is the sixth-worst, not a single outlier.
 const SAMPLES = Number(process.env.SAMPLES ?? 600);
 const FLOODERS = Number(process.env.FLOODERS ?? 32);
 
 const plane = await benchPlane();
-const tenant = async (name: string) => ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name })).json()) as { adminToken: string }).adminToken;
 const policy = (name: string) => ({ apiVersion: "meshplane.dev/v1", kind: "TrafficPolicy", metadata: { name }, spec: { policy: { requestTimeout: "1s" } } });
 try {
-  const a = await tenant("flooder");
-  const b = await tenant("worker");
+  const a = await plane.tenant("flooder");
+  const b = await plane.tenant("worker");
   for (let i = 0; i < 20; i++) {
-    await plane.request("POST", "/v1/trafficpolicies", a, policy(`a-${i}`));
-    await plane.request("POST", "/v1/trafficpolicies", b, policy(`b-${i}`));
+    await expectStatus(plane.request("POST", "/v1/trafficpolicies", a, policy(`a-${i}`)), 201, `POST /v1/trafficpolicies a-${i}`);
+    await expectStatus(plane.request("POST", "/v1/trafficpolicies", b, policy(`b-${i}`)), 201, `POST /v1/trafficpolicies b-${i}`);
   }
   const sampleB = async (): Promise<{ latencies: number[]; errors: number }> => {
     const latencies: number[] = [];
@@ -37,18 +36,21 @@ try {
     }
     return { latencies: latencies.sort((x, y) => x - y), errors };
   };
-  await sampleB(); // warm up
+  const warm = await sampleB();
   const quiet = await sampleB();
 
   // The flood comes from another process, as another tenant's clients would: in this one it would
   // share the event loop with the server and B's client and measure the load generator, not fairness.
   const flooder = fork(join(import.meta.dirname, "_flood.ts"), [plane.url, a, String(FLOODERS)], { execArgv: ["--import", "tsx"] });
-  await new Promise((ok) => flooder.once("message", ok)); // loaded, every loop answered once
+  // A flooding process that dies fails the bench instead of leaving it waiting for a message.
+  // (It exits 0 only once it has sent them.)
+  const died = new Promise<never>((_, fail) => flooder.on("exit", (code, signal) => code !== 0 && fail(new Error(`the flooding process failed (${signal ?? code}) before sending its counts`))));
+  await Promise.race([new Promise((ok) => flooder.once("message", ok)), died]); // loaded, every loop answered once
   await new Promise((r) => setTimeout(r, 2000)); // past its burst, at its budgets' sustained rates
   const loud = await sampleB();
   const done = new Promise<Record<string, number>>((ok) => flooder.once("message", (m) => ok(m as Record<string, number>)));
   flooder.send("stop");
-  const counts = new Map(Object.entries(await done).map(([status, n]) => [Number(status), n]));
+  const counts = new Map(Object.entries(await Promise.race([done, died])).map(([status, n]) => [Number(status), n]));
   const figures = {
     bench: "fairness",
     samples: SAMPLES,
@@ -58,11 +60,12 @@ try {
     flood_p50_ms: Number(percentile(loud.latencies, 50).toFixed(2)),
     flood_p99_ms: Number(percentile(loud.latencies, 99).toFixed(2)),
     p99_ratio: Number((percentile(loud.latencies, 99) / percentile(quiet.latencies, 99)).toFixed(2)),
-    b_errors: quiet.errors + loud.errors,
+    b_errors: warm.errors + quiet.errors + loud.errors,
     a_requests: [...counts.values()].reduce((s, n) => s + n, 0),
     a_by_status: Object.fromEntries([...counts].sort(([x], [y]) => x - y)),
   };
-  // Every answer checked: B, inside its budget, is always served; A is served or refused, nothing else.
+  // Every answer checked: B, inside its budget, is always served; A is served or refused, nothing else
+  // (status 0: a request of A's that got no answer at all).
   if (figures.b_errors > 0) throw new Error(`tenant B got ${figures.b_errors} answers other than 200`);
   const unexpected = [...counts.keys()].filter((status) => status !== 200 && status !== 429);
   if (unexpected.length > 0) throw new Error(`tenant A got answers other than 200 and 429: ${JSON.stringify(figures.a_by_status)}`);
