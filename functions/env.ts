@@ -23,7 +23,7 @@ export interface Env {
    * itself; the stack sets it on the API's function). The local launcher runs the signer in-process instead.
    */
   caSignerFunction?: string;
-  /** Requests per window per class (`read=500,write=100,…`), over the defaults. */
+  /** Requests per minute per class (`read=6000,plan=120,…`), over the defaults (docs/api.md, "Rate limits"). */
   rateLimits?: Record<string, number>;
   /**
    * On AWS, the push channel's WebSocket URL agents open (`wss://…`, put in the helm values), and its
@@ -36,17 +36,20 @@ export interface Env {
 
 const RATE_CLASSES = ["read", "write", "plan", "agent", "operator", "refused"];
 
-/** `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each a positive integer: requests per minute (docs/api.md, "Rate limits"). */
+/**
+ * `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each class at most once and each a
+ * positive integer in decimal: requests per minute (docs/api.md, "Rate limits").
+ */
 function rateLimits(value: string | undefined): Record<string, number> | undefined {
   if (!value) return undefined;
   const out: Record<string, number> = {};
   for (const pair of value.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const [cls, n] = pair.split("=");
-    const limit = Number(n);
-    if (cls === undefined || !RATE_CLASSES.includes(cls) || !Number.isInteger(limit) || limit <= 0) {
+    const [, cls = "", n = ""] = /^([a-z]+)=([1-9][0-9]*)$/.exec(pair) ?? [];
+    if (!RATE_CLASSES.includes(cls) || !Number.isSafeInteger(Number(n))) {
       throw new Error(`MESHPLANE_RATE_LIMITS: "${pair}" must be <${RATE_CLASSES.join("|")}>=<positive integer>`);
     }
-    out[cls] = limit;
+    if (out[cls] !== undefined) throw new Error(`MESHPLANE_RATE_LIMITS: "${pair}": ${cls} is given twice`);
+    out[cls] = Number(n);
   }
   return out;
 }

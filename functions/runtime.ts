@@ -14,7 +14,10 @@ import { createDocumentClient } from "./store/client";
 import { type Store, createStore } from "./store/index";
 import type { WorkerDeps } from "./worker/translate-tenant";
 
-/** Configured requests per window over the default limits of each class (window and lease kept). */
+/**
+ * Configured requests per minute over the default limits of each class (every default's window is a
+ * minute); its burst and lease are kept, the bucket holding at most the new budget at once.
+ */
 function limitsFrom(configured: Record<string, number>): Partial<Record<RateClass, RateLimit>> {
   return Object.fromEntries(
     Object.entries(configured).map(([cls, limit]) => {
