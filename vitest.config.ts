@@ -27,6 +27,8 @@ export default defineConfig({
           // Every bench of test/bench at a tiny size, through `npm run bench`: it must finish and print its JSON line.
           name: "bench",
           include: ["test/bench/**/*.test.ts"],
+          // One DynamoDB Local shared by the benches (BENCH_DYNAMODB_ENDPOINT, test/bench/_harness.ts), as the integration tier shares one.
+          globalSetup: ["test/integration/global-setup.ts"],
           testTimeout: 300_000,
           fileParallelism: false,
         },

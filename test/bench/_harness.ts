@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { serve } from "@hono/node-server";
 import { type AppDeps, createApp } from "../../functions/api/app";
@@ -39,14 +40,35 @@ export class OpCounter {
 }
 
 /**
- * The local control plane, in this process, for benchmarks: DynamoDB Local, the SQS emulator, the
- * API on a real HTTP port, and (optionally) the worker polling the queue as in `npm start`.
+ * The bench's table: in the DynamoDB Local that BENCH_DYNAMODB_ENDPOINT names, a table of its own,
+ * dropped at the end (the bench tier starts one DynamoDB Local for every bench it runs,
+ * test/bench/benches.test.ts); otherwise table `meshplane` in a DynamoDB Local of its own.
+ */
+async function benchTable(): Promise<{ endpoint: string; table: string; stop(): Promise<void> }> {
+  const shared = process.env.BENCH_DYNAMODB_ENDPOINT;
+  const dynamo = shared ? undefined : await startDynamoLocal();
+  const endpoint = shared ?? (dynamo as NonNullable<typeof dynamo>).endpoint;
+  const table = shared ? `bench-${randomUUID()}` : "meshplane";
+  const admin = new DynamoDBClient({ region: "us-east-1", endpoint, credentials: CREDENTIALS });
+  await ensureTable(admin, table);
+  return {
+    endpoint,
+    table,
+    async stop() {
+      if (dynamo) await dynamo.stop();
+      else await admin.send(new DeleteTableCommand({ TableName: table }));
+    },
+  };
+}
+
+/**
+ * The local control plane, in this process, for benchmarks: DynamoDB Local (benchTable), the SQS
+ * emulator, the API on a real HTTP port, and (optionally) the worker polling the queue as in `npm start`.
  */
 export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["limits"] } = {}) {
-  const dynamo = await startDynamoLocal();
+  const dynamo = await benchTable();
   const sqs = await startSqsLocal();
-  const admin = new DynamoDBClient({ region: "us-east-1", endpoint: dynamo.endpoint, credentials: CREDENTIALS });
-  await ensureTable(admin, "meshplane");
+  const table = dynamo.table;
   const doc = createDocumentClient({ region: "us-east-1", endpoint: dynamo.endpoint });
   const ops = new OpCounter();
   doc.middlewareStack.add(
@@ -57,7 +79,7 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
     },
     { step: "initialize", name: "opCounter" },
   );
-  const store = createStore({ doc, table: "meshplane", bootstrapTtlMs: 86_400_000 });
+  const store = createStore({ doc, table, bootstrapTtlMs: 86_400_000 });
   const keyDir = mkdtempSync(join(tmpdir(), "bench-keys-"));
   const signer = LocalKeySigner.open(join(keyDir, "keys.json"));
   const authority: AuthorityDeps = { vault: LocalKeyVault.open(join(keyDir, "ca-kek")), crypto: globalThis.crypto };
@@ -79,6 +101,7 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
   return {
     url,
     endpoints: { dynamo: dynamo.endpoint, sqs: sqs.endpoint },
+    table,
     store,
     signer,
     ops,

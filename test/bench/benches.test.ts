@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { benchNames } from "./_names";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -39,7 +39,8 @@ function runBench(name: string, signal: AbortSignal): Promise<{ code: number | n
   return new Promise((resolve, reject) => {
     const child = spawn("npm", ["run", "--silent", "bench", "--", name, ...(tiny.args ?? [])], {
       cwd: ROOT,
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...tiny.env },
+      // One DynamoDB Local for every bench (the project's global setup), each bench in a table of its own.
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", BENCH_DYNAMODB_ENDPOINT: inject("dynamoEndpoint"), ...tiny.env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });

@@ -52,7 +52,7 @@ try {
   const env = {
     ...process.env,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-    MESHPLANE_TABLE: "meshplane",
+    MESHPLANE_TABLE: plane.table,
     MESHPLANE_QUEUE_URL: plane.queueUrl,
     MESHPLANE_SIGNING_KEY_FILE: join(out, "keys.json"),
     MESHPLANE_CA_KEK_FILE: join(out, "ca-kek"),
