@@ -56,6 +56,18 @@ export const FREE_POLLS = { limit: 6, windowMs: 60_000, burst: 3 } as const;
  */
 export const LEASE_TTL_MS = 1000;
 
+/**
+ * A bucket known empty for longer than its window, or a lease held past its time to live, was
+ * learnt by a clock that has since stepped back: forget it, as the store does (rate-limits.ts).
+ */
+function forgetSteppedClock(entry: Local, now: number): void {
+  if (entry.emptyUntil - now > entry.windowMs) entry.emptyUntil = 0;
+  if (entry.until - now > LEASE_TTL_MS) {
+    entry.until = 0;
+    entry.remaining = 0;
+  }
+}
+
 interface Local {
   remaining: number;
   /** The leased requests are dropped at this time. */
@@ -64,6 +76,8 @@ interface Local {
   size: number;
   /** The shared bucket is empty until this time: refuse without asking the store again. */
   emptyUntil: number;
+  /** The bucket's window: no bucket is empty for longer, so an `emptyUntil` further off is a clock that stepped back. */
+  windowMs: number;
   /** The lease being taken: concurrent requests wait for it instead of each leasing (and stranding) their own. */
   pending?: Promise<void> | undefined;
 }
@@ -100,12 +114,13 @@ export class RateLimiter {
     let local = this.local.get(key);
     if (local === undefined) {
       this.sweep();
-      local = { remaining: 0, until: 0, size: 1, emptyUntil: 0 };
+      local = { remaining: 0, until: 0, size: 1, emptyUntil: 0, windowMs: shape.windowMs };
       this.local.set(key, local);
     }
     const entry = local;
     for (;;) {
       const now = this.now();
+      forgetSteppedClock(entry, now);
       if (entry.remaining > 0 && now < entry.until) {
         entry.remaining--;
         return undefined;
@@ -141,6 +156,7 @@ export class RateLimiter {
   exhausted(partition: string, bucket: string): number | undefined {
     const entry = this.local.get(`${partition}|${bucket}`);
     const now = this.now();
+    if (entry !== undefined) forgetSteppedClock(entry, now);
     if (entry === undefined || now >= entry.emptyUntil || (entry.remaining > 0 && now < entry.until)) return undefined;
     return seconds(entry.emptyUntil - now);
   }

@@ -22,6 +22,8 @@ export interface Lease {
 
 /** Attempts at one lease before giving up on a bucket many instances fight over (then: "retry soon"). */
 const MAX_ATTEMPTS = 5;
+/** How far apart two instances' clocks may be before a bucket written by one is taken as a clock step (µs). */
+const CLOCK_STEP_US = 1_000_000;
 
 /** A number attribute of the item a failed condition returns (ALL_OLD, in DynamoDB's wire format). */
 function oldNumber(error: unknown, name: string): number | undefined {
@@ -41,7 +43,9 @@ function oldNumber(error: unknown, name: string): number | undefined {
  * A failed condition returns the item, so the next attempt takes exactly what fits, or says when
  * a request will. Instances take budget in leases (several requests at once) so a request costs a
  * DynamoDB write only every few requests, and the sum over instances never exceeds the bucket.
- * Items expire with the TTL sweep an hour after the bucket would be full again.
+ * Items expire with the TTL sweep an hour after the bucket would be full again. A `tat` further ahead
+ * than any writer within a second of this clock could have left is a clock that stepped back: the
+ * bucket starts afresh instead of staying shut for the length of the step.
  */
 export class RateLimitStore {
   /** The `tat` this instance last wrote per item: which condition to try first. */
@@ -96,6 +100,18 @@ export class RateLimitStore {
         if ((error as { name?: string }).name !== "ConditionalCheckFailedException") throw error;
         const tat = oldNumber(error, "tat");
         if (tat === undefined) {
+          full = true;
+          continue;
+        }
+        if (tat > now + tolerance + CLOCK_STEP_US) {
+          // No writer whose clock agreed with ours within a second could have left this: a clock
+          // stepped back (or one instance's runs far ahead). Start the bucket afresh rather than shut
+          // the budget for the length of the step; a write that changed it meanwhile wins.
+          await this.deps.doc
+            .send(new UpdateCommand({ TableName: this.deps.table, Key: key, UpdateExpression: "SET tat = :now", ConditionExpression: "tat = :old", ExpressionAttributeValues: { ":now": now - 1, ":old": tat } }))
+            .catch((reset: { name?: string }) => {
+              if (reset.name !== "ConditionalCheckFailedException") throw reset;
+            });
           full = true;
           continue;
         }

@@ -146,6 +146,18 @@ describe("token buckets in DynamoDB, shared by API instances", () => {
     now += 3_600_000; // full again, never fuller
     expect((await take(60)).filter((r) => r === undefined)).toHaveLength(20);
   });
+
+  it("a clock that steps back does not shut a budget for the length of the step", async () => {
+    const store = new RateLimitStore({ doc: createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") }), table: cp.table });
+    const limit = { limit: 60, windowMs: 60_000, burst: 20 };
+    const at = 1_700_000_000_000;
+    expect((await store.lease("T#stepped", "write", limit, 20, at + 20 * 60_000)).granted).toBe(20);
+    // Twenty minutes earlier by the next instance's clock (a step back, or a far-off clock): served.
+    expect((await new RateLimitStore({ doc: createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") }), table: cp.table }).lease("T#stepped", "write", limit, 5, at)).granted).toBe(5);
+    // A second's skew is no step: an instance a second behind the one that used the burst up gets nothing.
+    expect((await store.lease("T#skew", "write", limit, 20, at + 1000)).granted).toBe(20);
+    expect((await store.lease("T#skew", "write", limit, 1, at)).granted).toBe(0);
+  });
 });
 
 describe("agents", () => {
