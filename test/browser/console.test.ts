@@ -264,7 +264,7 @@ describe("console", () => {
     await page.waitForSelector("text=10,014 of 10,014 destinations", { timeout: 60_000 });
     // Only the rows in view are in the DOM.
     expect(await page.locator(".vscroll [role=row]").count()).toBeLessThan(80);
-    await page.fill("input[type=search]", "svc-09999");
+    await page.fill("input[type=search]", "svc--09999");
     await page.waitForSelector("text=1 of 10,014 destinations");
     await page.fill("input[type=search]", "");
     await page.selectOption("select >> nth=0", "bulk-03");
@@ -272,7 +272,7 @@ describe("console", () => {
     // The scroller is reachable from the keyboard.
     await page.focus(".vscroll");
     await page.keyboard.press("End");
-    await page.waitForSelector("a:text('svc-02999-apps-bulk-03')");
+    await page.waitForSelector("a:text('svc--02999-apps-bulk-03')");
     await page.screenshot({ path: join(shots, "destinations-10k.png") });
     await accessible(page);
     clean(seen);

@@ -280,7 +280,7 @@ describe("meshplane CLI", () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Generated objects\n {2}cluster-east: VirtualService/);
 
-    const wl = await cli.run(["describe", "wl", "productpage-v1-bookinfo-cluster-east-deployment"], { env });
+    const wl = await cli.run(["describe", "wl", "productpage--v1-bookinfo-cluster-east-deployment"], { env });
     expect(wl.code, wl.stderr).toBe(0);
     expect(wl.stdout).toMatch(/TrafficPolicy\/first ACCEPTED \(every caller\) → reviews-bookinfo-cluster-east/);
     expect(await cli.run(["describe", "dest", "nope"], { env })).toMatchObject({ code: 1, stderr: expect.stringContaining("no destination named nope") });
