@@ -227,11 +227,19 @@ describe("meshplane CLI", () => {
     const token = await cp.tenant("waits");
     const env = { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: token };
     await cp.jobs(); // earlier tests' jobs are not this test's
-    /** Runs the CLI while the worker translates what is queued, as the deployed worker would. */
+    /**
+     * Runs the CLI while the worker translates what is queued, as the deployed worker would — once
+     * the CLI has stored its documents and had a second to read them back untranslated, so that what
+     * it says while waiting does not depend on which of the two a busy machine runs first.
+     */
     const withWorker = async (args: string[], stdin: string) => {
       const running = cli.run(args, { env, stdin });
       const state = { finished: false };
       void running.then(() => (state.finished = true));
+      while (!state.finished && (await cp.request("GET", "/v1/trafficpolicies", { token }).then((r) => r.json() as Promise<{ items: unknown[] }>)).items.length === 0) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 1000));
       while (!state.finished) {
         await cp.work();
         await new Promise((r) => setTimeout(r, 200));
