@@ -86,6 +86,8 @@ const pageParams = {
   continue: z
     .string()
     .max(MAX_CONTINUE_CHARS, "is not a continue token of this API; start the list again without continue")
+    // base64url, as every token this API issues: a URL that carries one stays far below the 16 KiB header limit.
+    .regex(/^[A-Za-z0-9_-]*$/, "is not a continue token of this API; start the list again without continue")
     .optional()
     .meta({ description: "`metadata.continue` of the previous page, with the same filters" }),
 };
