@@ -4,12 +4,11 @@ import {
   GetSecretValueCommand,
   PutSecretValueCommand,
   ResourceNotFoundException,
-  SecretsManagerClient,
+  type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from "@aws-sdk/client-secrets-manager";
 import { TOKEN_PREFIX, newSecret } from "../shared/secrets";
-import { createDocumentClient } from "../store/client";
-import { type Store, createStore } from "../store/index";
+import type { Store } from "../store/index";
 
 /**
  * The AWS stack's operator credential, kept in Secrets Manager; the API only ever sees its SHA-256 in
@@ -24,8 +23,8 @@ import { type Store, createStore } from "../store/index";
  *   so the old credential is refused from that moment on.
  */
 
-type CustomResourceEvent = { RequestType: "Create" | "Update" | "Delete"; PhysicalResourceId?: string };
-type RotationEvent = { Step: "createSecret" | "setSecret" | "testSecret" | "finishSecret"; SecretId: string; ClientRequestToken: string };
+export type CustomResourceEvent = { RequestType: "Create" | "Update" | "Delete"; PhysicalResourceId?: string };
+export type RotationEvent = { Step: "createSecret" | "setSecret" | "testSecret" | "finishSecret"; SecretId: string; ClientRequestToken: string };
 
 export interface OperatorBootstrapDeps {
   secrets: Pick<SecretsManagerClient, "send">;
@@ -124,19 +123,3 @@ export function createOperatorBootstrap(deps: OperatorBootstrapDeps) {
     return { PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID };
   };
 }
-
-let deployed: ReturnType<typeof createOperatorBootstrap> | undefined;
-
-/** Lambda entry: the custom resource's events and the secret's rotation steps. */
-export const handler = async (event: CustomResourceEvent | RotationEvent) => {
-  if (deployed === undefined) {
-    const region = process.env.AWS_REGION ?? "us-east-1";
-    deployed = createOperatorBootstrap({
-      secrets: new SecretsManagerClient({ region }),
-      store: createStore({ doc: createDocumentClient({ region }), table: process.env.MESHPLANE_TABLE as string, bootstrapTtlMs: 0 }),
-      secretArn: process.env.MESHPLANE_OPERATOR_SECRET_ARN as string,
-      now: () => new Date(),
-    });
-  }
-  return deployed(event);
-};

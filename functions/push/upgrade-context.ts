@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { decodeJwt } from "jose";
-import { type AgentIdentity, authenticateAgent } from "../api/agent-auth";
-import type { AppEnv } from "../api/context";
+import { type AgentIdentity, authenticateAgent } from "../auth/agent-jwt";
+import type { AppEnv } from "../http/context";
 import { UnauthorizedError } from "../shared/errors";
 import type { Store } from "../store/index";
 

@@ -1,12 +1,27 @@
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { KeyAlgorithm } from "@meshplane/core/pki";
 import type { RotationPhase } from "@meshplane/core/translate";
-import type { SealedKey } from "../pki/key-vault";
 import { ConflictError } from "../shared/errors";
 import { batchWrite, queryItems, queryKeys } from "./batch";
+import { conditionFailed } from "./conditions";
 import { keys, tenantPk } from "./keys";
 import type { StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
+
+/**
+ * A private key sealed for storage (envelope encryption): the key is encrypted with a fresh data key
+ * (AES-256-GCM, the encryption context as additional data), and the data key is stored only wrapped
+ * by a key-encryption key that never leaves its keeper (KMS, or the local KEK file).
+ */
+export interface SealedKey {
+  alg: "A256GCM";
+  /** Which key-encryption key wrapped the data key (a KMS key ARN, or "local"). */
+  kek: string;
+  wrappedKey: string;
+  iv: string;
+  ciphertext: string;
+  tag: string;
+}
 
 /** One certificate that signs intermediates, with the chain up to its root and its sealed key. */
 export interface Authority {
@@ -74,7 +89,7 @@ export class CaStore {
         }),
       );
     } catch (error) {
-      if ((error as { name?: string }).name === "ConditionalCheckFailedException") throw new ConflictError(`the CA of VirtualMesh ${next.virtualMesh} changed meanwhile`, { cause: error });
+      if (conditionFailed(error)) throw new ConflictError(`the CA of VirtualMesh ${next.virtualMesh} changed meanwhile`, { cause: error });
       throw error;
     }
     return record;
@@ -126,7 +141,7 @@ export class CaStore {
         }),
       );
     } catch (error) {
-      if ((error as { name?: string }).name === "ConditionalCheckFailedException") throw new ConflictError(`this CSR was already presented for mesh ${by.mesh}; make a new key and CSR for a new intermediate`, { cause: error });
+      if (conditionFailed(error)) throw new ConflictError(`this CSR was already presented for mesh ${by.mesh}; make a new key and CSR for a new intermediate`, { cause: error });
       throw error;
     }
   }

@@ -35,7 +35,7 @@ describe("function bundles", () => {
 
   it("load the YAML parser and the OpenAPI generator only when a request needs them", () => {
     const lazy = inputs(api, false);
-    for (const path of ["node_modules/yaml/dist/parse/parser.js", "functions/api/openapi.ts"]) {
+    for (const path of ["node_modules/yaml/dist/parse/parser.js", "functions/http/openapi.ts"]) {
       expect(lazy).toContain(path);
       expect(inputs(api, true)).not.toContain(path);
     }

@@ -22,7 +22,7 @@ export interface MeshplaneCaSignerProps {
 }
 
 /**
- * The CA signer (functions/ca-signer): a function with no route, invoked by the API for each CSR,
+ * The CA signer (functions/trust/ca-signer): a function with no route, invoked by the API for each CSR,
  * and the only holder of kms:Decrypt on the CA key. It checks the request against the table itself
  * (docs/shared-trust.md, "Who can sign"), so the internet-facing API cannot open a CA key at will.
  */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { ROOT } from "./bundle";
 
 export interface MeshplaneFunctionProps {
-  /** Entry file, relative to the repository root (e.g. functions/api/handler.ts). */
+  /** Entry file, relative to the repository root (e.g. functions/entries/api.ts). */
   entry: string;
   description: string;
   environment: Record<string, string>;

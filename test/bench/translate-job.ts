@@ -8,8 +8,8 @@
  */
 import { performance } from "node:perf_hooks";
 import type { UserDocument, UserKind } from "@meshplane/core";
-import { translateTenant } from "../../functions/worker/translate-tenant";
-import { WarmInputs } from "../../functions/worker/warm-input";
+import { translateTenant } from "../../functions/translation/job";
+import { WarmInputs } from "../../functions/translation/warm-input";
 import { benchPlane } from "./_harness";
 import { benchTenant, shapeOf } from "./_bench-tenant";
 

@@ -86,8 +86,8 @@ describe("the docs check", () => {
     });
 
     it("checks that repository paths in code spans exist (not build outputs)", () => {
-      expect(check("See `functions/api/app.ts`, `packages/cli/dist/meshplane.js` and `test/bench/*.ts`.\n")).toEqual([]);
-      expect(check("See `functions/api/nope.ts`.\n")).toEqual(["1: `functions/api/nope.ts` does not exist"]);
+      expect(check("See `functions/http/app.ts`, `packages/cli/dist/meshplane.js` and `test/bench/*.ts`.\n")).toEqual([]);
+      expect(check("See `functions/http/nope.ts`.\n")).toEqual(["1: `functions/http/nope.ts` does not exist"]);
     });
   });
 

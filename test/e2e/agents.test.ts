@@ -6,8 +6,8 @@ import { GENERATED_KINDS, SNAPSHOT_TYPE, type SnapshotPayload } from "@meshplane
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalKeySigner } from "../../functions/signer/local-key";
 import { createLogger } from "../../functions/shared/logger";
-import { createWorker } from "../../functions/worker/handler";
-import { startPoller } from "../../functions/worker/poller";
+import { createWorker } from "../../functions/translation/batch";
+import { startPoller } from "../../functions/translation/poller";
 import { FIXTURES } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
 import { judgeCa } from "../istio/judge";

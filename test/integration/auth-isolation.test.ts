@@ -1,7 +1,7 @@
 import { USER_KINDS, type UserKind } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allRoutes } from "../../functions/api/app";
-import type { Route } from "../../functions/api/route";
+import { allRoutes } from "../../functions/http/app";
+import type { Route } from "../../functions/http/route";
 import { type ControlPlane, accessPolicy, startControlPlane, trafficPolicy, virtualMesh } from "../support/control-plane";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The CA signer (functions/ca-signer) against DynamoDB Local and the SQS emulator: the only code that
+ * The CA signer (functions/trust/ca-signer) against DynamoDB Local and the SQS emulator: the only code that
  * opens a CA key, and it decides what to sign from the store alone — the directive in the snapshot
  * the control plane signed for the cluster, the VirtualMesh as it is now, every CSR its CA has
  * signed — checked before the key is opened (docs/shared-trust.md, "Who can sign").
@@ -9,8 +9,8 @@ import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type CertificateDirective, createCsr, generateKeyPair } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../packages/agent/src/client";
-import { createCsrSigner } from "../../functions/ca-signer/signer";
-import type { KeyVault } from "../../functions/pki/key-vault";
+import { createCsrSigner } from "../../functions/trust/ca-signer/signer";
+import type { KeyVault } from "../../functions/trust/key-vault";
 import { createLogger } from "../../functions/shared/logger";
 import { keys } from "../../functions/store/keys";
 import { discoveryOf, registeredAgent } from "../support/agents";

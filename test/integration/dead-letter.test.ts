@@ -2,8 +2,8 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, S
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { createLogger } from "../../functions/shared/logger";
-import { createWorker } from "../../functions/worker/handler";
-import { startPoller } from "../../functions/worker/poller";
+import { createWorker } from "../../functions/translation/batch";
+import { startPoller } from "../../functions/translation/poller";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 
 let cp: ControlPlane;

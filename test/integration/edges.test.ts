@@ -88,7 +88,7 @@ describe("Lambda entry", () => {
     process.env.MESHPLANE_SIGNING_KEY_FILE = join(mkdtempSync(join(tmpdir(), "lambda-keys-")), "keys.json");
     process.env.MESHPLANE_CA_KEK_FILE = join(mkdtempSync(join(tmpdir(), "lambda-kek-")), "ca-kek");
     await cp.request("POST", "/v1/apply", { token, body: { documents: [trafficPolicy("from-http")] } });
-    const { handler } = await import("../../functions/api/handler");
+    const { handler } = await import("../../functions/entries/api");
     const event = {
       version: "2.0",
       routeKey: "$default",

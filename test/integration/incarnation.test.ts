@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ControlPlaneClient } from "../../packages/agent/src/client";
 import { createDocumentClient } from "../../functions/store/client";
 import { keys } from "../../functions/store/keys";
-import { publishCluster } from "../../functions/worker/publish";
-import { translateTenant } from "../../functions/worker/translate-tenant";
+import { publishCluster } from "../../functions/translation/publish";
+import { translateTenant } from "../../functions/translation/job";
 import { agentKey, discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 

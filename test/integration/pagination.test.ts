@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type Destination, type UserDocument, matchesLabels, parseLabelSelector } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { MAX_CONTINUE_CHARS, encodeContinue } from "../../functions/api/pagination";
+import { MAX_CONTINUE_CHARS, encodeContinue } from "../../functions/http/pagination";
 import { createDocumentClient } from "../../functions/store/client";
 import { keys, tenantPk } from "../../functions/store/keys";
 import { labelFilter } from "../../functions/store/label-filter";

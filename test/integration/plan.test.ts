@@ -1,8 +1,8 @@
 import { type StoredResource, type TranslateInput, resourceKeyOf } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { validateDocuments } from "../../functions/api/routes/apply";
-import { PlanInputCache, plannedInput } from "../../functions/api/routes/plan";
-import { loadTranslateInput } from "../../functions/shared/translate-input";
+import { validateDocuments } from "../../functions/http/routes/apply";
+import { PlanInputCache, plannedInput } from "../../functions/http/routes/plan";
+import { loadTranslateInput } from "../../functions/translation/input";
 import type { WriteResult } from "../../functions/store/index";
 import { discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, accessPolicy, startControlPlane, trafficPolicy, virtualMesh } from "../support/control-plane";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../packages/agent/src/client";
 import { ApiGatewayConnections } from "../../functions/push/aws-notifier";
 import { type WebSocketDeps, handleWebSocketEvent } from "../../functions/push/websocket-events";
-import { translateTenant } from "../../functions/worker/translate-tenant";
+import { translateTenant } from "../../functions/translation/job";
 import { createLogger } from "../../functions/shared/logger";
 import { agentGetToken, discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";

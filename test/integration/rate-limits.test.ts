@@ -10,8 +10,8 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { snapshotEtag } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createApp } from "../../functions/api/app";
-import { DEFAULT_LIMITS, type RateClass, type RateLimit, RateLimiter } from "../../functions/api/rate-limit";
+import { createApp } from "../../functions/http/app";
+import { DEFAULT_LIMITS, type RateClass, type RateLimit, RateLimiter } from "../../functions/http/middleware/rate-limit";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
 import { createLogger } from "../../functions/shared/logger";
 import { createDocumentClient } from "../../functions/store/client";

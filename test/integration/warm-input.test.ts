@@ -1,5 +1,5 @@
 /**
- * The translate worker's warm input (functions/worker/warm-input.ts) against the real store on
+ * The translate worker's warm input (functions/translation/warm-input.ts) against the real store on
  * DynamoDB Local: after any sequence of changes made through the API and by agents — policies
  * created, replaced and deleted, discovery reports that add and drop services, clusters deregistered
  * and registered again, statuses written by a worker — the input brought up to date from the change
@@ -9,8 +9,8 @@ import * as fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TranslateInput, canonicalJson, translate } from "@meshplane/core";
 import type { ControlPlaneClient } from "../../packages/agent/src/client";
-import { loadTranslateInput } from "../../functions/shared/translate-input";
-import { type LoadStats, WarmInputs } from "../../functions/worker/warm-input";
+import { loadTranslateInput } from "../../functions/translation/input";
+import { type LoadStats, WarmInputs } from "../../functions/translation/warm-input";
 import { CHANGE_LOG_SLACK } from "../../functions/store/index";
 import { discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, accessPolicy, startControlPlane, trafficPolicy, virtualMesh } from "../support/control-plane";

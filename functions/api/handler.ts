@@ -1,6 +1,0 @@
-import { handle } from "hono/aws-lambda";
-import { readEnv } from "../env";
-import { createRuntime } from "../runtime";
-import { createApp } from "./app";
-
-export const handler = handle(createApp(createRuntime(readEnv()).app));

@@ -1,0 +1,5 @@
+import { readEnv } from "./env";
+import { createRuntime } from "./runtime";
+import { createWorker } from "../translation/batch";
+
+export const handler = createWorker(createRuntime(readEnv()).worker);

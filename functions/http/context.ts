@@ -1,0 +1,16 @@
+import type { Principal } from "../store/index";
+import type { AgentIdentity } from "../auth/agent-jwt";
+import type { Logger } from "../shared/logger";
+
+/** What middleware puts on the request context; handlers read, never write, these. */
+export interface AppVariables {
+  requestId: string;
+  log: Logger;
+  principal: Principal;
+  /** Set only from a verified tenant credential (never from a path or body). */
+  tenantId: string;
+  /** Set only for agent routes, from a verified agent JWT. */
+  agent: AgentIdentity;
+}
+
+export type AppEnv = { Variables: AppVariables };

@@ -1,0 +1,78 @@
+import type { Destination } from "../../api/index";
+import { sortedUnique } from "../compare";
+import { type AccessPolicy, authorizationPolicy, authorizationRule } from "../istio/authorization-policy";
+import { identityErrors, istioSources, type IstioSources } from "../istio/principals";
+import type { Model } from "../input/model";
+import { osmPortError, osmSources, trafficTargets } from "../osm/traffic-target";
+import { Collector, type DraftSink } from "../output/sink";
+import { selectDestinations } from "../input/selectors";
+
+type Report = (policy: AccessPolicy, error: string) => void;
+
+function istioDestination(destination: Destination, policies: readonly AccessPolicy[], sources: Map<string, IstioSources>, model: Model, report: Report, sink: DraftSink): Set<AccessPolicy> {
+  if (Object.keys(destination.spec.selector).length === 0) {
+    for (const p of policies) report(p, "the service has no selector: an AuthorizationPolicy for it would apply to every workload of the namespace");
+    return new Set();
+  }
+  const rules = policies.map((policy) => ({ policy, rule: authorizationRule(policy, destination, sources.get(policy.metadata.name) as IstioSources) }));
+  if (rules.length > 0) sink.add(destination.spec.cluster, authorizationPolicy(destination, rules, model));
+  return new Set(policies);
+}
+
+function osmDestination(destination: Destination, policies: readonly AccessPolicy[], model: Model, report: Report, sink: DraftSink): Set<AccessPolicy> {
+  const accounts = sortedUnique(model.backingWorkloads(destination).map((w) => w.spec.serviceAccount));
+  const accepted = new Set<AccessPolicy>();
+  for (const policy of policies) {
+    const { accounts: sources, errors } = osmSources(policy.spec.sourceSelector, destination, model);
+    if (accounts.length === 0) errors.push("OSM (SMI TrafficTarget) needs the service account of the destination, and no workload backs this service");
+    const portError = osmPortError(policy, destination);
+    if (portError !== undefined) errors.push(portError);
+    if (errors.length > 0) {
+      for (const e of errors) report(policy, e);
+      continue;
+    }
+    for (const draft of trafficTargets(policy, destination, accounts, sources)) sink.add(destination.spec.cluster, draft);
+    accepted.add(policy);
+  }
+  return accepted;
+}
+
+/** What an AccessPolicy selects, its policy-wide errors and its Istio sources: depends on the policy and the discovered world only. */
+export interface AccessSelection {
+  /** Names of the selected destinations, sorted. */
+  destinations: string[];
+  errors: string[];
+  sources: IstioSources;
+}
+
+export function selectAccessPolicy(policy: AccessPolicy, model: Model): AccessSelection {
+  const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
+  const errors = [...missing.map((ref) => `destinationSelector: service ${ref} ${model.missing(ref)}`), ...identityErrors(policy.spec.sourceSelector, model)];
+  return { destinations: matched.map((d) => d.metadata.name), errors, sources: istioSources(policy.spec.sourceSelector, model) };
+}
+
+/** How the AccessPolicies selecting one destination fared there, and what they generated. */
+export interface AccessUnit {
+  accepted: Set<string>;
+  /** [policy name, error] on this destination. */
+  reports: [string, string][];
+  objects: Collector;
+}
+
+/**
+ * Applies the AccessPolicies selecting one destination (API.md §6), `policies` in name order and
+ * `selection` giving each one's sources and validity: Istio destinations get one
+ * AuthorizationPolicy with a rule per policy, OSM destinations SMI TrafficTargets and
+ * HTTPRouteGroups. Access policies are additive and never conflict, so they carry no acceptance
+ * numbers; one with policy-wide errors is applied nowhere.
+ */
+export function applyAccessToDestination(destination: Destination, policies: readonly AccessPolicy[], selection: (p: AccessPolicy) => AccessSelection, model: Model): AccessUnit {
+  const unit: AccessUnit = { accepted: new Set(), reports: [], objects: new Collector() };
+  const valid = policies.filter((p) => selection(p).errors.length === 0);
+  const report: Report = (p, error) => unit.reports.push([p.metadata.name, error]);
+  const sources = new Map(valid.map((p) => [p.metadata.name, selection(p).sources]));
+  const accepted =
+    model.meshOf(destination).spec.type === "istio" ? istioDestination(destination, valid, sources, model, report, unit.objects) : osmDestination(destination, valid, model, report, unit.objects);
+  for (const p of accepted) unit.accepted.add(p.metadata.name);
+  return unit;
+}

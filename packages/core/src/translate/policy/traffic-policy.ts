@@ -1,0 +1,157 @@
+import type { Destination, Workload } from "../../api/index";
+import { AcceptanceCounter, acceptanceOrder, previousOrder } from "./acceptance";
+import { sortedUnique } from "../compare";
+import type { FederationLinks } from "../virtual-mesh/federation-links";
+import type { FederationPlan } from "../virtual-mesh/federation-plan";
+import { applyToIstioDestination } from "../istio/apply-traffic-policies";
+import { shiftSubsets } from "../istio/decorators/index";
+import type { TrafficPolicy } from "../istio/destination-state";
+import { type IstioOutputs, renderIstioDestination } from "../istio/render-destination";
+import type { SubsetDemands } from "../istio/subsets";
+import type { Model } from "../input/model";
+import { applyToOsmDestination, trafficSplit } from "../osm/traffic-split";
+import type { DestinationOutcome } from "../status/outcome";
+import type { ObjectDraft } from "../output/sink";
+import { selectDestinations, selectWorkloads } from "../input/selectors";
+import { trafficPolicyErrors } from "./traffic-validation";
+
+/** Meshes whose clients can reach any of `destinations`: their clusters' meshes and the meshes they are federated to. */
+function reachingMeshes(destinations: readonly Destination[], model: Model, plan: FederationPlan): Set<string> {
+  const meshes = new Set<string>();
+  for (const d of destinations) {
+    for (const m of model.meshesIn(d.spec.cluster)) meshes.add(m.metadata.name);
+    for (const m of plan.exports.get(d.metadata.name)?.targetNames ?? []) meshes.add(m);
+  }
+  return meshes;
+}
+
+/** Status lists at most this many source workloads: statuses live in one 400 KB DynamoDB item. */
+export const MAX_STATUS_WORKLOADS = 1000;
+
+/**
+ * `status.workloads` (API.md §7): the source workloads the policy's sourceSelector matches among
+ * those that can reach its destinations, capped at MAX_STATUS_WORKLOADS with a final
+ * `…and N more`.
+ */
+function sourceWorkloads(sources: readonly Workload[], matched: readonly Destination[], model: Model, plan: FederationPlan): string[] {
+  const reaching = reachingMeshes(matched, model, plan);
+  const names = sources.filter((w) => reaching.has(w.spec.mesh)).map((w) => w.metadata.name);
+  if (names.length <= MAX_STATUS_WORKLOADS) return names;
+  return [...names.slice(0, MAX_STATUS_WORKLOADS), `…and ${names.length - MAX_STATUS_WORKLOADS} more`];
+}
+
+/** What a TrafficPolicy selects, and its policy-wide errors: depends on the policy and the discovered world only. */
+export interface TrafficSelection {
+  /** Names of the selected destinations, sorted. */
+  destinations: string[];
+  /** Errors that make the policy INVALID everywhere (it is then applied nowhere). */
+  errors: string[];
+  /**
+   * Undefined without a sourceSelector: the policy applies to every client, and listing the whole
+   * tenant would say nothing while growing the status past storage limits.
+   */
+  workloads: string[] | undefined;
+  /** The meshes its source workloads are in, sorted; undefined without a sourceSelector (every caller). */
+  callerMeshes: string[] | undefined;
+}
+
+/** Selects one policy's destinations and sources and finds its policy-wide errors. */
+export function selectTrafficPolicy(policy: TrafficPolicy, model: Model, plan: FederationPlan): TrafficSelection {
+  const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
+  const destinations = matched.map((d) => d.metadata.name);
+  const errors = trafficPolicyErrors(policy, model, missing);
+  if ((policy.spec.sourceSelector ?? []).length === 0) return { destinations, errors, workloads: undefined, callerMeshes: undefined };
+  const sources = selectWorkloads(model, policy.spec.sourceSelector);
+  return { destinations, errors, workloads: sourceWorkloads(sources, matched, model, plan), callerMeshes: sortedUnique(sources.map((w) => w.spec.mesh)) };
+}
+
+/** A subset a policy's trafficShift routes to on another destination (its DestinationRule must define it). */
+export interface SubsetDemand {
+  destination: string;
+  labels: Record<string, string>;
+  policy: string;
+}
+
+/** How every policy selecting one destination fared there, and what the destination's routing needs rendered. */
+export interface TrafficUnit {
+  /** Per policy name, accepted or not and its acceptance number. */
+  outcomes: Map<string, DestinationOutcome>;
+  /** [policy name, error] on this destination. */
+  reports: [string, string][];
+  /** Istio: the merged routing state, rendered once subset demands are known (undefined: nothing to render). */
+  istio: IstioOutputs | undefined;
+  /** OSM: the TrafficSplit, if a policy shifts traffic. */
+  osm: ObjectDraft | undefined;
+  demands: SubsetDemand[];
+}
+
+/** What applying policies to one destination reads besides the policies and the destination. */
+export interface TrafficContext {
+  model: Model;
+  plan: FederationPlan;
+  links: FederationLinks;
+  /** Whether a policy has no policy-wide errors. */
+  valid: (p: TrafficPolicy) => boolean;
+  /** Its selection's `callerMeshes`, as a set. */
+  callers: (p: TrafficPolicy) => ReadonlySet<string> | undefined;
+}
+
+/**
+ * Applies `policies` (those selecting `destination`) to one destination (API.md §5): in acceptance
+ * order, Istio destinations through the decorators, OSM destinations into a TrafficSplit. The result
+ * depends only on the destination, the world, those policies with their previous acceptance numbers
+ * here and — for policies with a sourceSelector — the meshes of their sources, so it can be kept
+ * while they stay the same.
+ */
+export function applyTrafficToDestination(destination: Destination, policies: readonly TrafficPolicy[], ctx: TrafficContext): TrafficUnit {
+  const { model, plan, valid } = ctx;
+  const name = destination.metadata.name;
+  const ordered = acceptanceOrder(policies, name);
+  const usable = ordered.filter(valid);
+  const unit: TrafficUnit = { outcomes: new Map(), reports: [], istio: undefined, osm: undefined, demands: [] };
+  const report = (p: TrafficPolicy, error: string) => unit.reports.push([p.metadata.name, error]);
+  let accepted: TrafficPolicy[];
+  let held: ReadonlyMap<TrafficPolicy, "PENDING" | "FAILED"> = new Map();
+  if (model.meshOf(destination).spec.type === "istio") {
+    const applied = applyToIstioDestination(destination, usable, { model, plan, links: ctx.links, callers: ctx.callers }, report);
+    held = applied.held;
+    // A mesh's own ingress/east-west gateway gets nothing unasked: a default ISTIO_MUTUAL rule
+    // would make in-mesh clients wrap mTLS around traffic the gateway's listeners expect plain.
+    if (!(isMeshGateway(model, destination) && applied.accepted.length === 0)) unit.istio = applied.outputs;
+    accepted = applied.accepted;
+    for (const p of accepted) {
+      for (const s of shiftSubsets(p.spec.policy)) {
+        const target = model.destinationByRef(s);
+        if (target !== undefined) unit.demands.push({ destination: target.metadata.name, labels: s.labels, policy: p.metadata.name });
+      }
+    }
+  } else {
+    const applied = applyToOsmDestination(destination, usable, model, report);
+    accepted = applied.accepted;
+    if (applied.split !== undefined) unit.osm = trafficSplit(destination, applied.split, accepted);
+  }
+  const counter = new AcceptanceCounter(ordered, name);
+  const acceptedSet = new Set(accepted);
+  for (const p of ordered) {
+    const ok = acceptedSet.has(p);
+    const waiting = held.get(p);
+    unit.outcomes.set(p.metadata.name, { accepted: ok, order: counter.take(p, name, ok), ...(waiting === undefined ? {} : { state: waiting }) });
+  }
+  return unit;
+}
+
+/** What `applyTrafficToDestination` reads of each policy besides its content: its previous acceptance number there. */
+export function trafficUnitKey(destination: string, policies: readonly TrafficPolicy[], fingerprint: (p: TrafficPolicy) => string, valid: (p: TrafficPolicy) => boolean): string {
+  if (policies.length === 0) return "";
+  return policies.map((p) => `${fingerprint(p)}\u0000${previousOrder(p, destination) ?? ""}\u0000${valid(p) ? 1 : 0}`).join("\u0001");
+}
+
+/** Renders an Istio destination's routing with the subsets other destinations' policies demand of it. */
+export function renderTraffic(outputs: IstioOutputs, demands: SubsetDemands, model: Model, plan: FederationPlan): { cluster: string; draft: ObjectDraft }[] {
+  return renderIstioDestination(outputs, demands, { model, plan });
+}
+
+function isMeshGateway(model: Model, destination: Destination): boolean {
+  const gateways = model.meshOf(destination).spec.istio?.gateways ?? [];
+  return gateways.some((g) => g.name === destination.spec.name && g.namespace === destination.spec.namespace);
+}
