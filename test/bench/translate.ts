@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { CONTENT_HASH_SCHEME, digest, endsChunk } from "../../packages/core/src/translate/canonical";
+import { CONTENT_HASH_SCHEME, digest, endsChunk } from "../../packages/core/src/translate/output/canonical";
 import { objectCount as countOf, Translator, type TranslateInput, type TranslateOutput } from "../../packages/core/src/translate/index";
 import { benchTenant, shapeOf } from "./_bench-tenant";
 

@@ -1,7 +1,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type KubeObject, type TranslateInput, type TranslateOutput, translate } from "../../packages/core/src/translate/index";
-import { ANNOTATION_PARENTS } from "../../packages/core/src/translate/output";
+import { ANNOTATION_PARENTS } from "../../packages/core/src/translate/output/sink";
 import { buildInput } from "../golden/tenant";
 import { tenant } from "./arbitraries";
 

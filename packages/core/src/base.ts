@@ -12,7 +12,7 @@ export { PkiError } from "./pki/errors";
 export { type ObjectKey, type ResourceKey, objectKey, objectKeyOf, resourceKey, resourceKeyOf } from "./identity";
 export { type VersionStamp, nextStoredVersion } from "./stored-version";
 export * from "./snapshot/index";
-export { Canonicalizer, canonicalJson, sha256 } from "./translate/canonical";
+export { Canonicalizer, canonicalJson, sha256 } from "./translate/output/canonical";
 export * from "./push";
 // The control plane names what agents discover (docs/api.md, "Discovered names"): small, no YAML.
 export { assignDiscoveredNames, meshController, meshName } from "./discovery/assign-names";

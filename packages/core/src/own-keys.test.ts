@@ -4,9 +4,9 @@ import { clientMap, labelMap } from "./api/common";
 import { matchesLabels, parseLabelSelector } from "./api/label-selector";
 import { selects, sortedRecord } from "./discovery/cluster-index";
 import { ownValue, setOwn } from "./own-keys";
-import { canonicalJson } from "./translate/canonical";
-import { OwnedFields } from "./translate/owned-fields";
-import { hasLabels } from "./translate/placement-index";
+import { canonicalJson } from "./translate/output/canonical";
+import { OwnedFields } from "./translate/policy/owned-fields";
+import { hasLabels } from "./translate/input/placement-index";
 import { overlay } from "./translate/istio/caller-scopes";
 
 /** Names every plain object inherits, and the one whose assignment replaces the prototype. */

@@ -1,4 +1,4 @@
-import { canonicalJson } from "./translate/canonical";
+import { canonicalJson } from "./translate/output/canonical";
 import { API_VERSION } from "./api/common";
 import type { StoredResource, UserDocument } from "./api/resource";
 import { pendingStatus } from "./api/status";

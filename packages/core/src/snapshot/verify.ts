@@ -1,6 +1,6 @@
 import { type JWK, compactVerify, importJWK } from "jose";
 import { MeshplaneError } from "../errors";
-import { Canonicalizer } from "../translate/canonical";
+import { Canonicalizer } from "../translate/output/canonical";
 import { type SnapshotPayload, SNAPSHOT_TYPE, snapshotPayload } from "./payload";
 
 export type RejectReason =

@@ -1,17 +1,17 @@
-import { type AccessSelection, type AccessUnit, applyAccessToDestination, selectAccessPolicy } from "./access-policy";
-import { canonicalJson } from "./canonical";
+import { type AccessSelection, type AccessUnit, applyAccessToDestination, selectAccessPolicy } from "./policy/access-policy";
+import { canonicalJson } from "./output/canonical";
 import { pushTo } from "./compare";
 import type { AccessPolicy } from "./istio/authorization-policy";
 import type { TrafficPolicy } from "./istio/destination-state";
 import { SubsetDemands } from "./istio/subsets";
-import { type Model, refKey, withPolicies } from "./model";
-import type { PolicyOutcome } from "./outcome";
-import { type Contribution, keepUnchanged } from "./output";
+import { type Model, refKey, withPolicies } from "./input/model";
+import type { PolicyOutcome } from "./status/outcome";
+import { type Contribution, keepUnchanged } from "./output/sink";
 import { type ResourceKey, resourceKeyOf } from "../identity";
-import { type DiscoveryChange, type World, WorldBuilder } from "./world";
-import { Reporter } from "./reporter";
-import { policyStatus } from "./status";
-import { type TrafficSelection, type TrafficUnit, applyTrafficToDestination, renderTraffic, selectTrafficPolicy, trafficUnitKey } from "./traffic-policy";
+import { type DiscoveryChange, type World, WorldBuilder } from "./engine/world";
+import { Reporter } from "./status/reporter";
+import { policyStatus } from "./status/status";
+import { type TrafficSelection, type TrafficUnit, applyTrafficToDestination, renderTraffic, selectTrafficPolicy, trafficUnitKey } from "./policy/traffic-policy";
 import type { TranslateInput, TranslateOutput } from "./types";
 import type { ResourceStatus } from "../api/index";
 

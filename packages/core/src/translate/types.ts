@@ -1,6 +1,6 @@
 import type { CertificateResult, Destination, Mesh, ResourceStatus, StoredResource, Workload } from "../api/index";
 import type { ResourceKey } from "../identity";
-import type { VirtualMeshTrust } from "./trust";
+import type { VirtualMeshTrust } from "./virtual-mesh/trust";
 
 /**
  * Everything `translate` needs for one tenant. Resources carry the status they were last given, so

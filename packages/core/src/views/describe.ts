@@ -5,8 +5,8 @@
  * `describe` prints them and the console draws them. Pure: the caller fetches.
  */
 import type { VirtualMeshSpec } from "../api/index";
-import { claimantOf } from "../translate/claim-order";
-import { federatedHost } from "../translate/federated-host";
+import { claimantOf } from "../translate/virtual-mesh/claim-order";
+import { federatedHost } from "../translate/virtual-mesh/federated-host";
 
 export interface ResourceStatusView {
   state: string;

@@ -1,4 +1,4 @@
 export * from "./describe";
 export * from "./health";
-export { claimantOf, type Claimant } from "../translate/claim-order";
-export { DEFAULT_HOSTNAME_SUFFIX } from "../translate/federated-host";
+export { claimantOf, type Claimant } from "../translate/virtual-mesh/claim-order";
+export { DEFAULT_HOSTNAME_SUFFIX } from "../translate/virtual-mesh/federated-host";

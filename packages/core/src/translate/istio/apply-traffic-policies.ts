@@ -1,9 +1,9 @@
 import type { Destination, TrafficPolicyFeatures } from "../../api/index";
-import type { FederationLinks, LinkProblem } from "../federation-links";
-import type { FederationPlan } from "../federation-plan";
-import { type Model, refKey } from "../model";
-import type { Conflict, Fields } from "../owned-fields";
-import { OwnedFields } from "../owned-fields";
+import type { FederationLinks, LinkProblem } from "../virtual-mesh/federation-links";
+import type { FederationPlan } from "../virtual-mesh/federation-plan";
+import { type Model, refKey } from "../input/model";
+import type { Conflict, Fields } from "../policy/owned-fields";
+import { OwnedFields } from "../policy/owned-fields";
 import { type CallerScope, callerScopes, describeScope, overlapErrors, scopeKey } from "./caller-scopes";
 import { ROUTE_DECORATORS, TRAFFIC_POLICY_DECORATORS } from "./decorators/index";
 import { federatedCallProblems } from "./federated-calls";

@@ -1,8 +1,8 @@
 import type { Destination, StoredResource } from "../../api/index";
 import { compareStrings } from "../compare";
-import type { Model } from "../model";
-import { generatedName } from "../naming";
-import type { ObjectDraft } from "../output";
+import type { Model } from "../input/model";
+import { generatedName } from "../output/naming";
+import type { ObjectDraft } from "../output/sink";
 import { allowedPodPorts } from "./ports";
 import type { IstioSources } from "./principals";
 

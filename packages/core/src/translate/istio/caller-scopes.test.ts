@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OwnedFields } from "../owned-fields";
+import { OwnedFields } from "../policy/owned-fields";
 import { type CallerScope, overlapErrors, overlay, type ScopedFields, scopeKey } from "./caller-scopes";
 
 function cell(scope: CallerScope, owner: string): [string, ScopedFields] {

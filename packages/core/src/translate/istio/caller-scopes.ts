@@ -1,7 +1,7 @@
 import type { WorkloadSelector } from "../../api/index";
 import { compareStrings } from "../compare";
-import type { Model } from "../model";
-import { type Fields, OwnedFields } from "../owned-fields";
+import type { Model } from "../input/model";
+import { type Fields, OwnedFields } from "../policy/owned-fields";
 import { ownValue, setOwn } from "../../own-keys";
 import type { View } from "./hosts";
 

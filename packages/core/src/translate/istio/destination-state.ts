@@ -1,7 +1,7 @@
 import type { Destination, HttpMatcher, StoredResource, TrafficPolicyFeatures, WorkloadSelector } from "../../api/index";
-import { Canonicalizer } from "../canonical";
+import { Canonicalizer } from "../output/canonical";
 import { compareStrings } from "../compare";
-import { OwnedFields } from "../owned-fields";
+import { OwnedFields } from "../policy/owned-fields";
 import type { ScopedFields } from "./caller-scopes";
 
 export type TrafficPolicy = StoredResource<"TrafficPolicy">;

@@ -1,7 +1,7 @@
 import type { Destination, TrafficPolicyFeatures } from "../../api/index";
-import type { FederationLinks, LinkProblem } from "../federation-links";
-import type { FederationPlan } from "../federation-plan";
-import { type Model, refKey } from "../model";
+import type { FederationLinks, LinkProblem } from "../virtual-mesh/federation-links";
+import type { FederationPlan } from "../virtual-mesh/federation-plan";
+import { type Model, refKey } from "../input/model";
 import { hostFrom, type View } from "./hosts";
 
 /** Why a policy is not ACCEPTED on a destination although nothing in it is wrong: calls it configures cannot go through. */

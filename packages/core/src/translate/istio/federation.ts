@@ -1,11 +1,11 @@
 import type { Gateway, Mesh } from "../../api/index";
 import { compareStrings } from "../compare";
-import { DEFAULT_HOSTNAME_SUFFIX, type FederatedExport } from "../federation-plan";
-import type { Membership } from "../membership";
-import type { Model } from "../model";
-import { generatedName } from "../naming";
-import { trustDomainOf } from "../trust-domains";
-import type { ObjectDraft } from "../output";
+import { DEFAULT_HOSTNAME_SUFFIX, type FederatedExport } from "../virtual-mesh/federation-plan";
+import type { Membership } from "../virtual-mesh/membership";
+import type { Model } from "../input/model";
+import { generatedName } from "../output/naming";
+import { trustDomainOf } from "../virtual-mesh/trust-domains";
+import type { ObjectDraft } from "../output/sink";
 import { portName, serviceEntryProtocol, type ServicePort } from "./ports";
 
 const IP = /^(\d{1,3}\.){3}\d{1,3}$|:/;

@@ -1,7 +1,7 @@
-import type { Membership } from "../membership";
-import type { Model } from "../model";
-import { generatedName } from "../naming";
-import type { ObjectDraft } from "../output";
+import type { Membership } from "../virtual-mesh/membership";
+import type { Model } from "../input/model";
+import { generatedName } from "../output/naming";
+import type { ObjectDraft } from "../output/sink";
 
 export const GLOBAL_ACCESS_NAME = "global-access-control";
 

@@ -1,8 +1,8 @@
 import type { Destination, Mesh } from "../../api/index";
 import { TranslateError } from "../errors";
-import type { FederationPlan } from "../federation-plan";
-import type { Model } from "../model";
-import { generatedName } from "../naming";
+import type { FederationPlan } from "../virtual-mesh/federation-plan";
+import type { Model } from "../input/model";
+import { generatedName } from "../output/naming";
 
 /** Kubernetes' default cluster domain; discovery does not report a different one. */
 export const CLUSTER_DOMAIN = "cluster.local";

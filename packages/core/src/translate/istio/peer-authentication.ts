@@ -1,6 +1,6 @@
-import type { Membership } from "../membership";
-import type { Model } from "../model";
-import type { ObjectDraft } from "../output";
+import type { Membership } from "../virtual-mesh/membership";
+import type { Model } from "../input/model";
+import type { ObjectDraft } from "../output/sink";
 
 /**
  * Shared trust (API.md §4): mesh-wide STRICT mTLS, a PeerAuthentication in the Istio root namespace.

@@ -1,7 +1,7 @@
 import type { IdentitySelector } from "../../api/index";
 import { sortedUnique } from "../compare";
-import { type Model, refKey } from "../model";
-import { trustDomainOf } from "../trust-domains";
+import { type Model, refKey } from "../input/model";
+import { trustDomainOf } from "../virtual-mesh/trust-domains";
 
 /** Sources of an AuthorizationPolicy rule; both lists empty means the selectors matched nobody. */
 export interface IstioSources {

@@ -1,4 +1,4 @@
-import type { ObjectDraft } from "../output";
+import type { ObjectDraft } from "../output/sink";
 import { gatewayDestinationRule, destinationRules } from "./destination-rule";
 import type { IstioDestinationState } from "./destination-state";
 import { viewsOf } from "./hosts";

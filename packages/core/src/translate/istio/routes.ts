@@ -1,6 +1,6 @@
-import type { FederationPlan } from "../federation-plan";
-import type { Model } from "../model";
-import type { OwnedFields } from "../owned-fields";
+import type { FederationPlan } from "../virtual-mesh/federation-plan";
+import type { Model } from "../input/model";
+import type { OwnedFields } from "../policy/owned-fields";
 import type { IstioDestinationState } from "./destination-state";
 import { resolveHost, type View } from "./hosts";
 import { isCatchAll, matchVariants } from "./matchers";

@@ -1,6 +1,6 @@
 import type { Destination } from "../../api/index";
 import { compareStrings } from "../compare";
-import { subsetName } from "../naming";
+import { subsetName } from "../output/naming";
 import type { Subset } from "./types";
 
 /**

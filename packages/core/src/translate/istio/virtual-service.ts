@@ -1,4 +1,4 @@
-import type { ObjectDraft } from "../output";
+import type { ObjectDraft } from "../output/sink";
 import type { IstioDestinationState } from "./destination-state";
 import type { View } from "./hosts";
 import { type RenderContext, renderRoutes } from "./routes";

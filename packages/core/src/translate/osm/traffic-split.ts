@@ -1,10 +1,10 @@
 import type { Destination, TrafficPolicyFeatures } from "../../api/index";
 import type { TrafficPolicy } from "../istio/destination-state";
-import type { Model } from "../model";
-import { generatedName } from "../naming";
-import type { ObjectDraft } from "../output";
-import { deepEqual } from "../owned-fields";
-import { SMI_API_VERSIONS } from "../versions";
+import type { Model } from "../input/model";
+import { generatedName } from "../output/naming";
+import type { ObjectDraft } from "../output/sink";
+import { deepEqual } from "../policy/owned-fields";
+import { SMI_API_VERSIONS } from "../output/versions";
 import { osmTrafficErrors } from "./unsupported";
 
 export interface Split {

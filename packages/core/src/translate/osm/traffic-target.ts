@@ -1,10 +1,10 @@
 import type { Destination, IdentitySelector } from "../../api/index";
 import { compareStrings, sortBy } from "../compare";
 import type { AccessPolicy } from "../istio/authorization-policy";
-import { type Model, refKey } from "../model";
-import { generatedName } from "../naming";
-import type { ObjectDraft } from "../output";
-import { SMI_API_VERSIONS } from "../versions";
+import { type Model, refKey } from "../input/model";
+import { generatedName } from "../output/naming";
+import type { ObjectDraft } from "../output/sink";
+import { SMI_API_VERSIONS } from "../output/versions";
 
 interface Account {
   name: string;

@@ -1,6 +1,6 @@
 import type { Destination, TrafficPolicyFeatures } from "../../api/index";
 import type { TrafficPolicy } from "../istio/destination-state";
-import type { Model } from "../model";
+import type { Model } from "../input/model";
 
 /** How OSM takes a feature: honoured (by the TrafficSplit), or refused with an error naming it in these words. */
 export type OsmSupport = "supported" | { readonly unsupported: string };

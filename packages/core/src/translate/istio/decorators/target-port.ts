@@ -1,5 +1,5 @@
 import type { Destination } from "../../../api/index";
-import { refKey } from "../../model";
+import { refKey } from "../../input/model";
 
 /**
  * The port a route sends to on `target` (a trafficShift or mirror destination) when the route

@@ -1,5 +1,5 @@
 import type { TrafficPolicyFeatures } from "../../../api/index";
-import { subsetName } from "../../naming";
+import { subsetName } from "../../output/naming";
 import { hostToken } from "../hosts";
 import type { WeightedDestination } from "../types";
 import { targetPort } from "./target-port";

@@ -1,5 +1,5 @@
 import type { Destination, TrafficPolicyFeatures } from "../../../api/index";
-import type { Model } from "../../model";
+import type { Model } from "../../input/model";
 import type { DestinationTrafficPolicy, HttpRouteFields } from "../types";
 
 /** A TrafficPolicy feature, named as in the API (`requestTimeout`, `trafficShift`). */
