@@ -20,7 +20,7 @@ import { createDocumentClient } from "../../functions/store/client";
 import { createStore } from "../../functions/store/index";
 import { ensureTable } from "../../functions/store/table";
 import { PushHub } from "../../functions/push/hub";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { agentKey } from "../support/agents";
 import { createWorker } from "../../functions/translation/batch";
 import { startPoller } from "../../functions/translation/poller";

@@ -8,7 +8,7 @@
  */
 import type { JWK } from "jose";
 import { type SnapshotPayload, snapshotAudience, verifySnapshot } from "@meshplane/core";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { discoveryOf } from "../support/agents";
 import { benchPlane, expectStatus, percentile } from "./_harness";
 

@@ -9,7 +9,7 @@
 import { performance } from "node:perf_hooks";
 import { pushUrl } from "@meshplane/core";
 import { WebSocket } from "ws";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { benchPlane, percentile } from "./_harness";
 
 const AGENTS = Number(process.argv[2] ?? 1000);

@@ -4,7 +4,7 @@
  * DURATION_S seconds. Prints requests per second, latency p50/p99, errors by status and the process
  * RSS (server and simulated agents share the process).
  */
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { benchPlane, percentile } from "./_harness";
 
 const AGENTS = Number(process.env.AGENTS ?? 1000);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { queryKeys } from "../../functions/store/batch";
 import { createDocumentClient } from "../../functions/store/client";
 import { clusterPk } from "../../functions/store/keys";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { agentKey, discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 

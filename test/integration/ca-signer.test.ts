@@ -8,7 +8,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type CertificateDirective, createCsr, generateKeyPair } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { createCsrSigner } from "../../functions/trust/ca-signer/signer";
 import type { KeyVault } from "../../functions/trust/key-vault";
 import { createLogger } from "../../functions/shared/logger";

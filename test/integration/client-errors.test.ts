@@ -7,7 +7,7 @@ import { calculateJwkThumbprint } from "jose";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDocumentClient } from "../../functions/store/client";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { keys } from "../../functions/store/keys";
 import { agentKey, discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";

@@ -8,7 +8,7 @@
 import { type CertificateDirective, type DiscoveryResult, type SnapshotPayload, createCsr, generateKeyPair, snapshotAudience, verifySnapshot } from "@meshplane/core";
 import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 

@@ -1,6 +1,6 @@
 import { mkdtempSync } from "node:fs";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { registeredAgent } from "../support/agents";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

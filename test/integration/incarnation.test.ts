@@ -2,7 +2,7 @@ import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { snapshotAudience, verifySnapshot } from "@meshplane/core";
 import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { createDocumentClient } from "../../functions/store/client";
 import { keys } from "../../functions/store/keys";
 import { publishCluster } from "../../functions/translation/publish";

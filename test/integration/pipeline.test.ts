@@ -1,7 +1,7 @@
 import type { JWK } from "jose";
 import { type SnapshotPayload, snapshotAudience, verifySnapshot } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
 

@@ -8,7 +8,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { ApiGatewayConnections } from "../../functions/push/aws-notifier";
 import { type WebSocketDeps, handleWebSocketEvent } from "../../functions/push/websocket-events";
 import { translateTenant } from "../../functions/translation/job";

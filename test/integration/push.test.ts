@@ -8,7 +8,7 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { MAX_AGENT_TOKEN_SECONDS, pushUrl } from "@meshplane/core";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { PushHub } from "../../functions/push/hub";
 import { agentGetToken, agentKey, discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";

@@ -18,7 +18,7 @@ import { createDocumentClient } from "../../functions/store/client";
 import { createStore } from "../../functions/store/index";
 import { tenantPk } from "../../functions/store/keys";
 import { RateLimitStore } from "../../functions/store/rate-limits";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { agentKey } from "../support/agents";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CertificateDirective, type CertificateResult, createCsr, fingerprintSha256, generateKeyPair, splitPemBundle } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 

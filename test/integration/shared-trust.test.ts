@@ -13,7 +13,7 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { type CertificateDirective, type CertificateResult, type SnapshotPayload, certificateInfo, createCsr, exportPrivateKeyPem, fingerprintSha256, generateKeyPair, snapshotAudience, splitPemBundle, verifySnapshot } from "@meshplane/core";
 import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { judgeCa } from "../istio/judge";
 import { discoveryOf, registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";

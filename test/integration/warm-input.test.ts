@@ -8,7 +8,7 @@
 import * as fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TranslateInput, canonicalJson, translate } from "@meshplane/core";
-import type { ControlPlaneClient } from "../../packages/agent/src/client";
+import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { loadTranslateInput } from "../../functions/translation/input";
 import { type LoadStats, WarmInputs } from "../../functions/translation/warm-input";
 import { CHANGE_LOG_SLACK } from "../../functions/store/index";

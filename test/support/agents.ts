@@ -2,7 +2,7 @@ import { discover } from "@meshplane/core";
 import { randomUUID } from "node:crypto";
 import { type JWK, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from "jose";
 import { join } from "node:path";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { loadCluster } from "../discovery/load-cluster";
 import type { ControlPlane } from "./control-plane";
 

@@ -6,7 +6,7 @@
  */
 import { type CertificateDirective, type CertificateResult, createCsr, discover, fingerprintSha256, generateKeyPair, splitPemBundle } from "@meshplane/core";
 import { join } from "node:path";
-import { ControlPlaneClient } from "../../packages/agent/src/client";
+import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { loadCluster } from "../discovery/load-cluster";
 import { FIXTURES, agentKey } from "./agents";
 

@@ -1,4 +1,4 @@
-export * from "./client";
-export * from "./apply";
+export * from "./control-plane/client";
+export * from "./stages/apply";
 export * from "./agent";
 export * from "./options";

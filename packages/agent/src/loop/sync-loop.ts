@@ -1,11 +1,11 @@
 import { SnapshotRejectedError, type StatusReport } from "@meshplane/core";
 import { backoffMs, jitteredMs } from "./backoff";
-import { certificateStage } from "./certificates";
-import { ControlPlaneError } from "./client";
+import { certificateStage } from "../stages/certificates";
+import { ControlPlaneError } from "../control-plane/client";
 import { type Stage, type SyncDeps, newCycle, newMemory } from "./cycle";
-import { reportStage } from "./report-stage";
-import { restartStage } from "./restarts";
-import { applyStage, pruneStage, verifyStage } from "./snapshot-stages";
+import { reportStage } from "../stages/report";
+import { restartStage } from "../stages/restarts";
+import { applyStage, pruneStage, verifyStage } from "../stages/verify";
 
 export type { SyncDeps } from "./cycle";
 

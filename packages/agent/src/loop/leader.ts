@@ -1,4 +1,4 @@
-import type { Kube } from "./kube";
+import type { Kube } from "../kube/kube";
 
 interface Lease {
   apiVersion: "coordination.k8s.io/v1";

@@ -1,6 +1,6 @@
 import { type CertificateDirective, type CertificateResult, MeshplaneError, certificateInfo, fingerprintSha256, splitPemBundle } from "@meshplane/core";
-import { type Scope, ownerLabels } from "./apply";
-import type { ObjectRef } from "./kube";
+import { type Scope, ownerLabels } from "../stages/apply";
+import type { ObjectRef } from "../kube/kube";
 import { keyAlgorithmOf, keyMatchesCertificate } from "./x509";
 
 /** Why a mesh's certificate could not be kept as its directive asks; the message goes to the status report. */

@@ -1,8 +1,8 @@
 import type { KubeObject } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
-import { newMemory } from "./cycle";
-import { verifyStage } from "./snapshot-stages";
-import { FakeControlPlane, FakeKube, SCOPE, cycleAt, fakeDeps, snapshotSigner } from "./test-fakes";
+import { newMemory } from "../loop/cycle";
+import { verifyStage } from "./verify";
+import { FakeControlPlane, FakeKube, SCOPE, cycleAt, fakeDeps, snapshotSigner } from "../testing/fakes";
 
 const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": SCOPE.tenant, "meshplane.dev/cluster": SCOPE.cluster };
 const VS: KubeObject = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "reviews", namespace: "shop", labels, annotations: {} }, spec: { hosts: ["reviews"] } };

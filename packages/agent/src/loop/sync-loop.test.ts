@@ -1,8 +1,8 @@
 import type { KubeObject, StatusReport } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
-import { ControlPlaneError, type SnapshotAnswer } from "./client";
-import { STAGES, SyncLoop } from "./sync";
-import { DAY, FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps, snapshotSigner } from "./test-fakes";
+import { ControlPlaneError, type SnapshotAnswer } from "../control-plane/client";
+import { STAGES, SyncLoop } from "./sync-loop";
+import { DAY, FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps, snapshotSigner } from "../testing/fakes";
 
 const ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
 const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": SCOPE.tenant, "meshplane.dev/cluster": SCOPE.cluster };

@@ -2,7 +2,7 @@ import { exportPrivateKeyPem, generateKeyPair } from "@meshplane/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type CacertsMaterial, renewalReason } from "./cacerts";
 import { issueIntermediate } from "./issue";
-import { DAY, FakeControlPlane, NOW, crypto } from "./test-fakes";
+import { DAY, FakeControlPlane, NOW, crypto } from "../testing/fakes";
 
 const ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
 let cp: FakeControlPlane;

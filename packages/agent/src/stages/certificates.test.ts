@@ -1,12 +1,12 @@
 import { type CsrResponse, createCsr, fingerprintSha256, generateKeyPair, signIntermediate, splitPemBundle, verifyChain } from "@meshplane/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { materialOf, type SecretObject } from "./cacerts";
+import { materialOf, type SecretObject } from "../certificates/cacerts";
 import { certificateStage } from "./certificates";
-import { type LoopMemory, newMemory } from "./cycle";
+import { type LoopMemory, newMemory } from "../loop/cycle";
 import { restartStage } from "./restarts";
-import { KubeError } from "./kube";
-import { DAY, FakeControlPlane, FakeKube, NOW, crypto, cycleAt, fakeDeps, newRoot } from "./test-fakes";
-import { keyMatchesCertificate } from "./x509";
+import { KubeError } from "../kube/kube";
+import { DAY, FakeControlPlane, FakeKube, NOW, crypto, cycleAt, fakeDeps, newRoot } from "../testing/fakes";
+import { keyMatchesCertificate } from "../certificates/x509";
 
 const IDS = { "mesh-a": "spiffe://cluster.local/ns/ns-mesh-a/sa/istiod", "mesh-b": "spiffe://cluster.local/ns/ns-mesh-b/sa/istiod" };
 const logged: string[] = [];

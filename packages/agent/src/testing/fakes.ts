@@ -7,11 +7,11 @@ import {
   certificateInfo, createRootCa, fingerprintSha256, objectKey, signIntermediate, snapshotAudience,
 } from "@meshplane/core";
 import { CompactSign, type JWK, exportJWK, generateKeyPair } from "jose";
-import type { AgentClient } from "./client";
-import { ControlPlaneError } from "./client";
-import { type CycleContext, type SyncDeps, type WorkloadRef, newCycle, newMemory } from "./cycle";
-import { KubeError, type KubeClient, type ObjectRef } from "./kube";
-import { Metrics } from "./metrics";
+import type { AgentClient } from "../control-plane/client";
+import { ControlPlaneError } from "../control-plane/client";
+import { type CycleContext, type SyncDeps, type WorkloadRef, newCycle, newMemory } from "../loop/cycle";
+import { KubeError, type KubeClient, type ObjectRef } from "../kube/kube";
+import { Metrics } from "../observability/metrics";
 
 export const crypto = globalThis.crypto;
 export const NOW = new Date("2031-03-15T12:00:00Z");

@@ -1,8 +1,8 @@
 import type { CertificateDirective } from "@meshplane/core";
-import { CACERTS_ANNOTATIONS, type CacertsMarks, CertificateError, cacertsRef } from "./cacerts";
+import { CACERTS_ANNOTATIONS, type CacertsMarks, CertificateError, cacertsRef } from "../certificates/cacerts";
 import { meshFailed } from "./certificates";
-import type { CycleContext, MeshMemory, Stage, WorkloadRef } from "./cycle";
-import { KubeError, type ObjectRef } from "./kube";
+import type { CycleContext, MeshMemory, Stage, WorkloadRef } from "../loop/cycle";
+import { KubeError, type ObjectRef } from "../kube/kube";
 
 /** The pod-template annotation whose change makes a controller replace its pods (as `kubectl rollout restart` does). */
 export const RESTARTED_AT = "meshplane.dev/restarted-at";

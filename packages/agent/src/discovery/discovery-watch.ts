@@ -1,6 +1,6 @@
 import { type ClusterObjects, type DiscoveryResult, canonicalJson, discover, sha256 } from "@meshplane/core";
-import { backoffMs } from "./backoff";
-import { Informer, type WatchSource } from "./informer";
+import { backoffMs } from "../loop/backoff";
+import { Informer, type WatchSource } from "../kube/informer";
 
 type ListName = Exclude<keyof ClusterObjects, "cluster">;
 

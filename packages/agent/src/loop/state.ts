@@ -1,5 +1,5 @@
 import { type CryptoKey, type JWK, exportJWK, generateKeyPair, importJWK } from "jose";
-import type { Kube } from "./kube";
+import type { Kube } from "../kube/kube";
 
 /**
  * What the agent keeps in its cluster, in one Secret in its own namespace: its private key, the

@@ -1,6 +1,6 @@
 import type { KubeObject, ObjectResult } from "@meshplane/core";
 import { GENERATED_KINDS, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, apiVersionsOf, kindRank, objectKeyOf } from "@meshplane/core";
-import type { KubeClient, ObjectRef } from "./kube";
+import type { KubeClient, ObjectRef } from "../kube/kube";
 
 /**
  * What the agent does to the kinds meshplane generates, and so all the chart's ClusterRole grants on

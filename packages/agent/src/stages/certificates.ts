@@ -1,6 +1,6 @@
 import { type CertificateDirective, type CertificateResult, canonicalJson } from "@meshplane/core";
 import { ownedBy } from "./apply";
-import { backoffMs } from "./backoff";
+import { backoffMs } from "../loop/backoff";
 import {
   type CacertsMarks,
   type SecretObject,
@@ -13,10 +13,10 @@ import {
   renewalReason,
   rootFingerprints,
   sameList,
-} from "./cacerts";
-import type { CycleContext, MeshMemory, Stage } from "./cycle";
-import { issueIntermediate } from "./issue";
-import { KubeError } from "./kube";
+} from "../certificates/cacerts";
+import type { CycleContext, MeshMemory, Stage } from "../loop/cycle";
+import { issueIntermediate } from "../certificates/issue";
+import { KubeError } from "../kube/kube";
 
 // A refused CSR or a missing permission needs someone to act; retrying every poll would only add load.
 const RETRY = { baseMs: 10_000, capMs: 10 * 60_000 };

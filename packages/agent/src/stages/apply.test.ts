@@ -1,7 +1,7 @@
 import { GENERATED_KINDS, type KubeObject, apiVersionsOf } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
 import { applyObjects, ownerLabels, pruneUndesired } from "./apply";
-import { FakeKube, SCOPE } from "./test-fakes";
+import { FakeKube, SCOPE } from "../testing/fakes";
 
 /** One owned object of every generated kind, in reverse apply order. */
 const everyKind = (): KubeObject[] =>

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { inClusterAccess, kubeconfigAccess, simpleKubeconfig } from "./kube-access";
+import { inClusterAccess, kubeconfigAccess, simpleKubeconfig } from "./access";
 
 const kubeconfig = (cluster: string, user: string, extra = "") =>
   ["apiVersion: v1", "kind: Config", "clusters:", "- name: c", "  cluster:", cluster, "users:", "- name: u", "  user:", user, "contexts:", "- name: x", "  context:", "    cluster: c", "    user: u", extra, "current-context: x"].join("\n");

@@ -2,7 +2,7 @@ import type { ClientRequest, IncomingMessage } from "node:http";
 import { Agent, type RequestOptions, request as httpsRequest } from "node:https";
 import { createSecureContext } from "node:tls";
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
-import { type KubeAccess, type KubeTls, clientNodeAccess } from "./kube-access";
+import { type KubeAccess, type KubeTls, clientNodeAccess } from "./access";
 
 /** The one field manager every meshplane write uses, so server-side apply knows what we own. */
 export const FIELD_MANAGER = "meshplane-agent";

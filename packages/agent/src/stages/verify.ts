@@ -1,7 +1,7 @@
 import { type KubeObject, canonicalJson, objectKey, objectKeyOf, snapshotAudience, verifySnapshot } from "@meshplane/core";
 import { applyObjects, pruneUndesired } from "./apply";
-import type { Stage } from "./cycle";
-import { parseDirectives } from "./directive";
+import type { Stage } from "../loop/cycle";
+import { parseDirectives } from "../certificates/directive";
 
 /**
  * Verify: the snapshot the poll brought must verify (signature by a pinned key; audience: this

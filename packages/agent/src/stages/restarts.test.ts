@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { certificateStage } from "./certificates";
-import { type LoopMemory, type WorkloadRef, newMemory } from "./cycle";
-import { KubeError } from "./kube";
+import { type LoopMemory, type WorkloadRef, newMemory } from "../loop/cycle";
+import { KubeError } from "../kube/kube";
 import { RESTARTED_AT, restartStage } from "./restarts";
-import { FakeControlPlane, FakeKube, NOW, cycleAt, fakeDeps } from "./test-fakes";
+import { FakeControlPlane, FakeKube, NOW, cycleAt, fakeDeps } from "../testing/fakes";
 
 const ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);

@@ -1,6 +1,6 @@
 import { type ClusterObjects, type PodController, discover } from "@meshplane/core";
-import type { WorkloadRef } from "./cycle";
-import { RESTARTED_AT } from "./restarts";
+import type { WorkloadRef } from "../loop/cycle";
+import { RESTARTED_AT } from "../stages/restarts";
 
 // What `kubectl rollout restart` writes: a restart by hand after the roots changed counts too.
 const KUBECTL_RESTARTED_AT = "kubectl.kubernetes.io/restartedAt";

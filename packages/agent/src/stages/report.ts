@@ -1,5 +1,5 @@
 import { type CertificateResult, type ObjectResult, canonicalJson } from "@meshplane/core";
-import type { CycleContext, LoopMemory, Stage } from "./cycle";
+import type { CycleContext, LoopMemory, Stage } from "../loop/cycle";
 
 const count = (results: readonly ObjectResult[], state: ObjectResult["state"]) => results.filter((r) => r.state === state).length;
 const failures = (results: readonly ObjectResult[]) => results.filter((r) => r.state === "failed");

@@ -12,7 +12,7 @@ import {
   verifyChain,
 } from "@meshplane/core";
 import { type CacertsMaterial, CertificateError, rootFingerprints, sameList } from "./cacerts";
-import type { AgentClient } from "./client";
+import type { AgentClient } from "../control-plane/client";
 import { publicKeyDer } from "./x509";
 
 export interface IssueDeps {

@@ -1,12 +1,12 @@
 import type { CertificateDirective, CertificateResult, KubeObject, ObjectResult, StatusReport, WebCrypto } from "@meshplane/core";
 import type { JWK } from "jose";
-import type { ApplyOutcome, Scope } from "./apply";
-import type { CacertsMarks } from "./cacerts";
-import type { AgentClient } from "./client";
-import type { KubeClient } from "./kube";
-import type { Logger } from "./log";
-import type { Metrics } from "./metrics";
-import type { CertificateOptions } from "./options";
+import type { ApplyOutcome, Scope } from "../stages/apply";
+import type { CacertsMarks } from "../certificates/cacerts";
+import type { AgentClient } from "../control-plane/client";
+import type { KubeClient } from "../kube/kube";
+import type { Logger } from "../observability/log";
+import type { Metrics } from "../observability/metrics";
+import type { CertificateOptions } from "../options";
 import type { AgentState, StateStore } from "./state";
 
 /** A Deployment, StatefulSet or DaemonSet of a mesh, and when it was last restarted (ISO), if known. */

@@ -8,7 +8,7 @@
  */
 import { MAX_PUSH_MESSAGE_BYTES, pushMessage, pushUrl, reconnectDelayMs } from "@meshplane/core";
 import { WebSocket } from "ws";
-import type { Logger } from "./log";
+import type { Logger } from "../observability/log";
 
 export interface PushDeps {
   controlPlaneUrl: string;

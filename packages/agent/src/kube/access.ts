@@ -156,6 +156,6 @@ export function clientNodeAccess(kc: KubeConfig): KubeAccess {
 export async function kubeconfigAccess(file: string): Promise<KubeAccess> {
   const simple = simpleKubeconfig(readFileSync(file, "utf8"), file);
   if (simple) return simple;
-  const { loadKubeConfig } = await import("./kube-config-file");
+  const { loadKubeConfig } = await import("./config-file");
   return clientNodeAccess(loadKubeConfig(file));
 }

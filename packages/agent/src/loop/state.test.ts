@@ -1,6 +1,6 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import type { Kube } from "./kube";
+import type { Kube } from "../kube/kube";
 import { STATE_SECRET, StateStore } from "./state";
 
 /** The one Secret the state store reads and writes, kept as the apiserver would (resourceVersion checked). */
