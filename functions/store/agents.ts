@@ -4,6 +4,7 @@ import { UnauthorizedError } from "../shared/errors";
 import { hashSecret } from "../shared/secrets";
 import { DiscoveredStore } from "./discovered";
 import { batchGet } from "./batch";
+import { transactionCancelled } from "./conditions";
 import { clusterOfPk, keys } from "./keys";
 import type { StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
@@ -83,7 +84,7 @@ export class AgentStore {
         }),
       );
     } catch (error) {
-      if ((error as { name?: string }).name === "TransactionCanceledException") throw new UnauthorizedError("the bootstrap token is unknown, used or expired", { cause: error });
+      if (transactionCancelled(error)) throw new UnauthorizedError("the bootstrap token is unknown, used or expired", { cause: error });
       throw error;
     }
     return { tenantId, cluster, ...(incarnation ? { incarnation } : {}) };
@@ -150,7 +151,7 @@ export class AgentStore {
       try {
         await doc.send(new TransactWriteCommand({ TransactItems: [put, seen] }));
       } catch (error) {
-        if ((error as { name?: string }).name === "TransactionCanceledException") throw agentGone();
+        if (transactionCancelled(error)) throw agentGone();
         throw error;
       }
       return undefined;

@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCo
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newSecret } from "../shared/secrets";
 import { batchWrite, queryItems, queryKeys } from "./batch";
+import { conditionHeld } from "./conditions";
 import { clusterPk, keys, tenantPk } from "./keys";
 import { type Page, type PageRequest, jsonBytes, readPage } from "./page";
 import type { StoreDeps } from "./resources";
@@ -125,11 +126,9 @@ export class ClusterStore {
     // First shut the agent out: a discovery or status report already under way then fails its
     // final condition (and removes what it wrote) instead of leaving items behind the purge that
     // would resurface if the name is registered again.
-    await doc
-      .send(new UpdateCommand({ TableName: table, Key: keys.snapshotHead(tenantId, name), UpdateExpression: "SET deregistering = :t", ConditionExpression: "attribute_exists(PK)", ExpressionAttributeValues: { ":t": true } }))
-      .catch((error: unknown) => {
-        if ((error as { name?: string }).name !== "ConditionalCheckFailedException") throw error;
-      });
+    await conditionHeld(
+      doc.send(new UpdateCommand({ TableName: table, Key: keys.snapshotHead(tenantId, name), UpdateExpression: "SET deregistering = :t", ConditionExpression: "attribute_exists(PK)", ExpressionAttributeValues: { ":t": true } })),
+    );
     await purgePartition(doc, table, clusterPk(tenantId, name));
     return writeWithRevision(doc, table, tenantId, () => ({
       items: [

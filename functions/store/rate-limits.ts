@@ -1,4 +1,5 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { conditionFailed, conditionHeld } from "./conditions";
 import type { StoreDeps } from "./resources";
 import { TTL_ATTRIBUTE } from "./table";
 
@@ -97,7 +98,7 @@ export class RateLimitStore {
         this.remember(cacheKey, tat);
         return { granted: n, retryAfterMs: Math.max(0, Math.ceil((tat + interval - tolerance - now) / 1000)) };
       } catch (error) {
-        if ((error as { name?: string }).name !== "ConditionalCheckFailedException") throw error;
+        if (!conditionFailed(error)) throw error;
         const tat = oldNumber(error, "tat");
         if (tat === undefined) {
           full = true;
@@ -107,11 +108,9 @@ export class RateLimitStore {
           // No writer whose clock agreed with ours within a second could have left this: a clock
           // stepped back (or one instance's runs far ahead). Start the bucket afresh rather than shut
           // the budget for the length of the step; a write that changed it meanwhile wins.
-          await this.deps.doc
-            .send(new UpdateCommand({ TableName: this.deps.table, Key: key, UpdateExpression: "SET tat = :now", ConditionExpression: "tat = :old", ExpressionAttributeValues: { ":now": now - 1, ":old": tat } }))
-            .catch((reset: { name?: string }) => {
-              if (reset.name !== "ConditionalCheckFailedException") throw reset;
-            });
+          await conditionHeld(
+            this.deps.doc.send(new UpdateCommand({ TableName: this.deps.table, Key: key, UpdateExpression: "SET tat = :now", ConditionExpression: "tat = :old", ExpressionAttributeValues: { ":now": now - 1, ":old": tat } })),
+          );
           full = true;
           continue;
         }

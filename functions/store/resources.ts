@@ -4,6 +4,7 @@ import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } 
 import { type Requirement, type ResourceStatus, type StoredResource, type UserDocument, type UserKind, matchesLabels, nextStoredVersion } from "@meshplane/core/base";
 import { ConflictError, NotFoundError, PayloadTooLargeError, PreconditionFailedError } from "../shared/errors";
 import { batchGet } from "./batch";
+import { conditionHeld } from "./conditions";
 import { keys, tenantPk } from "./keys";
 import { LABELS_ATTRIBUTE, labelFilter } from "./label-filter";
 import { type Decoded, type Page, type PageRequest, readPage } from "./page";
@@ -206,8 +207,8 @@ export class ResourceStore {
    * newer spec will get its own translation). Returns false when the resource moved or is gone.
    */
   async writeStatus(tenantId: string, kind: UserKind, name: string, generation: number, status: ResourceStatus): Promise<boolean> {
-    try {
-      await this.deps.doc.send(
+    return conditionHeld(
+      this.deps.doc.send(
         new UpdateCommand({
           TableName: this.deps.table,
           Key: keys.resource(tenantId, kind, name),
@@ -216,12 +217,8 @@ export class ResourceStore {
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: { ":s": encodeStatus(status), ":g": generation },
         }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as { name?: string }).name === "ConditionalCheckFailedException") return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   /** The stored resources of these kinds and names, strongly read, in order (undefined: none). */

@@ -1,7 +1,7 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { CHANGE_LOG_SLACK, type Change, changeLogPut } from "./changes";
+import { failedConditions, transactionCancelled } from "./conditions";
 import { keys } from "./keys";
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]["TransactItems"]>[number];
@@ -78,13 +78,13 @@ export async function writeWithRevision(
       );
       return await revisionOf(doc, table, tenantId);
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
+      if (!transactionCancelled(error)) throw error;
+      const failed = failedConditions(error);
       // Gone (revisionOf throws NotFoundError), or too many writers landed meanwhile: retry.
-      if (reasons[0]?.Code === "ConditionalCheckFailed") await revisionOf(doc, table, tenantId);
-      const failed = reasons.findIndex((r, i) => i > 0 && i <= write.items.length && r.Code === "ConditionalCheckFailed");
-      if (failed > 0) {
-        const mapped = write.onConditionFailed(failed - 1);
+      if (failed.includes(0)) await revisionOf(doc, table, tenantId);
+      const item = failed.find((index) => index > 0 && index <= write.items.length);
+      if (item !== undefined) {
+        const mapped = write.onConditionFailed(item - 1);
         if (mapped) throw mapped;
       }
       const pause = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);

@@ -2,6 +2,7 @@ import type { CertificateDirective } from "@meshplane/core/translate";
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError } from "../shared/errors";
 import { batchGet, batchWrite, queryItems } from "./batch";
+import { conditionFailed, conditionHeld } from "./conditions";
 import { clusterOfPk, clusterPk, keys } from "./keys";
 import type { StoreDeps } from "./resources";
 import { TTL_ATTRIBUTE } from "./table";
@@ -123,7 +124,7 @@ export class SnapshotStore {
         }),
       );
     } catch (error) {
-      if ((error as { name?: string }).name === "ConditionalCheckFailedException") throw new ConflictError(`snapshot head of ${cluster} moved or is of another incarnation`, { cause: error });
+      if (conditionFailed(error)) throw new ConflictError(`snapshot head of ${cluster} moved or is of another incarnation`, { cause: error });
       throw error;
     }
     if (previous) await this.expire(tenantId, cluster, previous);
@@ -173,14 +174,10 @@ export class SnapshotStore {
 
   /** Records an agent JWT id once; false when it was already used (a replay). */
   async useJti(tenantId: string, cluster: string, jti: string, exp: number): Promise<boolean> {
-    try {
-      await this.deps.doc.send(
+    return conditionHeld(
+      this.deps.doc.send(
         new PutCommand({ TableName: this.deps.table, Item: { ...keys.agentJti(tenantId, cluster, jti), [TTL_ATTRIBUTE]: exp + 60 }, ConditionExpression: "attribute_not_exists(PK)" }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as { name?: string }).name === "ConditionalCheckFailedException") return false;
-      throw error;
-    }
+      ),
+    );
   }
 }

@@ -1,7 +1,7 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { batchGet, batchWrite, queryItems, queryKeys } from "./batch";
+import { conditionHeld, transactionCancelled } from "./conditions";
 import { clusterPk, keys, tenantPk } from "./keys";
 import { type Page, type PageRequest, readPage } from "./page";
 import type { StoreDeps } from "./resources";
@@ -38,7 +38,7 @@ export class TenantStore {
         }),
       );
     } catch (error) {
-      if (error instanceof TransactionCanceledException) throw new ConflictError(`tenant ${tenantId} already exists`, { cause: error });
+      if (transactionCancelled(error)) throw new ConflictError(`tenant ${tenantId} already exists`, { cause: error });
       throw error;
     }
     return { tenant, adminToken: token, tokenInfo: info };
@@ -56,8 +56,8 @@ export class TenantStore {
    * worker finishing an older revision cannot hide a newer one.
    */
   async markTranslated(tenantId: string, revision: number): Promise<void> {
-    await this.deps.doc
-      .send(
+    await conditionHeld(
+      this.deps.doc.send(
         new UpdateCommand({
           TableName: this.deps.table,
           Key: keys.tenant(tenantId),
@@ -65,10 +65,8 @@ export class TenantStore {
           ConditionExpression: "attribute_exists(PK) AND (attribute_not_exists(translatedRevision) OR translatedRevision < :r)",
           ExpressionAttributeValues: { ":r": revision },
         }),
-      )
-      .catch((error: unknown) => {
-        if ((error as { name?: string }).name !== "ConditionalCheckFailedException") throw error;
-      });
+      ),
+    );
   }
 
   async list(): Promise<Tenant[]> {
@@ -105,8 +103,8 @@ export class TenantStore {
    * part-way is finished by calling delete again. Returns how much went with it (for the audit record).
    */
   async delete(tenantId: string): Promise<{ tokens: number; clusters: number; items: number }> {
-    const marked = await this.deps.doc
-      .send(
+    const marked = await conditionHeld(
+      this.deps.doc.send(
         new UpdateCommand({
           TableName: this.deps.table,
           Key: keys.tenant(tenantId),
@@ -115,12 +113,8 @@ export class TenantStore {
           ExpressionAttributeNames: { "#s": "state" },
           ExpressionAttributeValues: { ":deleting": "deleting" },
         }),
-      )
-      .then(() => true)
-      .catch((error: unknown) => {
-        if ((error as { name?: string }).name === "ConditionalCheckFailedException") return false;
-        throw error;
-      });
+      ),
+    );
     if (!marked) throw new NotFoundError(`tenant ${tenantId} not found`);
     const { doc, table } = this.deps;
     // Credentials first, so nothing can authenticate into a half-deleted tenant.

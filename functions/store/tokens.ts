@@ -1,8 +1,8 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newId, newSecret } from "../shared/secrets";
 import { queryItems } from "./batch";
+import { failedConditions, transactionCancelled } from "./conditions";
 import { keys, tenantPk } from "./keys";
 import type { Page, PageRequest } from "./page";
 import type { StoreDeps } from "./resources";
@@ -79,7 +79,7 @@ export class TokenStore {
         }),
       );
     } catch (error) {
-      if (error instanceof TransactionCanceledException) throw new NotFoundError(`tenant ${tenantId} not found`, { cause: error });
+      if (transactionCancelled(error)) throw new NotFoundError(`tenant ${tenantId} not found`, { cause: error });
       throw error;
     }
     return { token, info };
@@ -127,7 +127,7 @@ export class TokenStore {
         );
         return;
       } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
+        if (!transactionCancelled(error)) throw error;
         if (attempt >= 5) throw new ConflictError("tokens of this tenant are changing concurrently; try again", { cause: error });
       }
     }
@@ -189,7 +189,7 @@ export class TokenStore {
       );
       return secret;
     } catch (error) {
-      if (error instanceof TransactionCanceledException) return undefined;
+      if (transactionCancelled(error)) return undefined;
       throw error;
     }
   }
@@ -234,9 +234,9 @@ export class TokenStore {
         );
         return;
       } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const reasons = error.CancellationReasons ?? [];
-        if (reasons.slice(2).some((r) => r.Code === "ConditionalCheckFailed")) throw new ConflictError("a secret to revoke is not an operator credential", { cause: error });
+        if (!transactionCancelled(error)) throw error;
+        // Items from the third on are the lookups to revoke: one of them is a tenant token's.
+        if (failedConditions(error).some((index) => index >= 2)) throw new ConflictError("a secret to revoke is not an operator credential", { cause: error });
         if (attempt >= 5) throw new ConflictError("the operator credential is being replaced concurrently; try again", { cause: error });
       }
     }
