@@ -1,78 +1,54 @@
 /**
- * The HTTP API, as the CLI speaks it: bearer credential, JSON in and out, problem+json turned into
- * an ApiError that names each bad field, and 429 answered by waiting its Retry-After (bounded).
+ * The HTTP API, as the CLI speaks it: core's client (bearer credential, JSON in and out, problem+json
+ * turned into an ApiError that names each bad field), YAML bodies, a control plane it cannot reach
+ * said in one line, and 429 answered by waiting its Retry-After (bounded).
  */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+import { ApiError, createHttpClient } from "@meshplane/core/http-client";
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly errors: FieldError[] = [],
-    readonly requestId?: string,
-  ) {
-    super(message);
-  }
-}
+export { ApiError, type FieldError } from "@meshplane/core/http-client";
 
 export interface Client {
   url: string;
   request<T = unknown>(method: string, path: string, options?: { body?: unknown; yaml?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
 }
 
+/** A 429 is waited out at most this many times in a row; the next one is the command's error. */
 const MAX_RATE_LIMIT_WAITS = 5;
+/** The wait after a 429: its Retry-After (1 s without one), from 1 s to 30 s. */
+const waitSeconds = (retryAfter: number | undefined) => Math.min(Math.max(retryAfter ?? 1, 1), 30);
 
+/**
+ * A client for the control plane at `url` with `token`. A 401's message says to log in again; a
+ * request that gets no answer is an ApiError with status 0 naming the URL and why.
+ */
 export function createClient(url: string, token: string, options: { userAgent: string; sleep?: (ms: number) => Promise<void> }): Client {
-  const base = url.replace(/\/+$/, "");
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  return {
-    url: base,
-    async request<T>(method: string, path: string, o: { body?: unknown; yaml?: string; headers?: Record<string, string> } = {}) {
-      const headers: Record<string, string> = { authorization: `Bearer ${token}`, "user-agent": options.userAgent, accept: "application/json", ...o.headers };
-      let body: string | undefined;
-      if (o.yaml !== undefined) {
-        headers["content-type"] = "application/yaml";
-        body = o.yaml;
-      } else if (o.body !== undefined) {
-        headers["content-type"] = "application/json";
-        body = JSON.stringify(o.body);
+  const http = createHttpClient({
+    baseUrl: url,
+    token: () => token,
+    headers: { "user-agent": options.userAgent },
+    message: ({ status, problem }) => `${problem.detail ?? problem.title ?? `HTTP ${status}`}${status === 401 ? " (log in again: `meshplane login`)" : ""}`,
+    fetch: async (input, init) => {
+      try {
+        return await fetch(input, init);
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+        throw new ApiError(0, `cannot reach the control plane at ${http.baseUrl}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
       }
+    },
+  });
+  return {
+    url: http.baseUrl,
+    async request<T>(method: string, path: string, o: { body?: unknown; yaml?: string; headers?: Record<string, string> } = {}) {
+      const payload = o.yaml !== undefined ? { text: { contentType: "application/yaml", body: o.yaml } } : o.body !== undefined ? { body: o.body } : {};
       for (let attempt = 0; ; attempt++) {
-        let res: Response;
         try {
-          res = await fetch(base + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+          return await http.request<T>(method, path, { ...payload, ...(o.headers ? { headers: o.headers } : {}) });
         } catch (error) {
-          const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-          throw new ApiError(0, `cannot reach the control plane at ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+          if (!(error instanceof ApiError) || error.status !== 429 || attempt >= MAX_RATE_LIMIT_WAITS) throw error;
+          await sleep(waitSeconds(error.retryAfterSeconds) * 1000);
         }
-        if (res.status === 429 && attempt < MAX_RATE_LIMIT_WAITS) {
-          await res.arrayBuffer();
-          const seconds = Number(res.headers.get("retry-after") ?? 1);
-          await sleep(Math.min(Math.max(Number.isFinite(seconds) ? seconds : 1, 1), 30) * 1000);
-          continue;
-        }
-        const text = await res.text();
-        let parsed: unknown = text;
-        if ((res.headers.get("content-type") ?? "").includes("json") && text.length > 0) {
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = text;
-          }
-        }
-        if (res.status >= 400) throw problemError(res.status, parsed, res.headers.get("x-request-id") ?? undefined);
-        return { status: res.status, body: parsed as T, headers: res.headers };
       }
     },
   };
-}
-
-function problemError(status: number, body: unknown, requestId: string | undefined): ApiError {
-  const p = (typeof body === "object" && body !== null ? body : {}) as { title?: string; detail?: string; errors?: FieldError[] };
-  const detail = p.detail ?? p.title ?? (typeof body === "string" && body.length > 0 ? body.slice(0, 200) : `HTTP ${status}`);
-  const hint = status === 401 ? " (log in again: `meshplane login`)" : "";
-  return new ApiError(status, `${detail}${hint}`, Array.isArray(p.errors) ? p.errors : [], requestId);
 }

@@ -1,62 +1,29 @@
 /**
- * The console's one way to the control plane: same-origin fetches with the signed-in credential in
- * the Authorization header (never in a URL), problem+json errors turned into ApiError, and lists read
- * a page at a time with the API's `continue` token.
+ * The console's one way to the control plane: core's HTTP client on the console's own origin, with
+ * the signed-in credential in the Authorization header (never in a URL) and problem+json errors
+ * turned into ApiError, and lists read a page at a time with the API's `continue` token.
  */
+import { createHttpClient } from "@meshplane/core/http-client";
 import { session } from "./session";
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    /** The fields the API named, `path: message`. */
-    readonly fieldErrors: { path: string; message: string }[] = [],
-  ) {
-    super(message);
-  }
-}
-
-interface Problem {
-  title?: string;
-  detail?: string;
-  errors?: { path: string; message: string }[];
-}
+export { ApiError } from "@meshplane/core/http-client";
 
 export interface Answer<T> {
   body: T;
   etag: string | null;
 }
 
-export async function request<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Answer<T>> {
-  const token = session.token();
-  const res = await fetch(path, {
-    method,
-    credentials: "omit",
-    headers: {
-      accept: "application/json",
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-      ...options.headers,
-    },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  const text = await res.text();
-  const parsed: unknown = text ? safeJson(text) : undefined;
-  if (!res.ok) {
-    const problem = (parsed ?? {}) as Problem;
-    if (res.status === 401) session.expired();
-    throw new ApiError(res.status, problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`, problem.errors ?? []);
-  }
-  return { body: parsed as T, etag: res.headers.get("etag") };
-}
+const http = createHttpClient({
+  token: () => session.token(),
+  message: ({ status, statusText, problem }) => problem.detail ?? problem.title ?? `${status} ${statusText}`,
+  // The API refused the credential (revoked or expired): the console signs out and says why.
+  onUnauthorized: () => session.expired(),
+});
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { detail: text.slice(0, 200) };
-  }
+/** One request on the console's own origin; an answer of 400 or more is an ApiError. */
+export async function request<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Answer<T>> {
+  const { body, headers } = await http.request<T>(method, path, options);
+  return { body, etag: headers.get("etag") };
 }
 
 export interface Page<T> {

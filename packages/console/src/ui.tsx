@@ -42,7 +42,7 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 export function ErrorState({ error, retry }: { error: Error; retry?: () => void }) {
-  const fields = error instanceof ApiError ? error.fieldErrors : [];
+  const fields = error instanceof ApiError ? error.errors : [];
   return (
     <div class="state error" role="alert">
       <p>

@@ -53,7 +53,7 @@ export async function edit(kindName: string, name: string, _o: unknown, command:
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const why = error.status === 412 ? `${kind.kind} ${name} changed since you opened it; run edit again to start from the new version` : error.message;
-    throw new ApiError(error.status, `${why}; nothing was applied (your text: ${file})`, error.errors, error.requestId);
+    throw new ApiError(error.status, `${why}; nothing was applied (your text: ${file})`, error.errors, error);
   }
   streams.out.write(`${kind.plural}/${name} edited\n`);
   return 0;

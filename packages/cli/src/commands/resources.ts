@@ -97,7 +97,7 @@ function locate(error: unknown, batch: SourceDocument[]): unknown {
     const doc = m ? batch[Number(m[1])] : undefined;
     return doc && m ? { path: `${doc.source} ${text(doc.doc.kind)}/${text((doc.doc.metadata as Item["metadata"])?.name)}${m[2] ? ` ${m[2].replace(/^\./, "")}` : ""}`, message: e.message } : e;
   });
-  return new ApiError(error.status, error.message, errors, error.requestId);
+  return new ApiError(error.status, error.message, errors, error);
 }
 
 type PlannedObject = { kind: string; metadata: { name: string; namespace?: string } };

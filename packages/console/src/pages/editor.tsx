@@ -207,7 +207,7 @@ function EditorBody({ initial, etag, schemas: known, editing }: { initial: strin
   function fail(e: unknown) {
     const err = e instanceof Error ? e : new Error(String(e));
     setError(err);
-    if (err instanceof ApiError) editor.current?.showServerProblems(err.fieldErrors.map((f) => ({ path: parseErrorPath(f.path), message: f.message })));
+    if (err instanceof ApiError) editor.current?.showServerProblems(err.errors.map((f) => ({ path: parseErrorPath(f.path), message: f.message })));
   }
 
   async function preview() {

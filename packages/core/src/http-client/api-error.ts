@@ -40,10 +40,10 @@ export class ApiError extends Error {
     more: { title?: string; detail?: string; requestId?: string; retryAfterSeconds?: number } = {},
   ) {
     super(message);
-    if (more.title !== undefined) this.title = more.title;
-    if (more.detail !== undefined) this.detail = more.detail;
-    if (more.requestId !== undefined) this.requestId = more.requestId;
-    if (more.retryAfterSeconds !== undefined) this.retryAfterSeconds = more.retryAfterSeconds;
+    this.title = more.title;
+    this.detail = more.detail;
+    this.requestId = more.requestId;
+    this.retryAfterSeconds = more.retryAfterSeconds;
   }
 }
 
@@ -52,11 +52,11 @@ export class ApiError extends Error {
  * did not parse) gives its first 200 characters as the detail; `errors` is always a list.
  */
 export function problemOf(body: unknown): Problem {
-  if (typeof body === "string") return { ...(body.length > 0 ? { detail: body.slice(0, TEXT_DETAIL_CHARS) } : {}), errors: [] };
+  if (typeof body === "string") return { detail: body.length > 0 ? body.slice(0, TEXT_DETAIL_CHARS) : undefined, errors: [] };
   const p = (typeof body === "object" && body !== null ? body : {}) as { title?: unknown; detail?: unknown; errors?: unknown };
   return {
-    ...(typeof p.title === "string" ? { title: p.title } : {}),
-    ...(typeof p.detail === "string" ? { detail: p.detail } : {}),
+    title: typeof p.title === "string" ? p.title : undefined,
+    detail: typeof p.detail === "string" ? p.detail : undefined,
     errors: Array.isArray(p.errors) ? (p.errors as FieldError[]) : [],
   };
 }
