@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { MAX_PUSH_MESSAGE_BYTES, PUSH_PATH, type PushMessage, agentPushMessage } from "@meshplane/core/base";
 import { type WebSocket, WebSocketServer } from "ws";
 import { TOKEN_EXPIRED_REASON, pushClusterEnded, pushTokenExpired } from "./channel-end";
-import { type PushOpening, authenticatePushOpening } from "./upgrade-context";
+import { type PushOpening, authenticatePushOpening } from "./opening";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
 
@@ -94,7 +94,7 @@ export class PushHub implements PushNotifier {
     if (new URL(req.url ?? "/", "http://x").pathname !== PUSH_PATH) return refuse(404, "no WebSocket here");
     let identity: PushOpening;
     try {
-      identity = await authenticatePushOpening((name) => req.headers[name] as string | undefined, { store: this.options.store, now: this.options.now, apiUrl: this.options.publicUrl ?? `http://${req.headers.host ?? ""}` });
+      identity = await authenticatePushOpening(req.headers.authorization, { store: this.options.store, now: this.options.now, apiUrl: this.options.publicUrl ?? `http://${req.headers.host ?? ""}` });
     } catch (error) {
       return refuse(401, (error as Error).message);
     }

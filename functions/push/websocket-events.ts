@@ -11,7 +11,7 @@
 import { MAX_PUSH_MESSAGE_BYTES, agentPushMessage } from "@meshplane/core/base";
 import { z } from "zod";
 import { TOKEN_EXPIRED_REASON, pushClusterEnded, pushTokenExpired } from "./channel-end";
-import { type PushOpening, authenticatePushOpening } from "./upgrade-context";
+import { type PushOpening, authenticatePushOpening } from "./opening";
 import { TooManyRequestsError } from "../shared/errors";
 import type { Logger } from "../shared/logger";
 import type { Store } from "../store/index";
@@ -59,8 +59,8 @@ export async function handleWebSocketEvent(deps: WebSocketDeps, raw: unknown): P
 async function connect(deps: WebSocketDeps, connectionId: string, headers: Record<string, string>): Promise<WebSocketResult> {
   let identity: PushOpening;
   try {
-    const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-    identity = await authenticatePushOpening((name) => lower.get(name), { store: deps.store, now: deps.now, apiUrl: deps.publicUrl });
+    const authorization = Object.entries(headers).findLast(([name]) => name.toLowerCase() === "authorization")?.[1];
+    identity = await authenticatePushOpening(authorization, { store: deps.store, now: deps.now, apiUrl: deps.publicUrl });
   } catch (error) {
     return { statusCode: 401, body: (error as Error).message };
   }
