@@ -1,90 +1,159 @@
-import { readFileSync, readdirSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
+import { type Room, listed, mayImport, modulesUnder, repoAt, roomOf, violations } from "../test/docs/rooms";
 
-// The API and the worker are deployed as separate Lambda functions; what both need lives in
-// functions/shared, functions/store or core, so neither bundle carries the other's code. The CA
-// signer is a function of its own too, and the only code that opens a CA key: the API speaks to it
-// through its contract (types) and, on AWS, a Lambda invoke — never carrying the signer itself
-// (docs/shared-trust.md, "Who can sign").
+// The rooms of functions/ and what each may import are docs/architecture.md's "Where code lives"
+// table; this test holds every import of every module under functions/ to it (test/docs/rooms.ts
+// reads the table). The API, the worker and the CA signer are separate Lambda functions: the API's
+// bundle carries neither the translate job nor the CA signer's code — the only code that opens a CA key
+// (docs/shared-trust.md, "Who can sign") — through any chain of imports, which esbuild resolves as the
+// Lambda bundles are.
 
 const ROOT = resolve(import.meta.dirname, "..");
+const repo = repoAt(ROOT);
+const read = (file: string) => readFileSync(join(ROOT, file), "utf8");
 const rel = (path: string) => relative(ROOT, resolve(ROOT, path));
+const room = (place: string) => repo.rooms.find((r) => r.place === place) as Room;
+const HTTP = room("functions/http");
+/** The end of a violation's message: what the room of `place` may import. */
+const only = (place: string) => `(room ${place} may import ${listed(room(place))})`;
 
-/** A part of the control plane the API must not carry: which modules are in it. */
-type Boundary = (module: string) => boolean;
-/** The translate job: what the worker runs (input assembly, shared with the plan, is not in it). */
-const WORKER: Boundary = (m) => m.startsWith("functions/translation/") && m !== "functions/translation/input.ts";
-/** The CA signer, but for what the API may hold of it: its contract and the Lambda invoke. */
-const CA_SIGNER: Boundary = (m) => m.startsWith("functions/trust/ca-signer/") && !["functions/trust/ca-signer/contract.ts", "functions/trust/ca-signer/invoke.ts"].includes(m);
-
-/** Every module under `dir` (tests aside), relative to the repository root. */
-function modules(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
-    .map((f) => join(dir, f));
-}
-
-/** The relative module specifiers a source names: imports and re-exports (type-only ones too) and import(). */
-function specifiers(source: string): string[] {
-  return [...source.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["'](\.[^"']*)["']/g)].map((m) => m[1] as string);
-}
-
-/** `file → target` for each import of `files` that names a module inside `boundary` (`.ts` added when the specifier has none). */
-function directImports(files: string[], read: (file: string) => string, boundary: Boundary = WORKER): string[] {
-  return files.flatMap((file) =>
-    specifiers(read(file))
-      .map((s) => rel(join(dirname(file), s)))
-      .filter((target) => boundary(target.endsWith(".ts") ? target : `${target}.ts`))
-      .map((target) => `${file} → ${target}`),
-  );
-}
+/** What `source`, as the module `file`, imports against the table (a made-up module: the file need not exist). */
+const seen = (file: string, source: string) => violations(repo, [file], () => source);
 
 /**
- * `importer → imported` for each import by which `entries` reach a module inside `boundary` through
- * other modules, resolved by esbuild as the Lambda bundles are (packages stay external: core cannot
- * import a function). esbuild drops type-only imports, which directImports sees.
+ * `importer → imported (…)` for each import of the bundle of `entries` (packages external: core
+ * imports no function) that reaches a module of functions/ which `room` may not import itself.
+ * esbuild drops type-only imports, which `violations` sees.
  */
-async function bundledImports(entries: string[], boundary: Boundary = WORKER): Promise<string[]> {
-  const { metafile } = await build({ entryPoints: entries.map((e) => join(ROOT, e)), bundle: true, write: false, metafile: true, platform: "node", format: "esm", packages: "external", outdir: "/unused", logLevel: "silent" });
+async function bundled(entries: string[], by: Room = HTTP): Promise<string[]> {
+  const { metafile } = await build({
+    entryPoints: entries.map((e) => join(ROOT, e)),
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    outdir: "/unused",
+    logLevel: "silent",
+  });
   return Object.entries(metafile.inputs).flatMap(([importer, input]) =>
-    input.imports.filter((i) => !i.external && boundary(rel(i.path))).map((i) => `${rel(importer)} → ${rel(i.path)}`),
+    input.imports
+      .filter((i) => !i.external && rel(i.path).startsWith("functions/") && !mayImport(repo, by, rel(i.path), false))
+      .map((i) => `${rel(importer)} → ${rel(i.path)} (room ${by.place} may import ${listed(by)})`),
   );
 }
 
-describe("the API's boundaries", () => {
-  const api = modules("functions/http");
+describe("the rooms of functions/ (docs/architecture.md, Where code lives)", () => {
+  const modules = modulesUnder(ROOT, "functions");
 
-  it("no module under functions/http imports functions/translation, directly or through another module", async () => {
+  it("every module under functions/ imports only what its room may import", () => {
+    expect(modules.length).toBeGreaterThan(80);
+    expect(violations(repo, modules, read)).toEqual([]);
+  });
+
+  it("the API's bundle carries neither the translate job nor the CA signer's code, through any chain", async () => {
+    const api = modules.filter((m) => roomOf(repo, m) === HTTP);
     expect(api.length).toBeGreaterThan(10);
-    expect(directImports(api, (f) => readFileSync(join(ROOT, f), "utf8"))).toEqual([]);
-    expect(await bundledImports(api)).toEqual([]);
+    expect(await bundled(api)).toEqual([]);
   });
 
-  // The checks themselves: each must catch what it is there for.
+  // The checks themselves: each kind of rule must catch what it is there for.
   it.each([
-    ['import type { WorkerDeps } from "../../translation/job";', "functions/translation/job"],
-    ['export { createWorker } from "../../translation/batch";', "functions/translation/batch"],
-    ['const m = await import("../../translation/poller");', "functions/translation/poller"],
-  ])("sees %s", (source, target) => {
-    expect(directImports(["functions/http/routes/x.ts"], () => source)).toEqual([`functions/http/routes/x.ts → ${target}`]);
+    [
+      "the API imports the translate job",
+      "functions/http/routes/x.ts",
+      'import type { WorkerDeps } from "../../translation/job";',
+      "functions/translation/job.ts",
+    ],
+    [
+      "the API re-exports the job's batch",
+      "functions/http/routes/x.ts",
+      'export { createWorker } from "../../translation/batch";',
+      "functions/translation/batch.ts",
+    ],
+    ["the API loads the local poller", "functions/http/routes/x.ts", 'const m = await import("../../translation/poller");', "functions/translation/poller.ts"],
+    [
+      "the API imports the CA signer itself",
+      "functions/http/routes/x.ts",
+      'import { createCsrSigner } from "../../trust/ca-signer/signer";',
+      "functions/trust/ca-signer/signer.ts",
+    ],
+    [
+      "the API takes code, not a type, from the snapshot signer",
+      "functions/http/x.ts",
+      'import { b64url } from "../signer/signer";',
+      "functions/signer/signer.ts",
+    ],
+    ["the store runs back up to trust", "functions/store/x.ts", 'import { Authority } from "../trust/authority";', "functions/trust/authority.ts"],
+    ["shared runs up to the store", "functions/shared/x.ts", 'import type { Store } from "../store/index";', "functions/store/index.ts"],
+    ["auth takes hono's context from the API", "functions/auth/x.ts", 'import type { AppEnv } from "../http/context";', "functions/http/context.ts"],
+    ["push runs up to the API", "functions/push/x.ts", 'import { problem } from "../http/problem";', "functions/http/problem.ts"],
+    ["the job runs up to the API", "functions/translation/x.ts", 'import { route } from "../http/route";', "functions/http/route.ts"],
+    [
+      "the job imports the composition root",
+      "functions/translation/x.ts",
+      'import { createRuntime } from "../entries/runtime";',
+      "functions/entries/runtime.ts",
+    ],
+    [
+      "trust reaches into the CA signer",
+      "functions/trust/x.ts",
+      'import { createCsrSigner } from "./ca-signer/signer";',
+      "functions/trust/ca-signer/signer.ts",
+    ],
+    ["ops imports the API", "functions/ops/x.ts", 'import { createApp } from "../http/app";', "functions/http/app.ts"],
+    [
+      "a function takes core by its source path",
+      "functions/store/x.ts",
+      'import { objectKey } from "../../packages/core/src/identity";',
+      "packages/core/src/identity.ts",
+    ],
+    ["a Lambda room loads the whole of core", "functions/store/x.ts", 'import { discover } from "@meshplane/core";', "@meshplane/core"],
+  ])("sees %s", (_, file, source, target) => {
+    expect(seen(file, source)).toEqual([`${file} → ${target} ${only(roomOf(repo, file)?.place as string)}`]);
   });
 
-  it("sees the worker reached through a bundle (the local launcher runs it)", async () => {
-    expect(await bundledImports(["functions/local/main.ts"])).toContain("functions/local/main.ts → functions/translation/batch.ts");
+  it.each([
+    [
+      "the API holds the CA signer's contract and invoke",
+      "functions/http/x.ts",
+      'import type { CsrSigner } from "../trust/ca-signer/contract";\nimport { LambdaCsrSigner } from "../trust/ca-signer/invoke";',
+    ],
+    [
+      "the API takes the snapshot signer's type",
+      "functions/http/x.ts",
+      'import type { Signer } from "../signer/signer";\nimport { type Signer as S } from "../signer/signer";',
+    ],
+    ["the plan shares the job's input", "functions/http/routes/x.ts", 'import { translateInput } from "../../translation/input";'],
+    ["the CA signer uses trust", "functions/trust/ca-signer/x.ts", 'import { Authority } from "../authority";'],
+    [
+      "the launcher runs everything",
+      "functions/local/x.ts",
+      'import { createRuntime } from "../entries/runtime";\nimport { createWorker } from "../translation/batch";',
+    ],
+    [
+      "a comment names what the room may not import",
+      "functions/store/x.ts",
+      '// import { Authority } from "../trust/authority";\n/**\n * import("../trust/authority")\n */',
+    ],
+  ])("lets pass: %s", (_, file, source) => {
+    expect(seen(file, source)).toEqual([]);
   });
 
-  it("no module under functions/http reaches the CA signer's code (what opens a CA key), directly or through another module: only its contract and the invoke", async () => {
-    expect(directImports(api, (f) => readFileSync(join(ROOT, f), "utf8"), CA_SIGNER)).toEqual([]);
-    expect(await bundledImports(api, CA_SIGNER)).toEqual([]);
-    // What the API does hold of it.
-    expect(directImports(["functions/http/routes/certificates.ts"], (f) => readFileSync(join(ROOT, f), "utf8"), (m) => m.startsWith("functions/trust/ca-signer/"))).toEqual(["functions/http/routes/certificates.ts → functions/trust/ca-signer/contract"]);
+  it("sees an import of no module, and a package path no entry exports", () => {
+    expect(seen("functions/store/x.ts", 'import { y } from "./nowhere";\nimport { z } from "@meshplane/core/src/identity";')).toEqual([
+      "functions/store/x.ts → ./nowhere (no such module)",
+      'functions/store/x.ts → @meshplane/core/src/identity (not a public entry: its package.json\'s "exports" lists none)',
+    ]);
   });
 
-  it("sees the CA signer reached directly and through a bundle (the local launcher runs it in-process)", async () => {
-    expect(directImports(["functions/http/routes/x.ts"], () => 'import { createCsrSigner } from "../../trust/ca-signer/signer";', CA_SIGNER)).toEqual(["functions/http/routes/x.ts → functions/trust/ca-signer/signer"]);
-    expect(directImports(["functions/http/routes/x.ts"], () => 'import type { CsrSigner } from "../../trust/ca-signer/contract";', CA_SIGNER)).toEqual([]);
-    expect(await bundledImports(["functions/local/main.ts"], CA_SIGNER)).toContain("functions/trust/ca-signer/in-process.ts → functions/trust/ca-signer/signer.ts");
+  it("sees the job and the CA signer reached through a bundle (the local launcher runs both)", async () => {
+    const reached = await bundled(["functions/local/main.ts"]);
+    expect(reached).toContain(`functions/local/main.ts → functions/translation/batch.ts ${only("functions/http")}`);
+    expect(reached).toContain(`functions/trust/ca-signer/in-process.ts → functions/trust/ca-signer/signer.ts ${only("functions/http")}`);
   });
 });
