@@ -1,7 +1,9 @@
 /**
- * The worker's Translator keeps its work between translations and redoes only what a change reaches.
- * Whatever the sequence of changes, it must give exactly what a fresh translation of the same input
- * gives: the same objects in the same bytes, the same hashes, the same statuses.
+ * Two independent paths to one output: the worker's Translator (packages/core/src/translate/engine)
+ * keeps its work between translations and redoes only what a change reaches; `translate` is the
+ * plain composition that keeps nothing. Whatever the sequence of changes, the engine must give after
+ * every one exactly what the plain composition gives for the same input: the same objects in the
+ * same bytes, the same hashes, the same statuses.
  */
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -146,19 +148,20 @@ function rediscover(current: TranslateInput, change: { what: string; pick: numbe
 
 type StepValue = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
-function expectSame(warm: TranslateOutput, cold: TranslateOutput, where: string): void {
-  expect(Object.keys(warm.clusters).sort(), where).toEqual(Object.keys(cold.clusters).sort());
-  for (const [cluster, c] of Object.entries(cold.clusters)) {
+/** The engine's output (`warm`) equals the plain composition's (`plain`): clusters, hashes, objects, certificates, statuses. */
+function expectSame(warm: TranslateOutput, plain: TranslateOutput, where: string): void {
+  expect(Object.keys(warm.clusters).sort(), where).toEqual(Object.keys(plain.clusters).sort());
+  for (const [cluster, c] of Object.entries(plain.clusters)) {
     const w = warm.clusters[cluster];
     expect(w?.hash, `${where}: hash of ${cluster}`).toBe(c.hash);
     expect(w && objectsJson(w).toString(), `${where}: objects of ${cluster}`).toBe(objectsJson(c).toString());
     expect(w && canonicalJson(w.certificates), `${where}: certificates of ${cluster}`).toBe(canonicalJson(c.certificates));
   }
-  expect(canonicalJson(warm.statuses), `${where}: statuses`).toBe(canonicalJson(cold.statuses));
+  expect(canonicalJson(warm.statuses), `${where}: statuses`).toBe(canonicalJson(plain.statuses));
 }
 
-describe("Translator, over random sequences of changes", () => {
-  it("gives after every change exactly what a fresh translation of the same input gives", () => {
+describe("Translator (the engine), over random sequences of changes", () => {
+  it("gives after every change exactly what the plain translate gives for the same input", () => {
     fc.assert(
       fc.property(tenant, fc.array(tenant, { minLength: 1, maxLength: 3 }), fc.array(step, { minLength: 2, maxLength: 10 }), (base, donors, steps) => {
         const others = donors.map(buildInput);

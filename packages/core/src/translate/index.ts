@@ -1,4 +1,5 @@
-export { Translator, translate } from "./translate";
+export { Translator } from "./engine/translator";
+export { translate } from "./translate";
 export type { CertificateDirective, ClusterOutput, KubeObject, TranslateInput, TranslateOutput } from "./types";
 export { Canonicalizer, canonicalize, canonicalJson } from "./output/canonical";
 export { ANNOTATION_PARENTS, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, type Parent, objectCount, objectRefs, objectsJson } from "./output/sink";

@@ -1,15 +1,12 @@
 import type { Destination, ResourceStatus, Workload } from "../../api/index";
-import { canonicalJson } from "../output/canonical";
-import { FederationLinks } from "../virtual-mesh/federation-links";
-import { type FederatedExport, type FederationPlan, planFederation } from "../virtual-mesh/federation-plan";
-import { resolveMemberships } from "../virtual-mesh/membership";
+import type { ResourceKey } from "../../identity";
 import { type Model, buildWorld, refKey } from "../input/model";
+import { canonicalJson } from "../output/canonical";
 import { Collector, type Contribution, OutputSink, keepUnchanged } from "../output/sink";
-import { type ResourceKey, resourceKeyOf } from "../../identity";
-import { Reporter } from "../status/reporter";
-import { virtualMeshStatus } from "../status/status";
 import type { TranslateInput } from "../types";
-import { checkTrustDomains } from "../virtual-mesh/trust-domains";
+import { federate } from "../virtual-mesh/federate";
+import type { FederationLinks } from "../virtual-mesh/federation-links";
+import type { FederatedExport, FederationPlan } from "../virtual-mesh/federation-plan";
 import { exportObjects, sharedVirtualMeshObjects } from "../virtual-mesh/objects";
 
 /** The input lists a world was built from (items compared by identity) and the CA state as JSON. */
@@ -129,13 +126,7 @@ export class WorldBuilder {
       sameList(previous.from.meshes, from.meshes) &&
       sameList(previous.from.virtualMeshes, from.virtualMeshes);
     const model = buildWorld(input);
-    const reporter = new Reporter();
-    const members = resolveMemberships(model, reporter);
-    const refusals = checkTrustDomains(members, reporter);
-    const plan = planFederation(model, members, reporter);
-    const statuses: Record<ResourceKey, ResourceStatus> = {};
-    for (const vm of model.virtualMeshes) statuses[resourceKeyOf(vm)] = virtualMeshStatus(vm, members, reporter, model);
-    const links = new FederationLinks(model, plan, refusals, (vm, mesh) => statuses[resourceKeyOf(vm)]?.meshes?.[mesh]);
+    const { plan, links, statuses } = federate(model);
     const base = keepSink ? previous : undefined;
     const sink = base?.sink ?? new OutputSink(model.tenant, model.clusters);
     const collected = new Collector();

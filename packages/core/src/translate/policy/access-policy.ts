@@ -1,10 +1,13 @@
 import type { Destination } from "../../api/index";
-import { sortedUnique } from "../compare";
+import { pushTo, sortedUnique } from "../compare";
 import { type AccessPolicy, authorizationPolicy, authorizationRule } from "../istio/authorization-policy";
 import { identityErrors, istioSources, type IstioSources } from "../istio/principals";
 import type { Model } from "../input/model";
 import { osmPortError, osmSources, trafficTargets } from "../osm/traffic-target";
-import { Collector, type DraftSink } from "../output/sink";
+import { Collector, type DraftSink, type OutputSink } from "../output/sink";
+import type { PolicyOutcome, PolicyResult } from "../status/outcome";
+import { Reporter } from "../status/reporter";
+import { resourceKeyOf } from "../../identity";
 import { selectDestinations } from "../input/selectors";
 
 type Report = (policy: AccessPolicy, error: string) => void;
@@ -75,4 +78,39 @@ export function applyAccessToDestination(destination: Destination, policies: rea
     model.meshOf(destination).spec.type === "istio" ? istioDestination(destination, valid, sources, model, report, unit.objects) : osmDestination(destination, valid, model, report, unit.objects);
   for (const p of accepted) unit.accepted.add(p.metadata.name);
   return unit;
+}
+
+/** An AccessPolicy's outcome on each destination it selects, and its errors, from the units of those destinations. */
+export function accessOutcome(p: AccessPolicy, selection: AccessSelection, unitOf: (destination: string) => AccessUnit | undefined): PolicyResult {
+  const name = p.metadata.name;
+  const key = resourceKeyOf(p);
+  const reporter = new Reporter();
+  for (const error of selection.errors) reporter.report(key, undefined, error);
+  const outcome: PolicyOutcome = { destinations: new Map() };
+  for (const d of selection.destinations) {
+    const unit = unitOf(d);
+    if (unit === undefined) continue;
+    outcome.destinations.set(d, { accepted: unit.accepted.has(name) });
+    for (const [policy, error] of unit.reports) if (policy === name) reporter.report(key, d, error);
+  }
+  return { outcome, reporter };
+}
+
+/**
+ * Translates the tenant's AccessPolicies (docs/resources.md#accesspolicy): selects each policy's
+ * destinations, applies to every selected destination the policies that select it, and hands what
+ * they generate there to `sink` as the unit `access/<destination>`. Returns each policy's result by name.
+ */
+export function translateAccessPolicies(model: Model, sink: OutputSink): Map<string, PolicyResult> {
+  const selections = new Map(model.accessPolicies.map((p) => [p.metadata.name, selectAccessPolicy(p, model)]));
+  const selectionOf = (p: AccessPolicy) => selections.get(p.metadata.name) as AccessSelection;
+  const byDestination = new Map<string, AccessPolicy[]>();
+  for (const p of model.accessPolicies) for (const d of selectionOf(p).destinations) pushTo(byDestination, d, p);
+  const units = new Map<string, AccessUnit>();
+  for (const [name, policies] of byDestination) {
+    const unit = applyAccessToDestination(model.destinations.get(name) as Destination, policies, selectionOf, model);
+    units.set(name, unit);
+    sink.contribute(`access/${name}`, unit.objects);
+  }
+  return new Map(model.accessPolicies.map((p) => [p.metadata.name, accessOutcome(p, selectionOf(p), (d) => units.get(d))]));
 }

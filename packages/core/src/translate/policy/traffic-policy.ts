@@ -1,17 +1,19 @@
 import type { Destination, Workload } from "../../api/index";
 import { AcceptanceCounter, acceptanceOrder, previousOrder } from "./acceptance";
-import { sortedUnique } from "../compare";
+import { pushTo, sortedUnique } from "../compare";
 import type { FederationLinks } from "../virtual-mesh/federation-links";
 import type { FederationPlan } from "../virtual-mesh/federation-plan";
 import { applyToIstioDestination } from "../istio/apply-traffic-policies";
 import { shiftSubsets } from "../istio/decorators/index";
 import type { TrafficPolicy } from "../istio/destination-state";
 import { type IstioOutputs, renderIstioDestination } from "../istio/render-destination";
-import type { SubsetDemands } from "../istio/subsets";
+import { SubsetDemands } from "../istio/subsets";
 import type { Model } from "../input/model";
 import { applyToOsmDestination, trafficSplit } from "../osm/traffic-split";
-import type { DestinationOutcome } from "../status/outcome";
-import type { ObjectDraft } from "../output/sink";
+import type { DestinationOutcome, PolicyOutcome, PolicyResult } from "../status/outcome";
+import { Reporter } from "../status/reporter";
+import { resourceKeyOf } from "../../identity";
+import type { ObjectDraft, OutputSink } from "../output/sink";
 import { selectDestinations, selectWorkloads } from "../input/selectors";
 import { trafficPolicyErrors } from "./traffic-validation";
 
@@ -138,6 +140,66 @@ export function applyTrafficToDestination(destination: Destination, policies: re
     unit.outcomes.set(p.metadata.name, { accepted: ok, order: counter.take(p, name, ok), ...(waiting === undefined ? {} : { state: waiting }) });
   }
   return unit;
+}
+
+/**
+ * The context a destination's policies are applied in: the world, and each policy's validity and
+ * caller meshes as `selectionOf` gives its selection.
+ */
+export function trafficContext(model: Model, plan: FederationPlan, links: FederationLinks, selectionOf: (p: TrafficPolicy) => TrafficSelection): TrafficContext {
+  const callerSets = new Map<TrafficPolicy, ReadonlySet<string> | undefined>();
+  const callers = (p: TrafficPolicy) => {
+    if (!callerSets.has(p)) {
+      const meshes = selectionOf(p).callerMeshes;
+      callerSets.set(p, meshes === undefined ? undefined : new Set(meshes));
+    }
+    return callerSets.get(p);
+  };
+  return { model, plan, links, valid: (p) => selectionOf(p).errors.length === 0, callers };
+}
+
+/** A TrafficPolicy's outcome on each destination it selects, and its errors, from the units of those destinations. */
+export function trafficOutcome(p: TrafficPolicy, selection: TrafficSelection, unitOf: (destination: string) => TrafficUnit | undefined): PolicyResult {
+  const name = p.metadata.name;
+  const key = resourceKeyOf(p);
+  const reporter = new Reporter();
+  for (const error of selection.errors) reporter.report(key, undefined, error);
+  const outcome: PolicyOutcome = { destinations: new Map(), workloads: selection.workloads };
+  for (const d of selection.destinations) {
+    const unit = unitOf(d);
+    const o = unit?.outcomes.get(name);
+    if (unit === undefined || o === undefined) continue;
+    outcome.destinations.set(d, o);
+    for (const [policy, error] of unit.reports) if (policy === name) reporter.report(key, d, error);
+  }
+  return { outcome, reporter };
+}
+
+/**
+ * Translates the tenant's TrafficPolicies (docs/resources.md#trafficpolicy): selects each policy's
+ * destinations, applies to every destination the policies that select it, renders each one's
+ * routing with the subsets other destinations' policies shift traffic to, and hands it to `sink` as
+ * the unit `traffic/<destination>`. Returns each policy's result by name.
+ */
+export function translateTrafficPolicies(model: Model, plan: FederationPlan, links: FederationLinks, sink: OutputSink): Map<string, PolicyResult> {
+  const selections = new Map(model.trafficPolicies.map((p) => [p.metadata.name, selectTrafficPolicy(p, model, plan)]));
+  const selectionOf = (p: TrafficPolicy) => selections.get(p.metadata.name) as TrafficSelection;
+  const byDestination = new Map<string, TrafficPolicy[]>();
+  for (const p of model.trafficPolicies) for (const d of selectionOf(p).destinations) pushTo(byDestination, d, p);
+  const ctx = trafficContext(model, plan, links, selectionOf);
+  const units = new Map<string, TrafficUnit>();
+  const demands = new SubsetDemands();
+  for (const [name, destination] of model.destinations) {
+    const unit = applyTrafficToDestination(destination, byDestination.get(name) ?? [], ctx);
+    units.set(name, unit);
+    for (const d of unit.demands) demands.add(d.destination, d.labels, d.policy);
+  }
+  for (const [name, destination] of model.destinations) {
+    const unit = units.get(name) as TrafficUnit;
+    const osm = unit.osm === undefined ? [] : [{ cluster: destination.spec.cluster, draft: unit.osm }];
+    sink.contribute(`traffic/${name}`, { objects: unit.istio === undefined ? osm : renderTraffic(unit.istio, demands, model, plan), certificates: [] });
+  }
+  return new Map(model.trafficPolicies.map((p) => [p.metadata.name, trafficOutcome(p, selectionOf(p), (d) => units.get(d))]));
 }
 
 /** What `applyTrafficToDestination` reads of each policy besides its content: its previous acceptance number there. */

@@ -1,3 +1,5 @@
+import type { Reporter } from "./reporter";
+
 /** How one policy fared on one destination it selects. */
 export interface DestinationOutcome {
   accepted: boolean;
@@ -18,7 +20,8 @@ export interface PolicyOutcome {
   workloads?: string[] | undefined;
 }
 
-/** The outcome of a policy that selected nothing (used when a policy is missing from a result map). */
-export function emptyOutcome(): PolicyOutcome {
-  return { destinations: new Map() };
+/** What a policy's status is made of: how it fared on each destination, and the errors reported about it. */
+export interface PolicyResult {
+  outcome: PolicyOutcome;
+  reporter: Reporter;
 }

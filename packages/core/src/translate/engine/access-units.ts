@@ -1,0 +1,80 @@
+import { pushTo } from "../compare";
+import type { Model } from "../input/model";
+import type { AccessPolicy } from "../istio/authorization-policy";
+import { type Contribution, keepUnchanged } from "../output/sink";
+import { type AccessSelection, type AccessUnit, accessOutcome, applyAccessToDestination, selectAccessPolicy } from "../policy/access-policy";
+import type { PolicyResult } from "../status/outcome";
+import { type ContentIds, type Selected, selectionsOf } from "./selections";
+import type { DiscoveryChange, World } from "./world";
+
+interface KeptAccess {
+  key: string;
+  unit: AccessUnit;
+  /** What the sink was last given for this destination (the unit's objects, earlier equal drafts kept). */
+  sent: Contribution;
+}
+
+/**
+ * The AccessPolicies' selections and the access unit of each destination some AccessPolicy selects,
+ * kept between calls: a call makes again the units a change reaches (their key — each selecting
+ * policy's content id and validity — changed, or a discovery change reached what they read).
+ */
+export class AccessUnits {
+  private policies = new Map<string, Selected<AccessPolicy, AccessSelection>>();
+  private readonly units = new Map<string, KeptAccess>();
+
+  /** Forgets every unit and selection, for a fresh world. */
+  clear(): void {
+    this.policies.clear();
+    this.units.clear();
+  }
+
+  /** Selections, then the unit of each destination a change may reach, kept when its policies are the same. Returns the names of the policies in units that changed. */
+  apply(model: Model, world: World, change: DiscoveryChange | undefined, ids: ContentIds): Set<string> {
+    const { current, dirty, reselected } = selectionsOf(model.accessPolicies, this.policies, (p) => selectAccessPolicy(p, model), change !== undefined, ids);
+    this.policies = current;
+    const touched = new Set(reselected);
+    // After a discovery change: units of changed destinations, and — when workloads changed — of OSM
+    // destinations, whose TrafficTargets name the service accounts of the cluster's workloads.
+    const forced = new Set<string>();
+    if (change !== undefined) {
+      for (const name of change.destinations) forced.add(name);
+      if (change.workloads) {
+        for (const name of this.units.keys()) {
+          const destination = model.destinations.get(name);
+          if (destination === undefined || model.meshOf(destination).spec.type !== "istio") forced.add(name);
+        }
+      }
+      for (const name of forced) dirty.add(name);
+    }
+    if (dirty.size === 0) return touched;
+    const byDestination = new Map<string, AccessPolicy[]>();
+    for (const { policy, selection } of current.values()) for (const d of selection.destinations) pushTo(byDestination, d, policy);
+    const selectionOf = (p: AccessPolicy) => (current.get(p.metadata.name) as Selected<AccessPolicy, AccessSelection>).selection;
+    for (const name of dirty) {
+      const destination = model.destinations.get(name);
+      const policies = byDestination.get(name);
+      const previous = this.units.get(name);
+      if (destination === undefined || policies === undefined) {
+        if (previous !== undefined) world.sink.retire(`access/${name}`);
+        this.units.delete(name);
+        continue;
+      }
+      // A policy's content and whether it is valid (a discovery change can make an explicit ref miss).
+      const key = policies.map((p) => `${ids.of(p)}${selectionOf(p).errors.length > 0 ? "!" : ""}`).join("\u0001");
+      if (previous?.key === key && !forced.has(name)) continue;
+      const unit = applyAccessToDestination(destination, policies, selectionOf, model);
+      const sent = { objects: keepUnchanged(previous?.sent, unit.objects.objects), certificates: [] };
+      this.units.set(name, { key, unit, sent });
+      for (const p of policies) touched.add(p.metadata.name);
+      world.sink.contribute(`access/${name}`, sent);
+    }
+    return touched;
+  }
+
+  /** A policy's outcome and errors from the kept units; the policy is one of the last `apply`. */
+  result(p: AccessPolicy): PolicyResult {
+    const { selection } = this.policies.get(p.metadata.name) as Selected<AccessPolicy, AccessSelection>;
+    return accessOutcome(p, selection, (d) => this.units.get(d)?.unit);
+  }
+}

@@ -1,0 +1,167 @@
+import { pushTo } from "../compare";
+import { type Model, refKey } from "../input/model";
+import type { TrafficPolicy } from "../istio/destination-state";
+import { SubsetDemands } from "../istio/subsets";
+import { type Contribution, keepUnchanged } from "../output/sink";
+import {
+  type TrafficSelection,
+  type TrafficUnit,
+  applyTrafficToDestination,
+  renderTraffic,
+  selectTrafficPolicy,
+  trafficContext,
+  trafficOutcome,
+  trafficUnitKey,
+} from "../policy/traffic-policy";
+import type { PolicyResult } from "../status/outcome";
+import { type ContentIds, type Selected, selectionsOf } from "./selections";
+import type { DiscoveryChange, World } from "./world";
+
+/** One destination's routing as last translated, and what of it the sink holds. */
+interface KeptTraffic {
+  key: string;
+  unit: TrafficUnit;
+  /** The rendered Istio routing and the subset demands it was rendered with. */
+  render?: { demands: string; contribution: Contribution };
+  osm?: Contribution;
+  /** What the sink was last given for this destination. */
+  sent?: Contribution;
+}
+
+const NOTHING: Contribution = { objects: [], certificates: [] };
+const NO_POLICIES: TrafficPolicy[] = [];
+
+/**
+ * The TrafficPolicies' selections and every destination's routing unit, kept between calls: a call
+ * makes again the units a change reaches (their key — the ids and acceptance numbers of the policies
+ * selecting the destination — changed, or a discovery change reached what they read) and renders
+ * again those and the destinations whose demanded subsets changed.
+ */
+export class TrafficUnits {
+  private policies = new Map<string, Selected<TrafficPolicy, TrafficSelection>>();
+  private readonly units = new Map<string, KeptTraffic>();
+  /** Destinations whose units demand subsets of others (maybe a few that no longer do). */
+  private readonly demanding = new Set<string>();
+  private demands = new SubsetDemands();
+  private demandKeys = new Map<string, string>();
+
+  /** Forgets every unit and selection, for a fresh world. */
+  clear(): void {
+    this.policies.clear();
+    this.units.clear();
+    this.demanding.clear();
+    this.demands = new SubsetDemands();
+    this.demandKeys.clear();
+  }
+
+  /**
+   * Selections, then the unit of each destination a change may reach (kept when its policies are the
+   * same), then rendering of the changed units and of the destinations whose demanded subsets
+   * changed; the sink gets what changed. Returns the names of the policies in units that changed.
+   */
+  apply(model: Model, world: World, change: DiscoveryChange | undefined, ids: ContentIds): Set<string> {
+    const fresh = this.units.size === 0;
+    const { current, dirty, reselected } = selectionsOf(model.trafficPolicies, this.policies, (p) => selectTrafficPolicy(p, model, world.plan), change !== undefined, ids);
+    this.policies = current;
+    const touched = new Set(reselected);
+    const forced = change === undefined ? new Set<string>() : reached(change, current.values());
+    for (const name of forced) dirty.add(name);
+    const changed: string[] = [];
+    if (fresh || dirty.size > 0) {
+      const byDestination = new Map<string, TrafficPolicy[]>();
+      for (const { policy, selection } of current.values()) for (const d of selection.destinations) pushTo(byDestination, d, policy);
+      const ctx = trafficContext(model, world.plan, world.links, (p) => (current.get(p.metadata.name) as Selected<TrafficPolicy, TrafficSelection>).selection);
+      for (const name of fresh ? model.destinations.keys() : dirty) {
+        const destination = model.destinations.get(name);
+        const previous = this.units.get(name);
+        if (destination === undefined) {
+          // Gone with a discovery change: its objects go, and so do the subsets it demanded.
+          if (previous === undefined) continue;
+          this.units.delete(name);
+          world.sink.retire(`traffic/${name}`);
+          if (previous.unit.demands.length > 0) changed.push(name);
+          continue;
+        }
+        const policies = byDestination.get(name) ?? NO_POLICIES;
+        const key = trafficUnitKey(name, policies, (p) => ids.of(p), ctx.valid);
+        if (previous?.key === key && !forced.has(name)) continue;
+        this.units.set(name, { key, unit: applyTrafficToDestination(destination, policies, ctx), ...(previous?.sent ? { sent: previous.sent } : {}) });
+        // A policy that left the unit changed itself or its selection, so its status is made anew anyway.
+        for (const p of policies) touched.add(p.metadata.name);
+        if (previous?.unit.demands.length || this.units.get(name)?.unit.demands.length) this.demanding.add(name);
+        changed.push(name);
+      }
+    }
+    const render = new Set(changed);
+    if (changed.some((name) => this.demanding.has(name))) for (const target of this.redemand(model)) render.add(target);
+    for (const name of render) this.render(name, model, world);
+    return touched;
+  }
+
+  /** A policy's outcome and errors from the kept units; the policy is one of the last `apply`. */
+  result(p: TrafficPolicy): PolicyResult {
+    const { selection } = this.policies.get(p.metadata.name) as Selected<TrafficPolicy, TrafficSelection>;
+    return trafficOutcome(p, selection, (d) => this.units.get(d)?.unit);
+  }
+
+  /**
+   * Gathers the subsets every destination's policies demand of others again, in destination order as
+   * a full translation does, and returns the destinations whose demands changed.
+   */
+  private redemand(model: Model): string[] {
+    const demands = new SubsetDemands();
+    for (const name of model.destinations.keys()) {
+      if (!this.demanding.has(name)) continue;
+      const unit = this.units.get(name)?.unit;
+      if (unit === undefined || unit.demands.length === 0) {
+        this.demanding.delete(name);
+        continue;
+      }
+      for (const d of unit.demands) demands.add(d.destination, d.labels, d.policy);
+    }
+    const keys = new Map<string, string>();
+    for (const name of demands.destinations()) keys.set(name, demands.key(name));
+    const changed = [...new Set([...keys.keys(), ...this.demandKeys.keys()])].filter((name) => keys.get(name) !== this.demandKeys.get(name));
+    this.demands = demands;
+    this.demandKeys = keys;
+    return changed;
+  }
+
+  /** Renders one destination's routing (again when its unit or its demanded subsets changed) and hands the sink what changed. */
+  private render(name: string, model: Model, world: World): void {
+    const entry = this.units.get(name);
+    if (entry === undefined) return;
+    const { unit } = entry;
+    if (unit.osm !== undefined) entry.osm ??= { objects: [{ cluster: model.destinations.get(name)?.spec.cluster as string, draft: unit.osm }], certificates: [] };
+    if (unit.istio !== undefined) {
+      const demanded = this.demandKeys.get(name) ?? "";
+      if (entry.render?.demands !== demanded) entry.render = { demands: demanded, contribution: { objects: keepUnchanged(entry.sent, renderTraffic(unit.istio, this.demands, model, world.plan)), certificates: [] } };
+    }
+    const contribution = entry.render?.contribution ?? entry.osm ?? NOTHING;
+    if (entry.sent === contribution) return;
+    world.sink.contribute(`traffic/${name}`, contribution);
+    entry.sent = contribution;
+  }
+}
+
+/**
+ * The destinations whose units a discovery change reaches, whatever their keys: changed destinations
+ * (and those whose workloads changed), the destinations of policies whose trafficShift or mirror
+ * targets changed, and — when any workload changed — those of policies with a sourceSelector.
+ */
+function reached(change: DiscoveryChange, policies: Iterable<Selected<TrafficPolicy, TrafficSelection>>): Set<string> {
+  const forced = new Set(change.destinations);
+  for (const { policy, selection } of policies) {
+    const reads = targetRefs(policy).some((ref) => change.refs.has(ref)) || (change.workloads && (policy.spec.sourceSelector ?? []).length > 0);
+    if (reads) for (const d of selection.destinations) forced.add(d);
+  }
+  return forced;
+}
+
+/** `cluster/namespace/name` of the services a TrafficPolicy's trafficShift and mirror name. */
+function targetRefs(policy: TrafficPolicy): string[] {
+  const features = policy.spec.policy;
+  const refs = (features.trafficShift?.destinations ?? []).map((d) => refKey(d.kubeService));
+  if (features.mirror !== undefined) refs.push(refKey(features.mirror.kubeService));
+  return refs;
+}
