@@ -1,5 +1,5 @@
 /**
- * The benchmark tenant (ARCHITECTURE.md "Scale-out"): 100 clusters × 100 services, three workloads
+ * The benchmark tenant (docs/translation.md, "Performance"): 100 clusters × 100 services, three workloads
  * per service (v1/v2/v3), 1,000 TrafficPolicies, 500 AccessPolicies and one VirtualMesh with
  * shared trust, global access and federation of everything to every mesh. Built directly as
  * TranslateInput (no schema parse) so setup stays out of the measured time and memory.

@@ -6,7 +6,8 @@
  * `floor_ms` is the time to hash the output's distinct bytes once into every cluster's content hash
  * (`floor` below): no translation can produce its output faster than that, so `full_ms / floor_ms`
  * says how close it is.
- * Targets (ARCHITECTURE.md): full translation of the 100 × 100 tenant under 2 s and 1 GiB.
+ * Targets: full translation of the 100 × 100 tenant under 2 s and 1 GiB (what it measures:
+ * docs/translation.md, "Performance").
  */
 import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";

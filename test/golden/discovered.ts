@@ -1,5 +1,5 @@
 /**
- * What discovery would report for a described cluster (API.md §3): meshes, workloads with their
+ * What discovery would report for a described cluster (docs/resources.md#discovery): meshes, workloads with their
  * pods, and destinations with backing workloads, subsets and endpoints derived the way discovery
  * derives them, so golden cases state only what matters to them.
  */
@@ -86,7 +86,7 @@ function podEndpoint(p: Pods, meshes: readonly Mesh[]): { labels: Record<string,
 
 const NOT_SUBSET_KEYS = new Set(["pod-template-hash", "service.istio.io/canonical-revision"]);
 
-/** Label keys whose values differ across backing workloads (API.md §3), as discovery computes them. */
+/** Label keys whose values differ across backing workloads (docs/resources.md#discovery), as discovery computes them. */
 function subsetsOf(workloads: readonly Workload[]): Record<string, string[]> {
   const values = new Map<string, Set<string>>();
   for (const w of workloads) {

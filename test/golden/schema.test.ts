@@ -4,7 +4,7 @@ import { validateGenerated } from "../support/schema/index";
 import { goldenCases, readCase } from "./cases";
 import { loadInput } from "./render";
 
-// API.md §8: everything generated passes the schema of the Istio version in the cluster (and the SMI
+// docs/resources.md#generated-objects: everything generated passes the schema of the Istio version in the cluster (and the SMI
 // CRDs for OSM). Strict mode also rejects fields the schema does not declare, as the API server's
 // strict field validation would, instead of letting them be pruned silently.
 describe("every generated object passes its kind's schema", () => {

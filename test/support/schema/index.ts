@@ -15,7 +15,7 @@ export interface ValidateOptions {
 
 /**
  * Checks a generated object against the real schema of its kind, as the cluster's API server would
- * (API.md §8: "everything generated passes the schema"). Istio kinds (networking VirtualService,
+ * (docs/resources.md#generated-objects: "everything generated passes the schema"). Istio kinds (networking VirtualService,
  * DestinationRule, ServiceEntry, Gateway; security AuthorizationPolicy, PeerAuthentication; v1,
  * v1beta1, v1alpha3) use @kubernetes-models/istio; SMI kinds use the CRDs OSM installs (downloaded
  * through the Go module proxy on first use — see `loadSmiSchemas`, which throws when it cannot).

@@ -8,8 +8,8 @@ import { type AjvIssue, describeAjvErrors } from "./errors";
 import type { StructuralSchema } from "./structural";
 
 /**
- * Where the SMI CRDs come from: the ones OSM v1.2 installs (API.md §10 pins the SMI versions it
- * serves). They are not committed; the Go module proxy serves the OSM source, checksummed against
+ * Where the SMI CRDs come from: the ones OSM v1.2 installs (docs/resources.md#agent-protocol pins
+ * the SMI versions it serves). They are not committed; the Go module proxy serves the OSM source, checksummed against
  * sum.golang.org, and the Go module cache keeps it between runs.
  */
 export const OSM_MODULE = "github.com/openservicemesh/osm";
