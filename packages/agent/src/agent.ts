@@ -65,7 +65,7 @@ async function ensureRegistered(options: AgentOptions, store: StateStore, state:
   }
 }
 
-/** The composition root of the agent (STYLE.md 10): everything is wired here from the options. */
+/** The composition root of the agent (docs/style.md#10-thin-entry-points-one-composition-root-per-runtime): everything is wired here from the options. */
 export async function startAgent(options: AgentOptions, log: Logger = createLogger({ component: "meshplane-agent", cluster: options.cluster })): Promise<RunningAgent> {
   const kube = new Kube(options.kubeconfig ? await kubeconfigAccess(options.kubeconfig) : inClusterAccess());
   const metrics = new Metrics();

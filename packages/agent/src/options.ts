@@ -5,7 +5,11 @@ import { type FieldError, ValidationError, dnsLabel, fieldErrors } from "@meshpl
 import type { JWK } from "jose";
 import { z } from "zod";
 
-/** Everything the agent can be told, from flags or environment, parsed once here (STYLE.md 5, 10). */
+/**
+ * Everything the agent can be told, from flags or environment, parsed once here and handed to the
+ * composition root (docs/style.md#5-parse-at-the-boundary-once-then-trust-the-types and
+ * docs/style.md#10-thin-entry-points-one-composition-root-per-runtime).
+ */
 export interface AgentOptions {
   controlPlaneUrl: string;
   cluster: string;

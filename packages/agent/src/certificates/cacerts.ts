@@ -1,12 +1,12 @@
 import { type CertificateDirective, type CertificateResult, MeshplaneError, certificateInfo, fingerprintSha256, splitPemBundle } from "@meshplane/core";
-import { type Scope, ownerLabels } from "../stages/apply";
 import type { ObjectRef } from "../kube/kube";
+import { type Scope, ownerLabels } from "../ownership";
 import { keyAlgorithmOf, keyMatchesCertificate } from "./x509";
 
 /** Why a mesh's certificate could not be kept as its directive asks; the message goes to the status report. */
 export class CertificateError extends MeshplaneError {}
 
-/** The four files Istio's plugged-in CA reads from `cacerts` (API.md §4). */
+/** The four files Istio's plugged-in CA reads from `cacerts` (docs/shared-trust.md#the-pieces). */
 export interface CacertsMaterial {
   caCert: string;
   caKey: string;

@@ -1,7 +1,7 @@
 import { type CertificateDirective, type CertificateResult, certificateDirective } from "@meshplane/core";
 
-// The snapshot is signed, but each directive is still parsed at this boundary (STYLE.md 5) with the
-// protocol's schema from core.
+// The snapshot is signed, but each directive is still parsed at this boundary, once, with the
+// protocol's schema from core (docs/style.md#5-parse-at-the-boundary-once-then-trust-the-types).
 const directive = certificateDirective satisfies { parse: (v: unknown) => CertificateDirective };
 
 /**

@@ -22,7 +22,7 @@ export interface IssueDeps {
 }
 
 /**
- * A new intermediate CA for the mesh of `d` (ARCHITECTURE.md step 6): the key is generated here and
+ * A new intermediate CA for the mesh of `d` (docs/agent.md#stages, item 6): the key is generated here and
  * never leaves the agent — only a CSR for `d.identity` is sent to `POST /v1/agent/csr`. The answer is
  * used only when it certifies our key, names exactly `d.identity`, was signed by `d.issuer`, brings
  * exactly the roots `d.trustBundle` names, and chains to one of them at `now`. Returns the four

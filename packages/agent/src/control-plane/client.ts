@@ -38,7 +38,7 @@ export interface ClientOptions {
 
 export type SnapshotAnswer = { changed: false } | { changed: true; jws: string; etag: string } | { changed: true; jws: undefined };
 
-/** The agent's half of the protocol (API.md §10): every call authenticated by a fresh, short JWT. */
+/** The agent's half of the protocol (docs/pipeline.md#the-agent-protocol): every call authenticated by a fresh, short JWT. */
 export class ControlPlaneClient {
   private kid?: string;
 
@@ -106,7 +106,7 @@ export class ControlPlaneClient {
   }
 
   /**
-   * Asks the control plane to sign a mesh's intermediate CA (API.md §10): only the CSR is sent, never
+   * Asks the control plane to sign a mesh's intermediate CA (docs/pipeline.md#the-agent-protocol): only the CSR is sent, never
    * a key. The answer is parsed here, at the boundary; one that does not match the protocol is a
    * ControlPlaneError 502 (what a gateway says of an upstream answer it cannot use), as is a refusal
    * with the control plane's own status.

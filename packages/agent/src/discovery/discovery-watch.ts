@@ -1,10 +1,10 @@
 import { type ClusterObjects, type DiscoveryResult, canonicalJson, discover, sha256 } from "@meshplane/core";
-import { backoffMs } from "../loop/backoff";
+import { backoffMs } from "../backoff";
 import { Informer, type WatchSource } from "../kube/informer";
 
 type ListName = Exclude<keyof ClusterObjects, "cluster">;
 
-/** The lists discovery reads (API.md §3), each from an informer: watched, never polled. */
+/** The lists discovery reads (docs/resources.md#discovery), each from an informer: watched, never polled. */
 const SOURCES: readonly { list: ListName; path: string }[] = [
   { list: "deployments", path: "/apis/apps/v1/deployments" },
   { list: "statefulSets", path: "/apis/apps/v1/statefulsets" },

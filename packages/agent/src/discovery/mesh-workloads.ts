@@ -1,13 +1,22 @@
 import { type ClusterObjects, type PodController, discover } from "@meshplane/core";
-import type { WorkloadRef } from "../loop/cycle";
-import { RESTARTED_AT } from "../stages/restarts";
+
+/** A Deployment, StatefulSet or DaemonSet of a mesh, and when it was last restarted (ISO), if known. */
+export interface WorkloadRef {
+  kind: "Deployment" | "StatefulSet" | "DaemonSet";
+  namespace: string;
+  name: string;
+  restartedAt?: string;
+}
+
+/** The pod-template annotation the restart stage sets to make a controller replace its pods (as `kubectl rollout restart` does). */
+export const RESTARTED_AT = "meshplane.dev/restarted-at";
 
 // What `kubectl rollout restart` writes: a restart by hand after the roots changed counts too.
 const KUBECTL_RESTARTED_AT = "kubectl.kubernetes.io/restartedAt";
 
 /**
  * The Deployments, StatefulSets and DaemonSets of `mesh` in a cluster, by the same rules discovery
- * reports Workloads with (pods carrying the mesh's sidecar, API.md §3), each with the later of its
+ * reports Workloads with (pods carrying the mesh's sidecar, docs/resources.md#discovery), each with the later of its
  * meshplane and kubectl restart annotations. Pure; an empty list when the mesh has no workloads.
  */
 export function meshWorkloads(objects: ClusterObjects, mesh: string): WorkloadRef[] {

@@ -1,7 +1,8 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { Informer, type WatchSource } from "./informer";
-import { KubeError, type ListPage, type WatchEvent } from "./kube";
+import { KubeError } from "./failure";
+import type { ListPage, WatchEvent } from "./kube";
 
 const pod = (namespace: string, name: string, resourceVersion: string): KubernetesObject => ({ metadata: { namespace, name, resourceVersion } });
 

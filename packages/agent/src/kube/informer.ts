@@ -1,5 +1,6 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { KubeError, type ListPage, type WatchEvent } from "./kube";
+import { failedWith, failureType } from "./failure";
+import type { ListPage, WatchEvent } from "./kube";
 
 /** What an informer needs of the apiserver (Kube; tests pass a fake). */
 export interface WatchSource {
@@ -67,7 +68,7 @@ export class Informer {
   private async done(error: unknown): Promise<void> {
     this.stopWatch?.();
     this.stopWatch = undefined;
-    if (error instanceof KubeError && error.status === 410) this.resourceVersion = "";
+    if (failedWith(error, "expired")) this.resourceVersion = "";
     else if (error) return this.emit("error", error);
     if (this.stopped) return;
     this.emit("connect", undefined);
@@ -87,7 +88,7 @@ export class Informer {
   private event({ type, object }: WatchEvent): void {
     if (type === "ERROR") {
       // An expired resourceVersion: the server ends the watch next, and the informer lists again.
-      if (object.code === 410) this.resourceVersion = "";
+      if (failureType(object.code ?? 0, "") === "expired") this.resourceVersion = "";
       return;
     }
     if (type === "ADDED" || type === "MODIFIED") this.put(object);

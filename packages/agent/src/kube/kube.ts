@@ -3,6 +3,7 @@ import { Agent, type RequestOptions, request as httpsRequest } from "node:https"
 import { createSecureContext } from "node:tls";
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { type KubeAccess, type KubeTls, clientNodeAccess } from "./access";
+import { KubeError, failedWith } from "./failure";
 
 /** The one field manager every meshplane write uses, so server-side apply knows what we own. */
 export const FIELD_MANAGER = "meshplane-agent";
@@ -12,16 +13,6 @@ export interface ObjectRef {
   kind: string;
   namespace?: string;
   name: string;
-}
-
-/** A Kubernetes API error with its HTTP status and the server's message (what users need to read). */
-export class KubeError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A watch event as the apiserver streams it. */
@@ -230,18 +221,18 @@ export class Kube {
 
   /** An object's path, or its collection's for create and list (KubernetesObjectApi's rules, default namespace included). */
   private async pathOf(spec: { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } }, action: "create" | "list" | "object"): Promise<string> {
-    if (!spec.kind) throw new KubeError(0, "Required spec property kind is not set");
+    if (!spec.kind) throw new KubeError(0, "Required spec property kind is not set", "invalid");
     spec.apiVersion ||= "v1";
     spec.metadata ??= {};
     const resource = await this.resource(spec.apiVersion, spec.kind);
-    if (!resource) throw new KubeError(0, `${UNRECOGNIZED}: ${spec.apiVersion} ${spec.kind}`);
+    if (!resource) throw new KubeError(0, `${UNRECOGNIZED}: ${spec.apiVersion} ${spec.kind}`, "not-served");
     // As KubernetesObjectApi: the object itself gets the default namespace, so the body names it too.
     if (resource.namespaced && !spec.metadata.namespace && action !== "list") spec.metadata.namespace = this.access.defaultNamespace;
     const parts = [apiVersionPath(spec.apiVersion)];
     if (resource.namespaced && spec.metadata.namespace) parts.push("namespaces", encodeURIComponent(spec.metadata.namespace));
     parts.push(resource.name);
     if (action === "object") {
-      if (!spec.metadata.name) throw new KubeError(0, "Required spec property name is not set");
+      if (!spec.metadata.name) throw new KubeError(0, "Required spec property name is not set", "invalid");
       parts.push(encodeURIComponent(spec.metadata.name));
     }
     return parts.join("/").toLowerCase();
@@ -257,7 +248,7 @@ export class Kube {
     try {
       return await this.call("GET", await this.pathOf(specOf(ref), "object"));
     } catch (error) {
-      if ((error as KubeError).status === 404) return undefined;
+      if (failedWith(error, "not-found")) return undefined;
       throw error;
     }
   }
@@ -288,7 +279,7 @@ export class Kube {
     try {
       await this.call("DELETE", await this.pathOf(specOf(ref), "object"));
     } catch (error) {
-      if ((error as KubeError).status !== 404) throw error;
+      if (!failedWith(error, "not-found")) throw error;
     }
   }
 
@@ -309,7 +300,7 @@ export class Kube {
         token = page.metadata?.continue || undefined;
       } while (token);
     } catch (error) {
-      if (error instanceof KubeError && (error.status === 404 || error.message.startsWith(UNRECOGNIZED))) return [];
+      if (failedWith(error, "not-found") || failedWith(error, "not-served")) return [];
       throw error;
     }
     return out;

@@ -1,118 +1,92 @@
-import type { CertificateDirective, CertificateResult, KubeObject, ObjectResult, StatusReport, WebCrypto } from "@meshplane/core";
-import type { JWK } from "jose";
-import type { ApplyOutcome, Scope } from "../stages/apply";
-import type { CacertsMarks } from "../certificates/cacerts";
-import type { AgentClient } from "../control-plane/client";
-import type { KubeClient } from "../kube/kube";
-import type { Logger } from "../observability/log";
-import type { Metrics } from "../observability/metrics";
-import type { CertificateOptions } from "../options";
-import type { AgentState, StateStore } from "./state";
+import type { CertificateResult, ObjectResult, StatusReport } from "@meshplane/core";
+import { certificateResults } from "../certificates/mesh-memory";
+import { type ApplyOutcome, applyStage } from "../stages/apply";
+import { certificateStage } from "../stages/certificates";
+import type { ApplyMode } from "../stages/env";
+import { countByState as count } from "../stages/object-results";
+import { pruneStage } from "../stages/prune";
+import { reportStage } from "../stages/report";
+import { restartStage } from "../stages/restarts";
+import { verifyStage } from "../stages/verify";
+import type { SyncDeps } from "./deps";
+import type { LoopMemory } from "./memory";
 
-/** A Deployment, StatefulSet or DaemonSet of a mesh, and when it was last restarted (ISO), if known. */
-export interface WorkloadRef {
-  kind: "Deployment" | "StatefulSet" | "DaemonSet";
-  namespace: string;
-  name: string;
-  restartedAt?: string;
-}
-
-/** Everything the stages use; wired once in agent.ts (STYLE.md 10). */
-export interface SyncDeps {
-  client: AgentClient;
-  kube: KubeClient;
-  stateStore: Pick<StateStore, "save">;
-  state: AgentState;
-  scope: Scope;
-  trustedKeys: JWK[];
-  metrics: Metrics;
-  log: Logger;
-  pollIntervalMs: number;
-  pollJitter: number;
-  resyncIntervalMs: number;
-  isLeader: () => boolean;
-  certificates: CertificateOptions;
-  /** A mesh's workloads as discovery sees them; undefined until discovery has listed the whole cluster. */
-  meshWorkloads: (mesh: string) => WorkloadRef[] | undefined;
-  /** WebCrypto for the intermediate's key; globalThis.crypto unless a test passes another. */
-  crypto?: WebCrypto;
-  now?: () => Date;
-}
-
-/** What the certificate and restart stages remember of one mesh between cycles. */
-export interface MeshMemory {
-  directive: CertificateDirective;
-  /** What the next status report says of the mesh. */
-  result: CertificateResult;
-  /** The restart progress recorded on the mesh's cacerts, as last read or written; undefined before. */
-  marks?: CacertsMarks;
-  failures: number;
-  /** A failed mesh is not retried before this time (ms since the epoch). */
-  retryAt: number;
-}
-
-/** What the loop keeps from one cycle to the next (only in memory: the cluster holds the rest). */
-export interface LoopMemory {
-  desired?: KubeObject[];
-  directives: CertificateDirective[];
-  /** Results for directives of the snapshot that the agent could not read (a control-plane bug). */
-  refusedDirectives: CertificateResult[];
-  /** resourceVersion of every applied object, for drift detection. */
-  versions: Map<string, string>;
-  /** Canonical JSON of each object as last applied, so a new snapshot re-applies only what changed. */
-  appliedJson: Map<string, string>;
-  lastApplyAt: number;
-  /** The per-object results last reported; a report about certificates alone repeats them. */
-  results: ObjectResult[];
-  meshes: Map<string, MeshMemory>;
-  /** Canonical JSON of the certificate results last reported. */
-  reportedCertificates: string;
-}
-
-/**
- * One cycle over one desired set (STYLE.md 9). Each stage reads what the stages before it left here
- * and adds its own part; none returns anything, so every stage has the same signature and can be run
- * (and tested) alone on a context built with newCycle.
- */
-export interface CycleContext {
-  deps: SyncDeps;
-  memory: LoopMemory;
-  now: Date;
-  /** The snapshot the poll brought, still to verify; undefined when it was unchanged. */
+/** What the poll brought a cycle. */
+export interface Poll {
+  /** The snapshot to verify; undefined when it was unchanged (or there is none). */
   jws?: string;
-  /** Set by verify when the snapshot is newer than the one applied. */
-  snapshot?: { generation: number; hash: string };
-  /** What apply and prune do: nothing, the objects changed since last applied, or everything (resync). */
-  applyMode: "none" | "changed" | "all";
-  applied?: ApplyOutcome;
-  pruned: ObjectResult[];
-  /** Time spent in apply and prune, for the log. */
-  applyMs: number;
-  /** Sends (or queues, when the control plane is unreachable) a status report. */
-  send: (report: StatusReport) => Promise<void>;
+  /** Whether apply and prune redo everything although the snapshot did not change (drift correction). */
+  resync: boolean;
 }
 
-export type Stage = (ctx: CycleContext) => Promise<void>;
-
-/** An empty memory: what a freshly started agent knows. */
-export function newMemory(): LoopMemory {
-  return { directives: [], refusedDirectives: [], versions: new Map(), appliedJson: new Map(), lastApplyAt: 0, results: [], meshes: new Map(), reportedCertificates: "[]" };
+/** The loop's memory, which runCycle replaces as the stages finish. */
+export interface MemoryCell {
+  memory: LoopMemory;
 }
 
 /**
- * A context for one cycle. `jws` is the snapshot the poll brought (undefined: unchanged); `resync`
- * asks apply and prune to redo everything although the snapshot did not change.
+ * One cycle over one desired set (docs/style.md#9-the-agent-runs-explicit-stages-over-one-desired-set):
+ * verify → apply → prune → certificates → restarts → record → report. Each stage gets what it reads
+ * as its input and returns what it produced; this function alone hands outputs on, and keeps what must
+ * outlast the cycle in `cell` right after the stage that produced it, so a cycle that fails halfway
+ * keeps what its finished stages did (as the cluster does). Returns the status report to send, if any.
  */
-export function newCycle(options: { deps: SyncDeps; memory: LoopMemory; jws?: string; resync?: boolean; send: CycleContext["send"] }): CycleContext {
-  const { deps, memory, jws, resync, send } = options;
-  return {
-    deps,
-    memory,
-    now: deps.now?.() ?? new Date(),
-    ...(jws === undefined ? {} : { jws }),
-    applyMode: resync ? "all" : "none",
-    pruned: [],
-    applyMs: 0,
-    send,
+export async function runCycle(deps: SyncDeps, poll: Poll, cell: MemoryCell): Promise<StatusReport | undefined> {
+  const now = deps.now?.() ?? new Date();
+  const keep = (part: Partial<LoopMemory>) => {
+    cell.memory = { ...cell.memory, ...part };
   };
+
+  let newer: { generation: number; hash: string } | undefined;
+  if (poll.jws !== undefined) {
+    const verified = await verifyStage(deps, { jws: poll.jws, state: deps.state, holdsDesired: cell.memory.desired !== undefined, now });
+    keep({ desired: verified.objects, directives: verified.directives, refusedDirectives: verified.refusedDirectives });
+    newer = verified.newer;
+  }
+  const mode: ApplyMode = newer ? "changed" : poll.resync ? "all" : "none";
+
+  let applied: ApplyOutcome | undefined;
+  let pruned: ObjectResult[] = [];
+  let applyMs = 0;
+  const { desired } = cell.memory;
+  if (mode !== "none" && desired !== undefined) {
+    const apply = await applyStage(deps, { objects: desired, mode, applied: cell.memory.applied });
+    keep({ applied: apply.applied });
+    const prune = await pruneStage(deps, { objects: desired });
+    applied = apply.outcome;
+    pruned = prune.results;
+    applyMs = apply.ms + prune.ms;
+  }
+
+  const certified = await certificateStage(deps, { directives: cell.memory.directives, meshes: cell.memory.meshes, mode, now });
+  keep({ meshes: certified.meshes });
+  const restarted = await restartStage(deps, { meshes: certified.meshes, now });
+  keep({ meshes: restarted.meshes });
+
+  const { memory } = cell;
+  const results = [...(applied?.results ?? []), ...pruned];
+  const certificates = certificateResults(memory.directives, memory.meshes, memory.refusedDirectives);
+  if (newer) await recordApplied(deps, newer, { applyMs, results, certificates });
+  const report = reportStage(deps, { mode, newSnapshot: newer !== undefined, generation: deps.state.appliedGeneration, results, drifted: applied?.drifted ?? [], certificates, reported: memory.reported });
+  keep({ reported: report.reported });
+  return report.report;
+}
+
+/**
+ * Records a newly applied snapshot in the state Secret (generation and hash, so a restart cannot roll
+ * back): the one place the loop writes its persisted state after registration.
+ */
+async function recordApplied(deps: SyncDeps, snapshot: { generation: number; hash: string }, cycle: { applyMs: number; results: readonly ObjectResult[]; certificates: readonly CertificateResult[] }): Promise<void> {
+  deps.state.appliedGeneration = snapshot.generation;
+  deps.state.appliedHash = snapshot.hash;
+  await deps.stateStore.save(deps.state);
+  deps.metrics.appliedGeneration = snapshot.generation;
+  deps.log.info("snapshot applied", {
+    generation: snapshot.generation,
+    applyMs: Math.round(cycle.applyMs),
+    applied: count(cycle.results, "applied"),
+    pruned: count(cycle.results, "pruned"),
+    failed: count(cycle.results, "failed"),
+    certificates: cycle.certificates.map((c) => `${c.mesh}:${c.state}`),
+  });
 }

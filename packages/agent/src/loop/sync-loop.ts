@@ -1,60 +1,40 @@
 import { SnapshotRejectedError, type StatusReport } from "@meshplane/core";
-import { backoffMs, jitteredMs } from "./backoff";
-import { certificateStage } from "../stages/certificates";
+import { backoffMs, jitteredMs } from "../backoff";
 import { ControlPlaneError } from "../control-plane/client";
-import { type Stage, type SyncDeps, newCycle, newMemory } from "./cycle";
-import { reportStage } from "../stages/report";
-import { restartStage } from "../stages/restarts";
-import { applyStage, pruneStage, verifyStage } from "../stages/verify";
-
-export type { SyncDeps } from "./cycle";
+import { type MemoryCell, runCycle } from "./cycle";
+import type { SyncDeps } from "./deps";
+import { newMemory } from "./memory";
 
 /**
- * The stages of one cycle, in order (STYLE.md 9): verify the snapshot → server-side apply → prune by
- * owner label → keep each shared-trust mesh's cacerts → restart what must load new roots → record and
- * report. Listed here, not registered anywhere else; each has the signature `Stage` over one
- * CycleContext and decides from it whether it has work this cycle.
- */
-export const STAGES: readonly (readonly [name: string, stage: Stage])[] = [
-  ["verify", verifyStage],
-  ["apply", applyStage],
-  ["prune", pruneStage],
-  ["certificates", certificateStage],
-  ["restarts", restartStage],
-  ["report", reportStage],
-];
-
-/**
- * The agent's loop: poll, then run STAGES over what the poll brought. Fail static: a snapshot that
+ * The agent's loop: poll, then run one cycle of the stages over what the poll brought (runCycle).
+ * It owns the memory the cycles share, and the status report still to deliver. Fail static: a snapshot that
  * does not verify, an unreachable control plane or an expired signature applies nothing and leaves
  * the cluster as it was; the reason goes to the log, the metrics and the next status report. The
  * certificate and restart stages fail per mesh and never end a cycle.
  */
 export class SyncLoop {
-  private readonly memory = newMemory();
+  private readonly cell: MemoryCell = { memory: newMemory() };
   private failures = 0;
   private pendingReport?: StatusReport;
   /** True once a cycle has completed (readiness). */
   synced = false;
 
-  constructor(
-    private readonly deps: SyncDeps,
-    private readonly stages: readonly (readonly [string, Stage])[] = STAGES,
-  ) {}
+  constructor(private readonly deps: SyncDeps) {}
 
   /** One cycle; returns how long to wait before the next. */
   async cycle(): Promise<number> {
-    const { deps, memory } = this;
+    const { deps } = this;
     if (!deps.isLeader()) return this.interval();
     try {
       await this.flushReport();
+      const { memory } = this.cell;
       const held = memory.desired && deps.state.appliedHash ? { generation: deps.state.appliedGeneration, hash: deps.state.appliedHash } : undefined;
       const started = performance.now();
       const answer = await deps.client.snapshot(held);
       deps.metrics.observePoll((performance.now() - started) / 1000);
-      const resync = !answer.changed && memory.desired !== undefined && Date.now() - memory.lastApplyAt >= deps.resyncIntervalMs;
-      const ctx = newCycle({ deps, memory, ...(answer.changed && answer.jws ? { jws: answer.jws } : {}), resync, send: (r) => this.report(r) });
-      for (const [, stage] of this.stages) await stage(ctx);
+      const resync = !answer.changed && memory.desired !== undefined && Date.now() - memory.applied.at >= deps.resyncIntervalMs;
+      const report = await runCycle(deps, { ...(answer.changed && answer.jws ? { jws: answer.jws } : {}), resync }, this.cell);
+      if (report) await this.report(report);
       this.failures = 0;
       this.synced = true;
       return this.interval();
@@ -85,6 +65,7 @@ export class SyncLoop {
     return error instanceof ControlPlaneError && error.retryAfterMs !== undefined ? Math.max(backoff, error.retryAfterMs) : backoff;
   }
 
+  /** Sends a status report, or keeps it (the control plane is unreachable) to send first thing next cycle. */
   private async report(report: StatusReport): Promise<void> {
     this.pendingReport = report;
     await this.flushReport().catch((error: unknown) => this.deps.log.error("status report failed; will retry", { detail: (error as Error).message }));

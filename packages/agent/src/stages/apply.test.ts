@@ -1,7 +1,10 @@
 import { GENERATED_KINDS, type KubeObject, apiVersionsOf } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
-import { applyObjects, ownerLabels, pruneUndesired } from "./apply";
+import { KubeError } from "../kube/failure";
+import { ownerLabels } from "../ownership";
 import { FakeKube, SCOPE } from "../testing/fakes";
+import { applyObjects } from "./apply";
+import { pruneUndesired } from "./prune";
 
 /** One owned object of every generated kind, in reverse apply order. */
 const everyKind = (): KubeObject[] =>
@@ -59,5 +62,26 @@ describe("apply and prune over GENERATED_KINDS", () => {
     expect(listed).toEqual(GENERATED_KINDS.toReversed().flatMap((row) => apiVersionsOf(row).map((v) => `${v} ${row.kind}`)));
     expect(results.map((r) => `${r.state} ${r.kind}`)).toEqual(GENERATED_KINDS.toReversed().map((row) => `pruned ${row.kind}`));
     expect(kube.objects.size).toBe(0);
+  });
+
+  it("types each object's failure and reports the apiserver's own words, or the agent's refusal of an object it does not own", async () => {
+    const kube = new FakeKube();
+    const [denied, missing, busy] = many("VirtualService", 3);
+    const foreign = { ...many("DestinationRule", 1)[0], metadata: { name: "foreign", namespace: "ns", labels: { ...ownerLabels(SCOPE), "meshplane.dev/tenant": "other" }, annotations: {} } } as KubeObject;
+    const errors: Record<string, KubeError> = {
+      [denied?.metadata.name as string]: new KubeError(400, 'admission webhook "validate.istio.io" denied the request: bad host'),
+      [missing?.metadata.name as string]: new KubeError(404, "the server could not find the requested resource"),
+      [busy?.metadata.name as string]: new KubeError(503, "etcdserver: leader changed"),
+    };
+    kube.fail = (c) => (c.verb === "apply" ? errors[c.name ?? ""] : undefined);
+    const outcome = await applyObjects(kube, SCOPE, [denied, missing, busy, foreign] as KubeObject[], new Map());
+    expect([...outcome.failed.values()].map((e) => e.type).sort()).toEqual(["not-found", "not-owned", "refused-by-admission", "transient"]);
+    expect(outcome.results.map((r) => `${r.name}: ${r.error}`)).toEqual([
+      "foreign: refused: the object's owner labels do not name this tenant and cluster",
+      'virtualservice-0: admission webhook "validate.istio.io" denied the request: bad host',
+      "virtualservice-1: the server could not find the requested resource",
+      "virtualservice-2: etcdserver: leader changed",
+    ]);
+    expect(outcome.versions.size).toBe(0);
   });
 });

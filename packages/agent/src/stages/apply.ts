@@ -1,29 +1,19 @@
-import type { KubeObject, ObjectResult } from "@meshplane/core";
-import { GENERATED_KINDS, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, apiVersionsOf, kindRank, objectKeyOf } from "@meshplane/core";
+import { type KubeObject, type ObjectResult, canonicalJson, kindRank, objectKeyOf } from "@meshplane/core";
+import { failureOf } from "../kube/failure";
 import type { KubeClient, ObjectRef } from "../kube/kube";
+import { type Scope, ownedBy } from "../ownership";
+import type { StageEnv } from "./env";
+import { type ObjectError, failedResult } from "./object-results";
 
-/**
- * What the agent does to the kinds meshplane generates, and so all the chart's ClusterRole grants on
- * them (its test holds the chart to exactly this): apply is a server-side-apply PATCH, which the
- * apiserver also checks as `create` when the object is new; prune lists by owner labels and deletes.
- */
-export const GENERATED_KIND_VERBS = ["create", "delete", "list", "patch"] as const;
-
-export interface Scope {
-  tenant: string;
-  cluster: string;
+/** What the loop remembers of the objects it applied, for the next snapshot and the next drift check. */
+export interface AppliedObjects {
+  /** resourceVersion of every applied object, for drift detection. */
+  versions: ReadonlyMap<string, string>;
+  /** Canonical JSON of each object as last applied, so a new snapshot re-applies only what changed. */
+  json: ReadonlyMap<string, string>;
+  /** When apply last ran (ms since the epoch): the resync interval counts from it. */
+  at: number;
 }
-
-/** meshplane's owner labels for this scope: every object the agent writes carries all three. */
-export const ownerLabels = (scope: Scope): Record<string, string> => ({ [LABEL_MANAGED_BY]: "meshplane", [LABEL_TENANT]: scope.tenant, [LABEL_CLUSTER]: scope.cluster });
-
-/** Whether `labels` carry all three owner labels of this scope: the only objects the agent may change or delete. */
-export const ownedBy = (labels: Readonly<Record<string, string>> | undefined, scope: Scope): boolean =>
-  labels?.[LABEL_MANAGED_BY] === "meshplane" && labels[LABEL_TENANT] === scope.tenant && labels[LABEL_CLUSTER] === scope.cluster;
-
-/** The only objects the agent may ever prune: all three owner labels, for this tenant and cluster. */
-export const ownedSelector = (scope: Scope): string =>
-  `${LABEL_MANAGED_BY}=meshplane,${LABEL_TENANT}=${scope.tenant},${LABEL_CLUSTER}=${scope.cluster}`;
 
 export interface ApplyOutcome {
   results: ObjectResult[];
@@ -31,19 +21,53 @@ export interface ApplyOutcome {
   drifted: string[];
   /** resourceVersion of every object after this apply, for the next drift check. */
   versions: Map<string, string>;
+  /** Why each object that was not applied failed, by objectKey. */
+  failed: ReadonlyMap<string, ObjectError>;
+}
+
+export interface ApplyInput {
+  /** The desired set of the snapshot verified last. */
+  objects: readonly KubeObject[];
+  /** `changed`: a new snapshot, only objects whose content changed are sent; `all`: a resync. */
+  mode: "changed" | "all";
+  applied: AppliedObjects;
+}
+
+export interface ApplyOutput {
+  outcome: ApplyOutcome;
+  /** What the loop remembers as applied from now on. */
+  applied: AppliedObjects;
+  /** Time spent, for the log. */
+  ms: number;
+}
+
+/**
+ * The apply stage: server-side apply of the desired set in kind order (applyObjects) — on a new
+ * snapshot only the objects whose content changed since they were last applied, on a resync all of
+ * them. Returns what to remember as applied; a failed object is not remembered, so the next snapshot
+ * tries it again whatever its error.
+ */
+export async function applyStage(env: Pick<StageEnv, "kube" | "scope" | "metrics">, input: ApplyInput): Promise<ApplyOutput> {
+  const started = performance.now();
+  const json = new Map<string, string>(input.objects.map((o) => [objectKeyOf(o), canonicalJson(o)]));
+  const unchanged = input.mode === "changed" ? new Set([...json].filter(([id, j]) => input.applied.json.get(id) === j).map(([id]) => id)) : new Set<string>();
+  const outcome = await applyObjects(env.kube, env.scope, input.objects, input.applied.versions, unchanged);
+  const applied: AppliedObjects = { versions: outcome.versions, json: new Map([...json].filter(([id]) => !outcome.failed.has(id))), at: Date.now() };
+  env.metrics.managedObjects = outcome.versions.size;
+  return { outcome, applied, ms: performance.now() - started };
 }
 
 /** Server-side applies in flight at once within one kind: enough to hide the apiserver's round trips. */
 export const APPLY_CONCURRENCY = 16;
 
 /**
- * Applies the desired set (STYLE.md 9): server-side apply in kind order with our field manager. Kinds
- * go one after another (a kind's objects may name objects of an earlier kind); within a kind up to
- * APPLY_CONCURRENCY applies are in flight. An object in `unchanged` that was applied before
+ * Applies the desired set: server-side apply in kind order with our field manager (docs/style.md#9-the-agent-runs-explicit-stages-over-one-desired-set).
+ * Kinds go one after another (a kind's objects may name objects of an earlier kind); within a kind up
+ * to APPLY_CONCURRENCY applies are in flight. An object in `unchanged` that was applied before
  * (`previous` knows its version) is not sent again; the next resync re-checks it. Errors are collected
- * per object, never fail-fast; results come in kind order, then the snapshot's order. A desired
- * object whose labels do not name this scope is refused (the snapshot is signed, so this is a
- * control-plane bug, but the cluster is ours to guard). Pruning is a separate stage: pruneUndesired.
+ * per object, typed (ObjectError), never fail-fast; results come in kind order, then the snapshot's
+ * order. A desired object the agent does not own (ownedBy) is refused (the snapshot is signed, so this
+ * is a control-plane bug, but the cluster is ours to guard). Pruning is a separate stage.
  */
 export async function applyObjects(
   kube: KubeClient,
@@ -56,6 +80,11 @@ export async function applyObjects(
   const ordered = [...desired].sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
   const results: ObjectResult[] = Array.from({ length: ordered.length });
   const outcomes: ({ id: string; version: string; drifted: boolean } | undefined)[] = Array.from({ length: ordered.length });
+  const failed = new Map<string, ObjectError>();
+  const fail = (i: number, id: string, ref: ObjectRef, error: ObjectError) => {
+    failed.set(id, error);
+    results[i] = failedResult(ref, error);
+  };
   const applyOne = async (i: number): Promise<void> => {
     const obj = ordered[i] as KubeObject;
     const ref = refOf(obj);
@@ -66,17 +95,14 @@ export async function applyObjects(
       results[i] = { ...ref, state: "applied" };
       return;
     }
-    if (!ownedBy(obj.metadata.labels, scope)) {
-      results[i] = { ...ref, state: "failed", error: "refused: the object's owner labels do not name this tenant and cluster" };
-      return;
-    }
+    if (!ownedBy(obj.metadata.labels, scope)) return fail(i, id, ref, { type: "not-owned" });
     try {
       const stored = await kube.apply(structuredClone(obj) as never);
       const version = (stored as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? "";
       outcomes[i] = { id, version, drifted: known !== undefined && known !== version };
       results[i] = { ...ref, state: "applied" };
     } catch (error) {
-      results[i] = { ...ref, state: "failed", error: (error as Error).message };
+      fail(i, id, ref, failureOf(error));
     }
   };
   for (let start = 0; start < ordered.length; ) {
@@ -93,7 +119,7 @@ export async function applyObjects(
     versions.set(o.id, o.version);
     if (o.drifted) drifted.push(o.id);
   }
-  return { results, drifted, versions };
+  return { results, drifted, versions, failed };
 }
 
 /** Runs `fn` for every index in [start, end) with at most `limit` in flight. */
@@ -103,43 +129,6 @@ async function inParallel(start: number, end: number, limit: number, fn: (i: num
     while (next < end) await fn(next++);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, end - start)) }, lane));
-}
-
-/**
- * Deletes, in reverse kind order, the objects that carry meshplane's owner labels for this tenant and
- * cluster and whose objectKey is not in `wanted` — nothing else is ever touched. Every generated kind
- * is listed in every version meshplane may have written it in (GENERATED_KINDS). Per-object results
- * (`pruned` or `failed`), never fail-fast.
- */
-export async function pruneUndesired(kube: KubeClient, scope: Scope, wanted: ReadonlySet<string>): Promise<ObjectResult[]> {
-  const results: ObjectResult[] = [];
-  for (const row of GENERATED_KINDS.toReversed()) {
-    const { kind } = row;
-    const seen = new Set<string>();
-    for (const apiVersion of apiVersionsOf(row)) {
-      let items;
-      try {
-        items = await kube.list(apiVersion, kind, ownedSelector(scope));
-      } catch (error) {
-        results.push({ apiVersion, kind, name: "*", state: "failed", error: `cannot list for pruning: ${(error as Error).message}` });
-        continue;
-      }
-      for (const item of items) {
-        const id = objectKeyOf({ kind, metadata: item.metadata });
-        // The same object is served under every version of its CRD: handle it once.
-        if (wanted.has(id) || seen.has(id)) continue;
-        seen.add(id);
-        const ref: ObjectRef = { apiVersion, kind, name: item.metadata?.name ?? "", ...(item.metadata?.namespace ? { namespace: item.metadata.namespace } : {}) };
-        try {
-          await kube.delete(ref);
-          results.push({ ...ref, state: "pruned" });
-        } catch (error) {
-          results.push({ ...ref, state: "failed", error: `prune: ${(error as Error).message}` });
-        }
-      }
-    }
-  }
-  return results;
 }
 
 function refOf(obj: KubeObject): ObjectRef {

@@ -1,12 +1,10 @@
 import { type CsrResponse, createCsr, fingerprintSha256, generateKeyPair, signIntermediate, splitPemBundle, verifyChain } from "@meshplane/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { materialOf, type SecretObject } from "../certificates/cacerts";
-import { certificateStage } from "./certificates";
-import { type LoopMemory, newMemory } from "../loop/cycle";
-import { restartStage } from "./restarts";
-import { KubeError } from "../kube/kube";
-import { DAY, FakeControlPlane, FakeKube, NOW, crypto, cycleAt, fakeDeps, newRoot } from "../testing/fakes";
 import { keyMatchesCertificate } from "../certificates/x509";
+import { KubeError } from "../kube/failure";
+import { type LoopMemory, newMemory } from "../loop/memory";
+import { DAY, FakeControlPlane, FakeKube, NOW, crypto, cycleAt, fakeDeps, newRoot, runCertificateStage, runRestartStage } from "../testing/fakes";
 
 const IDS = { "mesh-a": "spiffe://cluster.local/ns/ns-mesh-a/sa/istiod", "mesh-b": "spiffe://cluster.local/ns/ns-mesh-b/sa/istiod" };
 const logged: string[] = [];
@@ -23,9 +21,9 @@ async function setup(options: { meshes?: string[]; adopt?: boolean; rootSince?: 
   const memory: LoopMemory = newMemory();
   memory.directives = (options.meshes ?? ["mesh-a"]).map((m) => cp.directive(m));
   const cycle = async (now = NOW, mode: "none" | "all" = "all") => {
-    const ctx = cycleAt(deps, memory, now, mode);
-    await certificateStage(ctx);
-    await restartStage(ctx);
+    const run = cycleAt(deps, memory, now, mode);
+    await runCertificateStage(run);
+    await runRestartStage(run);
   };
   return { cp, kube, deps, memory, cycle };
 }

@@ -1,66 +1,62 @@
-import { type CertificateResult, type ObjectResult, canonicalJson } from "@meshplane/core";
-import type { CycleContext, LoopMemory, Stage } from "../loop/cycle";
+import { type CertificateResult, type ObjectResult, type StatusReport, canonicalJson } from "@meshplane/core";
+import type { ApplyMode, StageEnv } from "./env";
+import { countByState as count } from "./object-results";
 
-const count = (results: readonly ObjectResult[], state: ObjectResult["state"]) => results.filter((r) => r.state === state).length;
-const failures = (results: readonly ObjectResult[]) => results.filter((r) => r.state === "failed");
-
-/** One result per directive (and per directive the agent could not read), in mesh order. */
-export function certificateResults(memory: LoopMemory): CertificateResult[] {
-  const kept = memory.directives.flatMap((d) => {
-    const mem = memory.meshes.get(d.mesh);
-    return mem ? [mem.result] : [];
-  });
-  return [...kept, ...memory.refusedDirectives];
+/** What the last status report said, so the next one is sent only when there is news. */
+export interface Reported {
+  /** The per-object results last reported; a report about certificates alone repeats them. */
+  results: ObjectResult[];
+  /** Canonical JSON of the certificate results last reported. */
+  certificates: string;
 }
 
+export interface ReportInput {
+  mode: ApplyMode;
+  /** Whether this cycle applied and recorded a new snapshot: always news. */
+  newSnapshot: boolean;
+  /** The generation applied, as the state Secret records it. */
+  generation: number;
+  /** This cycle's apply then prune results (none when apply did not run). */
+  results: ObjectResult[];
+  /** Objects apply found changed or deleted since its last run. */
+  drifted: readonly string[];
+  /** One result per directive, after the certificate and restart stages. */
+  certificates: CertificateResult[];
+  reported: Reported;
+}
+
+export interface ReportOutput {
+  /** The report to send, when there is news. */
+  report?: StatusReport;
+  /** What the control plane has been told once it is sent (the loop retries a report it could not deliver). */
+  reported: Reported;
+}
+
+const failures = (results: readonly ObjectResult[]) => results.filter((r) => r.state === "failed");
+
 /**
- * Report: records a newly applied snapshot (generation and hash in the state Secret, so a restart
- * cannot roll back) and tells the control plane what changed — after a new snapshot, after a resync
- * that corrected drift, pruned, failed or no longer failed as last reported, and whenever a mesh's certificate result changed (then with
- * the object results last reported). Sending is the loop's `send`: a report that cannot be delivered
- * is kept and retried first thing next cycle.
+ * The report stage: decides what to tell the control plane — after a new snapshot, after a resync
+ * that corrected drift, pruned, failed or no longer failed as last reported, and whenever a mesh's
+ * certificate result changed (then with the object results last reported). Counts and logs corrected
+ * drift.
  */
-export const reportStage: Stage = async (ctx) => {
-  const { deps, memory } = ctx;
-  const results = [...(ctx.applied?.results ?? []), ...ctx.pruned];
-  let news = false;
-  if (ctx.snapshot) {
-    await recordApplied(ctx, results);
-    news = true;
-  } else if (ctx.applyMode === "all") {
-    const drifted = ctx.applied?.drifted ?? [];
+export function reportStage(env: Pick<StageEnv, "metrics" | "log">, input: ReportInput): ReportOutput {
+  const { results, reported } = input;
+  let news = input.newSnapshot;
+  if (!input.newSnapshot && input.mode === "all") {
     const pruned = count(results, "pruned");
-    if (drifted.length > 0 || pruned > 0 || count(results, "failed") > 0) {
-      deps.metrics.driftCorrections += drifted.length + pruned;
-      deps.log.info("drift corrected", { generation: deps.state.appliedGeneration, restored: drifted, pruned });
+    if (input.drifted.length > 0 || pruned > 0 || count(results, "failed") > 0) {
+      env.metrics.driftCorrections += input.drifted.length + pruned;
+      env.log.info("drift corrected", { generation: input.generation, restored: input.drifted, pruned });
       news = true;
     }
     // A failure the last report named and this resync no longer meets (the apiserver was restarting,
     // a CRD arrived late) is news too: otherwise the control plane would show it until the next generation.
-    if (count(memory.results, "failed") > 0 && canonicalJson(failures(memory.results)) !== canonicalJson(failures(results))) news = true;
+    if (count(reported.results, "failed") > 0 && canonicalJson(failures(reported.results)) !== canonicalJson(failures(results))) news = true;
   }
-  if (ctx.applyMode !== "none") memory.results = results;
-  const certificates = certificateResults(memory);
-  const json = canonicalJson(certificates);
-  if (json !== memory.reportedCertificates) news = true;
-  if (!news) return;
-  memory.reportedCertificates = json;
-  await ctx.send({ generation: deps.state.appliedGeneration, results: memory.results, certificates });
-};
-
-async function recordApplied(ctx: CycleContext, results: readonly ObjectResult[]): Promise<void> {
-  const { deps } = ctx;
-  const snapshot = ctx.snapshot as { generation: number; hash: string };
-  deps.state.appliedGeneration = snapshot.generation;
-  deps.state.appliedHash = snapshot.hash;
-  await deps.stateStore.save(deps.state);
-  deps.metrics.appliedGeneration = snapshot.generation;
-  deps.log.info("snapshot applied", {
-    generation: snapshot.generation,
-    applyMs: Math.round(ctx.applyMs),
-    applied: count(results, "applied"),
-    pruned: count(results, "pruned"),
-    failed: count(results, "failed"),
-    certificates: certificateResults(ctx.memory).map((c) => `${c.mesh}:${c.state}`),
-  });
+  const objects = input.mode === "none" ? reported.results : results;
+  const json = canonicalJson(input.certificates);
+  if (json !== reported.certificates) news = true;
+  if (!news) return { reported: { results: objects, certificates: reported.certificates } };
+  return { report: { generation: input.generation, results: objects, certificates: input.certificates }, reported: { results: objects, certificates: json } };
 }

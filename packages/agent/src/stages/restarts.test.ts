@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { certificateStage } from "./certificates";
-import { type LoopMemory, type WorkloadRef, newMemory } from "../loop/cycle";
-import { KubeError } from "../kube/kube";
-import { RESTARTED_AT, restartStage } from "./restarts";
-import { FakeControlPlane, FakeKube, NOW, cycleAt, fakeDeps } from "../testing/fakes";
+import { RESTARTED_AT, type WorkloadRef } from "../discovery/mesh-workloads";
+import { KubeError } from "../kube/failure";
+import { type LoopMemory, newMemory } from "../loop/memory";
+import { FakeControlPlane, FakeKube, NOW, cycleAt, fakeDeps, runCertificateStage, runRestartStage } from "../testing/fakes";
 
 const ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
@@ -34,9 +33,9 @@ async function setup(options: { chart: boolean; directive: boolean }) {
       memory.directives = directives;
     }
     kube.calls = [];
-    const ctx = cycleAt(deps, memory, now, fresh ? "changed" : mode);
-    await certificateStage(ctx);
-    await restartStage(ctx);
+    const run = cycleAt(deps, memory, now, fresh ? "changed" : mode);
+    await runCertificateStage(run);
+    await runRestartStage(run);
     return kube.writes().map((c) => `${c.verb} ${c.kind} ${c.namespace}/${c.name}`);
   };
   return { kube, deps, cycle, result: () => memory.meshes.get("mesh")?.result };

@@ -1,8 +1,7 @@
 import type { KubeObject } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
-import { newMemory } from "../loop/cycle";
+import { FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps, snapshotSigner } from "../testing/fakes";
 import { verifyStage } from "./verify";
-import { FakeControlPlane, FakeKube, SCOPE, cycleAt, fakeDeps, snapshotSigner } from "../testing/fakes";
 
 const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": SCOPE.tenant, "meshplane.dev/cluster": SCOPE.cluster };
 const VS: KubeObject = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "reviews", namespace: "shop", labels, annotations: {} }, spec: { hosts: ["reviews"] } };
@@ -21,16 +20,13 @@ describe("the verify stage and the cluster's incarnation", () => {
   ])("a snapshot for %s: accepted %s", async (_what, verified, stored, signedFor) => {
     const { jwk, sign } = await snapshotSigner();
     const deps = fakeDeps(new FakeKube(), await FakeControlPlane.create({}), { trustedKeys: [jwk], state: { appliedGeneration: 0, ...(stored ? { incarnation: stored } : {}) } });
-    const ctx = cycleAt(deps, newMemory(), undefined, "none");
-    ctx.jws = await sign(1, [VS], [], signedFor);
+    const input = { jws: await sign(1, [VS], [], signedFor), state: deps.state, holdsDesired: false, now: NOW };
     if (verified) {
-      await verifyStage(ctx);
-      expect(ctx.snapshot?.generation).toBe(1);
-      expect(ctx.memory.desired).toEqual([VS]);
+      const output = await verifyStage(deps, input);
+      expect(output.newer?.generation).toBe(1);
+      expect(output.objects).toEqual([VS]);
     } else {
-      await expect(verifyStage(ctx)).rejects.toMatchObject({ reason: "wrong-audience" });
-      expect(ctx.snapshot).toBeUndefined();
-      expect(ctx.memory.desired).toBeUndefined();
+      await expect(verifyStage(deps, input)).rejects.toMatchObject({ reason: "wrong-audience" });
     }
   });
 });

@@ -1,4 +1,4 @@
-// Fakes for the agent's unit tests only (index.ts does not export this file). The Kubernetes fake
+// Fakes for the agent's tests only (index.ts does not export this file). The Kubernetes fake
 // records every call; the control-plane fake signs CSRs with a real CA from core's PKI module, so
 // what the certificate stage checks is real X.509, not a stub; snapshots are signed with a real key.
 import type { KubernetesObject } from "@kubernetes/client-node";
@@ -9,9 +9,15 @@ import {
 import { CompactSign, type JWK, exportJWK, generateKeyPair } from "jose";
 import type { AgentClient } from "../control-plane/client";
 import { ControlPlaneError } from "../control-plane/client";
-import { type CycleContext, type SyncDeps, type WorkloadRef, newCycle, newMemory } from "../loop/cycle";
-import { KubeError, type KubeClient, type ObjectRef } from "../kube/kube";
+import type { WorkloadRef } from "../discovery/mesh-workloads";
+import { KubeError } from "../kube/failure";
+import type { KubeClient, ObjectRef } from "../kube/kube";
+import type { SyncDeps } from "../loop/deps";
+import { type LoopMemory, newMemory } from "../loop/memory";
 import { Metrics } from "../observability/metrics";
+import { certificateStage } from "../stages/certificates";
+import type { ApplyMode } from "../stages/env";
+import { restartStage } from "../stages/restarts";
 
 export const crypto = globalThis.crypto;
 export const NOW = new Date("2031-03-15T12:00:00Z");
@@ -155,11 +161,27 @@ export function fakeDeps(kube: KubeClient, client: AgentClient, overrides: Parti
   };
 }
 
-/** A cycle context over `deps` and `memory` at `now`, as a resync (apply mode "all") unless told otherwise. */
-export function cycleAt(deps: SyncDeps, memory = newMemory(), now = NOW, applyMode: CycleContext["applyMode"] = "all"): CycleContext {
-  const ctx = newCycle({ deps: { ...deps, now: () => now }, memory, send: async () => undefined });
-  ctx.applyMode = applyMode;
-  return ctx;
+/** A cycle's worth of stage runs over `deps` and `memory` at `now`, as a resync (apply mode "all") unless told otherwise. */
+export interface StageRun {
+  deps: SyncDeps;
+  memory: LoopMemory;
+  now: Date;
+  mode: ApplyMode;
+}
+
+export function cycleAt(deps: SyncDeps, memory = newMemory(), now = NOW, mode: ApplyMode = "all"): StageRun {
+  return { deps, memory, now, mode };
+}
+
+/** Runs the certificate stage on `run.memory`'s directives and meshes, and keeps its meshes there, as runCycle does. */
+export async function runCertificateStage(run: StageRun): Promise<void> {
+  const { memory } = run;
+  memory.meshes = (await certificateStage(run.deps, { directives: memory.directives, meshes: memory.meshes, mode: run.mode, now: run.now })).meshes;
+}
+
+/** Runs the restart stage on `run.memory`'s meshes, and keeps its meshes there, as runCycle does. */
+export async function runRestartStage(run: StageRun): Promise<void> {
+  run.memory.meshes = (await restartStage(run.deps, { meshes: run.memory.meshes, now: run.now })).meshes;
 }
 
 /**
