@@ -2,7 +2,7 @@ import { z } from "zod";
 import { dnsLabel } from "./common";
 import { discoveryResult } from "./discovery";
 
-/** The agent protocol (API.md §10): bodies the control plane accepts from agents, validated at the boundary. */
+/** The agent protocol (docs/pipeline.md#the-agent-protocol): bodies the control plane accepts from agents, validated at the boundary. */
 
 /** Longest lifetime (`exp` − `iat`) of an agent's self-signed JWT the control plane accepts. */
 export const MAX_AGENT_TOKEN_SECONDS = 300;
@@ -58,9 +58,9 @@ export type ObjectResult = z.infer<typeof objectResult>;
 const fingerprint = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be sha256:<64 hex digits>");
 
 /**
- * The agent's view of one shared-trust mesh's `cacerts` (API.md §10): what its intermediate was
- * issued by, which roots its trust bundle holds, when it expires; `failed` with the reason when the
- * agent could not write or issue it.
+ * The agent's view of one shared-trust mesh's `cacerts` (docs/pipeline.md#the-agent-protocol): what
+ * its intermediate was issued by, which roots its trust bundle holds, when it expires; `failed`
+ * with the reason when the agent could not write or issue it.
  */
 export const certificateResult = z.strictObject({
   mesh: z.string().min(1).max(253),
@@ -107,8 +107,9 @@ export const certificateDirective = z.object({
 });
 
 /**
- * `POST /v1/agent/csr`: a PKCS#10 request for a mesh's intermediate CA, made with a key generated in
- * the cluster (API.md §10). Signed only for the identity the cluster's certificate directive names.
+ * `POST /v1/agent/csr`: a PKCS#10 request for a mesh's intermediate CA, made with a key generated
+ * in the cluster (docs/pipeline.md#the-agent-protocol). Signed only for the identity the cluster's
+ * certificate directive names.
  */
 export const csrRequest = z.strictObject({
   mesh: z.string().min(1).max(253),

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { dnsLabel, dnsSubdomain, labelMap } from "./common";
 
 /**
- * Discovered resources (API.md §3): what the agent reports about one cluster. They are the
- * translator's view of the world, validated at the control plane boundary like any other input.
+ * Discovered resources (docs/resources.md#discovery): what the agent reports about one cluster.
+ * They are the translator's view of the world, validated at the control plane boundary like any
+ * other input.
  */
 const address = z.strictObject({ ip: z.string().optional(), hostname: z.string().optional() });
 

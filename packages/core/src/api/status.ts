@@ -10,7 +10,7 @@ const perDestination = z.strictObject({
   errors: z.array(z.string()).optional(),
 });
 
-/** Status of any user resource (API.md §7). The server owns it; clients never write it. */
+/** Status of any user resource (docs/resources.md#status). The server owns it; clients never write it. */
 export const resourceStatus = z.strictObject({
   observedGeneration: z.number().int(),
   state,
@@ -23,7 +23,7 @@ export const resourceStatus = z.strictObject({
       z.strictObject({
         state,
         errors: z.array(z.string()).optional(),
-        /** Shared trust of this member mesh (API.md §4). */
+        /** Shared trust of this member mesh (docs/shared-trust.md#status). */
         trust: z
           .strictObject({
             state: z.enum(["PENDING", "ISSUED", "ROTATING", "FAILED"]),

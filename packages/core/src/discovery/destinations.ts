@@ -62,8 +62,8 @@ function meshForNamespace(index: ClusterIndex, meshes: readonly Mesh[], namespac
 }
 
 /**
- * The Destinations of a cluster (API.md §3): each Service backed by a Workload in its namespace
- * (non-empty selector ⊆ the workload's pod template labels), or annotated
+ * The Destinations of a cluster (docs/resources.md#discovery): each Service backed by a Workload in
+ * its namespace (non-empty selector ⊆ the workload's pod template labels), or annotated
  * `meshplane.dev/discover: "true"`. A cluster without a mesh has none. `meshes` and `workloads` are
  * this cluster's, sorted by name; the result is sorted by name.
  */

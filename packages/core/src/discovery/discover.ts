@@ -14,10 +14,11 @@ export interface DiscoverOptions {
 }
 
 /**
- * Translates one cluster's objects into the Meshes, Workloads and Destinations it reports (API.md §3).
- * Pure and deterministic: the same objects in any list order give a deep-equal result, every list
- * sorted by name and every map by key, so the agent can hash it. Objects that cannot be used are
- * skipped and passed to `options.report`; nothing is thrown for anything a cluster may contain.
+ * Translates one cluster's objects into the Meshes, Workloads and Destinations it reports
+ * (docs/resources.md#discovery). Pure and deterministic: the same objects in any list order give a
+ * deep-equal result, every list sorted by name and every map by key, so the agent can hash it.
+ * Objects that cannot be used are skipped and passed to `options.report`; nothing is thrown for
+ * anything a cluster may contain.
  */
 export function discover(input: ClusterObjects, options: DiscoverOptions = {}): DiscoveryResult {
   const report = options.report ?? (() => undefined);

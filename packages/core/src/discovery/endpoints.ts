@@ -71,10 +71,10 @@ function fromEndpoints(index: ClusterIndex): Map<string, RawEndpoint[]> {
 }
 
 /**
- * A lookup from Service to its ready endpoints with locality (API.md §3), built once per cluster.
- * EndpointSlices are used when the input has them, else core/v1 Endpoints: the two mirror each other,
- * so reading both would only double-count. Each IP appears once (slices overlap while being
- * updated) and the list is sorted by IP.
+ * A lookup from Service to its ready endpoints with locality (docs/resources.md#discovery), built
+ * once per cluster. EndpointSlices are used when the input has them, else core/v1 Endpoints: the
+ * two mirror each other, so reading both would only double-count. Each IP appears once (slices
+ * overlap while being updated) and the list is sorted by IP.
  */
 export function indexEndpoints(index: ClusterIndex): (namespace: string, service: string) => DestinationEndpoint[] {
   const raw = index.objects.endpointSlices !== undefined ? fromSlices(index) : fromEndpoints(index);

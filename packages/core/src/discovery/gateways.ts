@@ -94,10 +94,11 @@ function discoverGateways(index: ClusterIndex): FoundGateway[] {
 }
 
 /**
- * Returns `meshes` (sorted by name) with the cluster's ingress and east-west gateways (API.md §3)
- * attached to Istio meshes. A gateway goes to the mesh of its revision, else to a mesh in its own
- * namespace, else to the first Istio mesh — preferring the default revision in either case. Gateways
- * of a cluster without an Istio mesh are dropped: nothing could program them.
+ * Returns `meshes` (sorted by name) with the cluster's ingress and east-west gateways
+ * (docs/resources.md#discovery) attached to Istio meshes. A gateway goes to the mesh of its
+ * revision, else to a mesh in its own namespace, else to the first Istio mesh — preferring the
+ * default revision in either case. Gateways of a cluster without an Istio mesh are dropped: nothing
+ * could program them.
  */
 export function attachGateways(index: ClusterIndex, meshes: readonly Mesh[]): Mesh[] {
   const byMesh = new Map<string, Gateway[]>();

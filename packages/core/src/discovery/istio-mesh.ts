@@ -77,9 +77,10 @@ export function readMeshConfig(text: string): MeshConfigFacts | { error: string 
 }
 
 /**
- * The Istio meshes of a cluster, one per istiod Deployment (API.md §3), with no gateways yet
- * (`attachGateways` adds them). An istiod without its `istio`/`istio-<revision>` ConfigMap, or with
- * meshConfig we cannot read, is skipped and reported: istiod itself cannot run that way.
+ * The Istio meshes of a cluster, one per istiod Deployment (docs/resources.md#discovery), with no
+ * gateways yet (`attachGateways` adds them). An istiod without its `istio`/`istio-<revision>`
+ * ConfigMap, or with meshConfig we cannot read, is skipped and reported: istiod itself cannot run
+ * that way.
  */
 export function discoverIstioMeshes(index: ClusterIndex, report: ReportProblem): Mesh[] {
   const meshes: Mesh[] = [];

@@ -7,8 +7,8 @@ export const OSM_CONTROLLER = "osm-controller";
 
 /**
  * The OSM meshes of a cluster: one per Deployment named `osm-controller` running an image whose
- * name contains `osm-controller` (API.md §3). The name alone is not enough: other products ship
- * Deployments called that, and the image is what tells us the version.
+ * name contains `osm-controller` (docs/resources.md#discovery). The name alone is not enough: other
+ * products ship Deployments called that, and the image is what tells us the version.
  */
 export function discoverOsmMeshes(index: ClusterIndex): Mesh[] {
   const meshes: Mesh[] = [];

@@ -13,10 +13,11 @@ function isIstioProxy(container: Container): boolean {
 }
 
 /**
- * The sidecar a pod runs (API.md §3), or undefined. Istio: a container whose image is the proxy, or a
- * native-sidecar init container (restartPolicy Always) — not the plain `istio-init` init container,
- * which uses the same image but only sets up iptables — or the injector's status annotation. OSM: an
- * `envoy` container next to the `osm-init` init container. Istio is checked first.
+ * The sidecar a pod runs (docs/resources.md#discovery), or undefined. Istio: a container whose
+ * image is the proxy, or a native-sidecar init container (restartPolicy Always) — not the plain
+ * `istio-init` init container, which uses the same image but only sets up iptables — or the
+ * injector's status annotation. OSM: an `envoy` container next to the `osm-init` init container.
+ * Istio is checked first.
  */
 export function podSidecar(pod: { metadata: { annotations?: StringMap }; spec: PodSpec }): SidecarType | undefined {
   const { containers, initContainers = [] } = pod.spec;

@@ -30,10 +30,11 @@ function sidecarOf(index: ClusterIndex, kind: WorkloadKind, controller: PodContr
 }
 
 /**
- * The Workloads of a cluster (API.md §3): every Deployment, StatefulSet and DaemonSet with a pod that
- * carries a sidecar or, scaled to zero, whose template would be injected. Each joins the mesh its
- * proxy belongs to (`istioMeshFor` / `osmMesh` over `meshes`, sorted by name); a controller whose
- * mesh is not in this cluster is skipped, since nothing here could program its proxy. Sorted by name.
+ * The Workloads of a cluster (docs/resources.md#discovery): every Deployment, StatefulSet and
+ * DaemonSet with a pod that carries a sidecar or, scaled to zero, whose template would be injected.
+ * Each joins the mesh its proxy belongs to (`istioMeshFor` / `osmMesh` over `meshes`, sorted by
+ * name); a controller whose mesh is not in this cluster is skipped, since nothing here could
+ * program its proxy. Sorted by name.
  */
 export function discoverWorkloads(index: ClusterIndex, meshes: readonly Mesh[]): Workload[] {
   const controllers: [WorkloadKind, readonly PodController[]][] = [

@@ -13,7 +13,7 @@ const generatedObject = z.looseObject({
   }),
 });
 
-/** The signed payload of a snapshot (API.md §10). */
+/** The signed payload of a snapshot (docs/pipeline.md#snapshots). */
 export const snapshotPayload = z.strictObject({
   iss: z.string(),
   aud: z.string(),

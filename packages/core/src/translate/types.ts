@@ -36,10 +36,11 @@ export interface KubeObject {
 }
 
 /**
- * What the control plane asks an agent to keep in a shared-trust mesh's `cacerts` (API.md §4, §10):
- * an intermediate for `identity`, issued by the certificate with fingerprint `issuer`, next to a
- * trust bundle of exactly the roots `trustBundle` names. The agent requests a new intermediate
- * through `POST /v1/agent/csr` when what it holds differs or is within `rotateBeforeDays` of expiry.
+ * What the control plane asks an agent to keep in a shared-trust mesh's `cacerts`
+ * (docs/resources.md#virtualmesh and #agent-protocol): an intermediate for `identity`, issued by
+ * the certificate with fingerprint `issuer`, next to a trust bundle of exactly the roots
+ * `trustBundle` names. The agent requests a new intermediate through `POST /v1/agent/csr` when what
+ * it holds differs or is within `rotateBeforeDays` of expiry.
  */
 export interface CertificateDirective {
   mesh: string;

@@ -9,9 +9,9 @@ export interface DestinationSelection {
 }
 
 /**
- * Resolves destination selectors (API.md §2): a list is an OR, an empty or omitted list selects every
- * destination, omitted matcher fields match anything. Explicit refs to services that were not
- * discovered come back in `missing` so the caller can name them in an error.
+ * Resolves destination selectors (docs/resources.md#selectors): a list is an OR, an empty or
+ * omitted list selects every destination, omitted matcher fields match anything. Explicit refs to
+ * services that were not discovered come back in `missing` so the caller can name them in an error.
  */
 export function selectDestinations(model: Model, selectors: readonly DestinationSelector[] | undefined): DestinationSelection {
   if (selectors === undefined || selectors.length === 0) return { matched: [...model.destinations.values()], missing: [] };

@@ -56,10 +56,11 @@ function contribution(spec: TrafficPolicy["spec"], views: readonly View[], ctx: 
 }
 
 /**
- * Errors that depend on where the routes are rendered: unreachable targets, and TLS the servers will
- * refuse — a mode other than ISTIO_MUTUAL breaks federation, and in a mesh with shared trust (STRICT
- * mTLS, API.md §4) the destination's sidecars refuse any client without an Istio certificate. Such a
- * policy is rejected rather than a PeerAuthentication loosened behind the VirtualMesh's back.
+ * Errors that depend on where the routes are rendered: unreachable targets, and TLS the servers
+ * will refuse — a mode other than ISTIO_MUTUAL breaks federation, and in a mesh with shared trust
+ * (STRICT mTLS, docs/resources.md#virtualmesh) the destination's sidecars refuse any client without
+ * an Istio certificate. Such a policy is rejected rather than a PeerAuthentication loosened behind
+ * the VirtualMesh's back.
  */
 function viewErrors(features: TrafficPolicyFeatures, views: readonly View[], ctx: ApplyContext): string[] {
   const errors: string[] = [];
@@ -152,12 +153,13 @@ function commit(state: IstioDestinationState, policy: TrafficPolicy, key: string
  * Applies `ordered` (valid policies selecting `destination`, in acceptance order) to an Istio
  * destination. A policy whose features fail on this destination, or that sets a field an earlier
  * accepted policy set to a different value, is reported through `report` and contributes nothing
- * here (API.md §5: INVALID for that destination only). Decisions are made in order, but a rejected
- * policy's conflicts are listed against everything finally accepted: the list is then the same
- * however the rejected policy was ordered among accepted ones, so re-translating with the statuses
- * this produced reports the same errors. A policy whose calls a VirtualMesh cannot carry yet is held
- * back the same way (federated-calls.ts), as PENDING or FAILED when that is what the VirtualMesh is.
- * Returns the merged state, the accepted policies in order and the held-back ones' states.
+ * here (docs/resources.md#trafficpolicy: INVALID for that destination only). Decisions are made in
+ * order, but a rejected policy's conflicts are listed against everything finally accepted: the list
+ * is then the same however the rejected policy was ordered among accepted ones, so re-translating
+ * with the statuses this produced reports the same errors. A policy whose calls a VirtualMesh
+ * cannot carry yet is held back the same way (federated-calls.ts), as PENDING or FAILED when that
+ * is what the VirtualMesh is. Returns the merged state, the accepted policies in order and the
+ * held-back ones' states.
  */
 export function applyToIstioDestination(
   destination: Destination,

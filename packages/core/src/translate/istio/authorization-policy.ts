@@ -9,9 +9,10 @@ import type { IstioSources } from "./principals";
 export type AccessPolicy = StoredResource<"AccessPolicy">;
 
 /**
- * One AuthorizationPolicy rule for one AccessPolicy on one destination (API.md §6): `from` the
- * resolved sources, `to` the allowed paths, methods and ports. Undefined when the sources resolve to
- * nobody — a rule without `from` would admit everyone.
+ * One AuthorizationPolicy rule for one AccessPolicy on one destination
+ * (docs/resources.md#accesspolicy): `from` the resolved sources, `to` the allowed paths, methods
+ * and ports. Undefined when the sources resolve to nobody — a rule without `from` would admit
+ * everyone.
  */
 export function authorizationRule(policy: AccessPolicy, destination: Destination, sources: IstioSources): Record<string, unknown> | undefined {
   const from = [

@@ -125,16 +125,16 @@ function callerRules(base: ViewBase, input: DestinationRuleInput, model: Model):
 }
 
 /**
- * The DestinationRules of one Istio destination (API.md §5). Locally always: `tls.mode`
- * ISTIO_MUTUAL unless an mtls policy says otherwise, the policies' outlierDetection, connectionPool
- * and loadBalancer, and subsets; it has the Destination as a parent because it exists for the
- * service alone. In meshes it is federated to, only when it says more than the mesh-wide federation
- * rule (`federationDestinationRule`) does — policy fields, or subsets routes there use — because a
- * rule per federated host per mesh is millions of objects in a large tenant and Istio prefers the
- * exact host anyway. Remote subsets are listed by name only: there the endpoints are east-west
- * gateways, which carry no workload labels, and the subset travels in the SNI to the gateway, which
- * picks the labelled subset (see `gatewayDestinationRule`). Fields of policies with a
- * sourceSelector go only where their callers are (`callerRules`).
+ * The DestinationRules of one Istio destination (docs/resources.md#trafficpolicy). Locally always:
+ * `tls.mode` ISTIO_MUTUAL unless an mtls policy says otherwise, the policies' outlierDetection,
+ * connectionPool and loadBalancer, and subsets; it has the Destination as a parent because it
+ * exists for the service alone. In meshes it is federated to, only when it says more than the
+ * mesh-wide federation rule (`federationDestinationRule`) does — policy fields, or subsets routes
+ * there use — because a rule per federated host per mesh is millions of objects in a large tenant
+ * and Istio prefers the exact host anyway. Remote subsets are listed by name only: there the
+ * endpoints are east-west gateways, which carry no workload labels, and the subset travels in the
+ * SNI to the gateway, which picks the labelled subset (see `gatewayDestinationRule`). Fields of
+ * policies with a sourceSelector go only where their callers are (`callerRules`).
  */
 export function destinationRules(input: DestinationRuleInput, views: readonly View[], model: Model, exported: FederatedExport | undefined): Placed[] {
   const out: Placed[] = [];
@@ -200,8 +200,8 @@ export function federationDestinationRule(mesh: Mesh, virtualMesh: VirtualMesh, 
 
 /**
  * On the destination's own cluster, the DestinationRule for its federated host, next to the local
- * ServiceEntry the east-west gateway routes SNI through (API.md §4): same subsets (with labels) and
- * TLS as the service's own rule, visible only to the gateways.
+ * ServiceEntry the east-west gateway routes SNI through (docs/resources.md#virtualmesh): same
+ * subsets (with labels) and TLS as the service's own rule, visible only to the gateways.
  */
 export function gatewayDestinationRule(input: DestinationRuleInput, exported: FederatedExport, model: Model, name: string, namespace: string): ObjectDraft {
   const tls = trafficPolicyOf(input.state.trafficPolicy.value).tls;

@@ -7,8 +7,9 @@ import type { ScopedFields } from "./caller-scopes";
 export type TrafficPolicy = StoredResource<"TrafficPolicy">;
 
 /**
- * The routes policies with equal sourceSelector and httpRequestMatchers share (API.md §5: they
- * share one route). Fields are kept per service port, because route destinations name a port.
+ * The routes policies with equal sourceSelector and httpRequestMatchers share
+ * (docs/resources.md#trafficpolicy: they share one route). Fields are kept per service port,
+ * because route destinations name a port.
  */
 export interface RouteGroup {
   readonly sources: readonly WorkloadSelector[] | undefined;

@@ -43,8 +43,9 @@ function entryPorts(ports: readonly ServicePort[]) {
 
 /**
  * Who may see the gateway-side entry for a federated host: the east-west gateways that route to it.
- * API.md §4 says `["."]`, which is right when the gateways run in the Istio namespace; gateways in
- * their own namespace (a common hardened setup) would not see it, so their namespaces are added.
+ * docs/resources.md#virtualmesh says `["."]`, which is right when the gateways run in the Istio
+ * namespace; gateways in their own namespace (a common hardened setup) would not see it, so their
+ * namespaces are added.
  */
 export function gatewayExportTo(exported: FederatedExport, namespace: string): string[] {
   const namespaces = new Set(exported.gateways.map((g) => (g.namespace === namespace ? "." : g.namespace)));
@@ -52,12 +53,12 @@ export function gatewayExportTo(exported: FederatedExport, namespace: string): s
 }
 
 /**
- * In every mesh a destination is federated to, a ServiceEntry for its federated host (API.md §4):
- * MESH_INTERNAL, the stable virtual IP, one endpoint per east-west gateway address on the gateway's
- * TLS port; resolution STATIC for IPs, DNS as soon as one address is a hostname; `subjectAltNames`
- * the destination's workload identities, so clients verify whom they reach through the gateway.
- * The object is the same in every mesh (up to API version and Istio namespace), so it is built once
- * and shared.
+ * In every mesh a destination is federated to, a ServiceEntry for its federated host
+ * (docs/resources.md#virtualmesh): MESH_INTERNAL, the stable virtual IP, one endpoint per east-west
+ * gateway address on the gateway's TLS port; resolution STATIC for IPs, DNS as soon as one address
+ * is a hostname; `subjectAltNames` the destination's workload identities, so clients verify whom
+ * they reach through the gateway. The object is the same in every mesh (up to API version and Istio
+ * namespace), so it is built once and shared.
  */
 export function remoteServiceEntries(exported: FederatedExport, model: Model, add: (cluster: string, draft: ObjectDraft) => void): void {
   const ports = exported.destination.spec.ports;
@@ -95,12 +96,13 @@ function orUndefined<T>(list: T[]): T[] | undefined {
 
 /**
  * On the destination's own cluster, a ServiceEntry for its federated host with the service's pod
- * IPs and labels (API.md §4): the east-west gateway routes by SNI, and this gives it an
- * `outbound|<port>|<subset>|<federated host>` cluster to route to. Only the gateways see it
- * (`gatewayExportTo`), so local clients keep using the Service. Only pods that speak Istio mTLS are
- * listed, each labelled `security.istio.io/tlsMode: istio` explicitly (`speaksIstioMtls`); the
- * virtual IP is its address too, as Istio requires of an entry with TCP ports. Undefined when no such
- * pod is running: Istio rejects a STATIC entry without endpoints, and there is nothing to route to.
+ * IPs and labels (docs/resources.md#virtualmesh): the east-west gateway routes by SNI, and this
+ * gives it an `outbound|<port>|<subset>|<federated host>` cluster to route to. Only the gateways
+ * see it (`gatewayExportTo`), so local clients keep using the Service. Only pods that speak Istio
+ * mTLS are listed, each labelled `security.istio.io/tlsMode: istio` explicitly (`speaksIstioMtls`);
+ * the virtual IP is its address too, as Istio requires of an entry with TCP ports. Undefined when
+ * no such pod is running: Istio rejects a STATIC entry without endpoints, and there is nothing to
+ * route to.
  */
 export function gatewayServiceEntry(exported: FederatedExport, model: Model, mesh: Mesh): ObjectDraft | undefined {
   const { ports } = exported.destination.spec;
@@ -132,11 +134,12 @@ export function gatewayServiceEntry(exported: FederatedExport, model: Model, mes
 }
 
 /**
- * The Gateway on an east-west gateway of a mesh that exports destinations (API.md §4): its TLS port,
- * AUTO_PASSTHROUGH (the client's mTLS goes through untouched to the pod, routed by SNI), hosts
- * `*.<cluster>.<suffix>` — only this cluster's own federated hosts, so the gateway never relays a
- * caller on to the federated hosts of a third cluster that this mesh itself imports. The port is the
- * gateway's container port, which Istio listens on whatever Service port fronts it.
+ * The Gateway on an east-west gateway of a mesh that exports destinations
+ * (docs/resources.md#virtualmesh): its TLS port, AUTO_PASSTHROUGH (the client's mTLS goes through
+ * untouched to the pod, routed by SNI), hosts `*.<cluster>.<suffix>` — only this cluster's own
+ * federated hosts, so the gateway never relays a caller on to the federated hosts of a third
+ * cluster that this mesh itself imports. The port is the gateway's container port, which Istio
+ * listens on whatever Service port fronts it.
  */
 export function eastWestGateway(member: Membership, gateway: Gateway, model: Model): ObjectDraft {
   const suffix = member.virtualMesh.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX;

@@ -6,10 +6,11 @@ import type { ObjectDraft } from "../output/sink";
 export const GLOBAL_ACCESS_NAME = "global-access-control";
 
 /**
- * globalAccessPolicy ENABLED (API.md §4): an AuthorizationPolicy with an empty spec in the mesh's
- * Istio (root) namespace — it matches nothing, so every workload of the mesh denies what no other
- * ALLOW policy admits — and an allow-all for each of the mesh's gateways, which take traffic from
- * outside the mesh (ingress) or pass mTLS through untouched (east-west) and would otherwise be cut off.
+ * globalAccessPolicy ENABLED (docs/resources.md#virtualmesh): an AuthorizationPolicy with an empty
+ * spec in the mesh's Istio (root) namespace — it matches nothing, so every workload of the mesh
+ * denies what no other ALLOW policy admits — and an allow-all for each of the mesh's gateways,
+ * which take traffic from outside the mesh (ingress) or pass mTLS through untouched (east-west) and
+ * would otherwise be cut off.
  */
 export function globalAccess(member: Membership, model: Model): ObjectDraft[] {
   const { mesh, virtualMesh } = member;

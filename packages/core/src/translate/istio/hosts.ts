@@ -54,9 +54,10 @@ export interface View {
 }
 
 /**
- * Where an Istio destination's routing is rendered: its own cluster, then every mesh it is federated
- * to (API.md §5, "on every cluster whose mesh needs it"). Objects for a federated host live in the
- * remote mesh's Istio namespace, because the service's namespace may not exist there.
+ * Where an Istio destination's routing is rendered: its own cluster, then every mesh it is
+ * federated to (docs/resources.md#trafficpolicy, "on every cluster whose mesh needs it"). Objects
+ * for a federated host live in the remote mesh's Istio namespace, because the service's namespace
+ * may not exist there.
  */
 export function viewsOf(destination: Destination, model: Model, plan: FederationPlan): View[] {
   const local: View = {

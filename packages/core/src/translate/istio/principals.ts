@@ -15,13 +15,14 @@ export function trustDomains(model: Model, cluster: string): string[] {
 }
 
 /**
- * AccessPolicy sources as Istio sees them (API.md §6). No selectors: any authenticated peer
- * (`principals: ["*"]`). Service account refs: `<trustDomain>/ns/<ns>/sa/<sa>` with the trust
- * domain of each mesh in the account's cluster — of every registered cluster when the ref names
- * none (translation re-runs when clusters come and go, so later ones are included). Identity matchers with clusters: principals with
- * those clusters' trust domains and a `*` for what is not pinned down, because only the trust domain
- * tells clusters apart in a SPIFFE identity (meshes sharing one trust domain cannot be told apart).
- * Namespace-only matchers: `source.namespaces`. An empty matcher: any authenticated peer.
+ * AccessPolicy sources as Istio sees them (docs/resources.md#accesspolicy). No selectors: any
+ * authenticated peer (`principals: ["*"]`). Service account refs: `<trustDomain>/ns/<ns>/sa/<sa>`
+ * with the trust domain of each mesh in the account's cluster — of every registered cluster when
+ * the ref names none (translation re-runs when clusters come and go, so later ones are included).
+ * Identity matchers with clusters: principals with those clusters' trust domains and a `*` for what
+ * is not pinned down, because only the trust domain tells clusters apart in a SPIFFE identity
+ * (meshes sharing one trust domain cannot be told apart). Namespace-only matchers:
+ * `source.namespaces`. An empty matcher: any authenticated peer.
  */
 export function istioSources(selectors: readonly IdentitySelector[] | undefined, model: Model): IstioSources {
   if (selectors === undefined || selectors.length === 0) return { principals: ["*"], namespaces: [] };

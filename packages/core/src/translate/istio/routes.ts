@@ -32,14 +32,14 @@ function toService(view: View, port: number): HttpRoute["route"] {
 }
 
 /**
- * The http routes of a destination's VirtualService in one view, most specific first (API.md §5):
- * one route per (group × request matcher × source × port), each match carrying its port. Routes
- * without a trafficShift go to the service itself. When policy routes exist, every HTTP port that no
- * policy route catches entirely gets a final catch-all to the service: a VirtualService's unmatched
- * requests get a 404, and a policy for `/api` must not take the rest of the service offline. Returns
- * no routes when no policy route applies in this view (then there is no VirtualService), and the
- * policies whose routes were rendered *here* — a group whose sources are all in other clusters
- * contributes nothing here and must not be named.
+ * The http routes of a destination's VirtualService in one view, most specific first
+ * (docs/resources.md#trafficpolicy): one route per (group × request matcher × source × port), each
+ * match carrying its port. Routes without a trafficShift go to the service itself. When policy
+ * routes exist, every HTTP port that no policy route catches entirely gets a final catch-all to the
+ * service: a VirtualService's unmatched requests get a 404, and a policy for `/api` must not take
+ * the rest of the service offline. Returns no routes when no policy route applies in this view
+ * (then there is no VirtualService), and the policies whose routes were rendered *here* — a group
+ * whose sources are all in other clusters contributes nothing here and must not be named.
  */
 export function renderRoutes(state: IstioDestinationState, view: View, ctx: RenderContext): { routes: HttpRoute[]; parents: Set<string> } {
   const ranked: (RankedRoute & { route: HttpRoute })[] = [];

@@ -25,10 +25,10 @@ function uriLength(match: HttpMatch): number {
 const count = (record: object | undefined) => (record === undefined ? 0 : Object.keys(record).length);
 
 /**
- * Most specific first (API.md §5), because Istio takes the first route that matches: exact URI,
- * then regex, then prefix, then none; longer URIs first; then more header conditions, more query
- * parameters, more source labels (a source namespace counting as one more), a method before none.
- * Ties go to acceptance order, then port, then the match text.
+ * Most specific first (docs/resources.md#trafficpolicy), because Istio takes the first route that
+ * matches: exact URI, then regex, then prefix, then none; longer URIs first; then more header
+ * conditions, more query parameters, more source labels (a source namespace counting as one more),
+ * a method before none. Ties go to acceptance order, then port, then the match text.
  */
 export function compareSpecificity(a: RankedRoute, b: RankedRoute): number {
   const x = a.match;

@@ -40,8 +40,9 @@ export class SubsetDemands {
 }
 
 /**
- * A destination's subsets (API.md §5): one per discovered label value (`version: [v1, v2]` →
- * `version-v1`, `version-v2`) plus every label set a trafficShift routes to, by name. Sorted by name.
+ * A destination's subsets (docs/resources.md#trafficpolicy): one per discovered label value
+ * (`version: [v1, v2]` → `version-v1`, `version-v2`) plus every label set a trafficShift routes to,
+ * by name. Sorted by name.
  */
 export function subsetsOf(destination: Destination, demands: SubsetDemands): Subset[] {
   const out = new Map<string, Subset>();

@@ -17,9 +17,10 @@ function backendsOf(features: TrafficPolicyFeatures): Split["backends"] | undefi
 }
 
 /**
- * Applies `ordered` policies (valid, acceptance order) to an OSM destination (API.md §5). A policy
- * using anything SMI cannot express is INVALID here, naming each feature. The first accepted
- * trafficShift owns the destination's one TrafficSplit; a later, different one conflicts.
+ * Applies `ordered` policies (valid, acceptance order) to an OSM destination
+ * (docs/resources.md#trafficpolicy). A policy using anything SMI cannot express is INVALID here,
+ * naming each feature. The first accepted trafficShift owns the destination's one TrafficSplit; a
+ * later, different one conflicts.
  */
 export function applyToOsmDestination(
   destination: Destination,

@@ -71,10 +71,10 @@ export function osmPortError(policy: AccessPolicy, destination: Destination): st
 }
 
 /**
- * The SMI objects for one AccessPolicy on one OSM destination (API.md §6): an HTTPRouteGroup with
- * one match per allowed path (all paths when none) carrying the allowed methods (all when none),
- * and a TrafficTarget per destination service account from the source accounts (ports were checked
- * by `osmPortError`). Nothing when no source account resolves.
+ * The SMI objects for one AccessPolicy on one OSM destination (docs/resources.md#accesspolicy): an
+ * HTTPRouteGroup with one match per allowed path (all paths when none) carrying the allowed methods
+ * (all when none), and a TrafficTarget per destination service account from the source accounts
+ * (ports were checked by `osmPortError`). Nothing when no source account resolves.
  */
 export function trafficTargets(policy: AccessPolicy, destination: Destination, destinationAccounts: readonly string[], sources: readonly Account[]): ObjectDraft[] {
   if (sources.length === 0) return [];

@@ -7,8 +7,9 @@ export type OsmSupport = "supported" | { readonly unsupported: string };
 
 /**
  * Every TrafficPolicy feature, decided for OSM. Typed over all of them, so a feature added to the
- * schema does not compile until it is either honoured here or given the words of its error (API.md
- * §5: never silently ignored). trafficShift is honoured within limits shiftErrors reports.
+ * schema does not compile until it is either honoured here or given the words of its error
+ * (docs/resources.md#trafficpolicy: never silently ignored). trafficShift is honoured within limits
+ * shiftErrors reports.
  */
 export const OSM_FEATURES: { readonly [F in keyof TrafficPolicyFeatures]-?: OsmSupport } = {
   trafficShift: "supported",
@@ -40,10 +41,10 @@ function shiftErrors(features: TrafficPolicyFeatures, destination: Destination, 
 }
 
 /**
- * Every part of a TrafficPolicy an OSM destination cannot honour, one error per feature (API.md §5:
- * never silently ignored): features SMI has no field for, request matchers and source selectors
- * (SMI v1alpha2 splits apply to all traffic), and trafficShift subsets, ports or backends outside
- * the destination's cluster and namespace.
+ * Every part of a TrafficPolicy an OSM destination cannot honour, one error per feature
+ * (docs/resources.md#trafficpolicy: never silently ignored): features SMI has no field for, request
+ * matchers and source selectors (SMI v1alpha2 splits apply to all traffic), and trafficShift
+ * subsets, ports or backends outside the destination's cluster and namespace.
  */
 export function osmTrafficErrors(spec: TrafficPolicy["spec"], destination: Destination, model: Model): string[] {
   const errors: string[] = [];

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { compareStrings } from "../compare";
 import { setOwn } from "../../own-keys";
 
-/** Keys that lead every object, in this order; the rest follow sorted (STYLE.md 4). */
+/** Keys that lead every object, in this order; the rest follow sorted (docs/style.md#4-byte-stable-self-describing-output). */
 const LEADING_KEYS = ["apiVersion", "kind", "metadata", "spec"] as const;
 const LEADING = new Set<string>(LEADING_KEYS);
 

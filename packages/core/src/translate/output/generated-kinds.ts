@@ -7,10 +7,10 @@ import { TranslateError } from "../errors";
  * managed objects, and the chart test that holds the agent's RBAC to exactly these resources. The
  * Helm chart's ClusterRole is YAML and cannot import this; its test fails when the two differ.
  *
- * Row order is apply order (API.md §10). Make before break: hosts (ServiceEntry) exist before
- * anything names them, subsets (DestinationRule) before routes use them, clients send mTLS before
- * PeerAuthentication demands it, SMI route groups before the TrafficTargets that name them. Prune
- * runs in the reverse order.
+ * Row order is apply order (docs/agent.md#stages, step 5). Make before break: hosts (ServiceEntry)
+ * exist before anything names them, subsets (DestinationRule) before routes use them, clients send
+ * mTLS before PeerAuthentication demands it, SMI route groups before the TrafficTargets that name
+ * them. Prune runs in the reverse order.
  *
  * `versions` are every version meshplane may write the kind in (Istio's v1 for Istio 1.22 and later,
  * else v1beta1 — see versions.ts); the agent prunes in all of them, so a version missing here would

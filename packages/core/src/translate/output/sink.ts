@@ -7,7 +7,7 @@ import { deepEqual } from "../policy/owned-fields";
 import { GENERATED_KINDS, type GeneratedKind, apiVersionsOf, kindRank } from "./generated-kinds";
 import type { CertificateDirective, ClusterOutput } from "../types";
 
-/** Labels and annotation every generated object carries (API.md §8); the agent prunes by them. */
+/** Labels and annotation every generated object carries (docs/resources.md#generated-objects); the agent prunes by them. */
 export const LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
 export const LABEL_TENANT = "meshplane.dev/tenant";
 export const LABEL_CLUSTER = "meshplane.dev/cluster";
@@ -91,10 +91,11 @@ export class Collector implements DraftSink {
 
 /**
  * Collects the generated objects of every registered cluster and turns them into ClusterOutputs:
- * owner labels and the parents annotation on each object (API.md §8), kind order then namespace then
- * name, canonical key order, a content hash. The same object generated twice (two meshes of one
- * VirtualMesh sharing an Istio namespace) is kept once with the parents merged; two *different*
- * objects under one name are a translator bug and throw TranslateError.
+ * owner labels and the parents annotation on each object (docs/resources.md#generated-objects),
+ * kind order then namespace then name, canonical key order, a content hash. The same object
+ * generated twice (two meshes of one VirtualMesh sharing an Istio namespace) is kept once with the
+ * parents merged; two *different* objects under one name are a translator bug and throw
+ * TranslateError.
  *
  * The sink lives across translations (Translator): units hand in their whole contribution each time
  * (`contribute`), and only what changed since the previous `finish` reaches the clusters

@@ -25,18 +25,19 @@ function atLeast122(version: string): boolean {
 }
 
 /**
- * The Istio API versions to generate for a cluster (API.md §10): `v1` when every Istio control plane
- * in it is 1.22 or newer, else `v1beta1`. With several revisions in one cluster (a canary upgrade)
- * the oldest decides: CRDs are cluster-wide and v1beta1 is served by every supported release, while
- * an older istiod's CRDs may not serve v1. An unreadable version (a digest, `latest`) counts as old
- * for the same reason. `meshes` are the cluster's Istio meshes; none gives v1beta1.
+ * The Istio API versions to generate for a cluster (docs/resources.md#agent-protocol): `v1` when
+ * every Istio control plane in it is 1.22 or newer, else `v1beta1`. With several revisions in one
+ * cluster (a canary upgrade) the oldest decides: CRDs are cluster-wide and v1beta1 is served by
+ * every supported release, while an older istiod's CRDs may not serve v1. An unreadable version (a
+ * digest, `latest`) counts as old for the same reason. `meshes` are the cluster's Istio meshes;
+ * none gives v1beta1.
  */
 export function istioApiVersions(meshes: readonly Mesh[]): IstioApiVersions {
   if (meshes.length === 0) return V1BETA1;
   return meshes.every((mesh) => atLeast122(mesh.spec.version)) ? V1 : V1BETA1;
 }
 
-/** The one version of each SMI group meshplane writes (API.md §10 pins them). */
+/** The one version of each SMI group meshplane writes (docs/resources.md#agent-protocol pins them). */
 export const SMI_API_VERSIONS = {
   split: apiVersionOf("TrafficSplit"),
   access: apiVersionOf("TrafficTarget"),

@@ -13,10 +13,10 @@ function byCreation(a: Policy, b: Policy): number {
 }
 
 /**
- * The order in which policies apply to one destination (API.md §5): those already holding an
- * acceptance number by that number, then the rest by creation time then name. Numbers persist
- * through statuses, so a policy accepted first keeps winning conflicts even when an older policy
- * is created later or renamed into an earlier position.
+ * The order in which policies apply to one destination (docs/resources.md#trafficpolicy): those
+ * already holding an acceptance number by that number, then the rest by creation time then name.
+ * Numbers persist through statuses, so a policy accepted first keeps winning conflicts even when an
+ * older policy is created later or renamed into an earlier position.
  */
 export function acceptanceOrder<P extends Policy>(policies: readonly P[], destination: string): P[] {
   return [...policies].sort((a, b) => {

@@ -63,8 +63,8 @@ export interface AccessUnit {
 }
 
 /**
- * Applies the AccessPolicies selecting one destination (API.md §6), `policies` in name order and
- * `selection` giving each one's sources and validity: Istio destinations get one
+ * Applies the AccessPolicies selecting one destination (docs/resources.md#accesspolicy), `policies`
+ * in name order and `selection` giving each one's sources and validity: Istio destinations get one
  * AuthorizationPolicy with a rule per policy, OSM destinations SMI TrafficTargets and
  * HTTPRouteGroups. Access policies are additive and never conflict, so they carry no acceptance
  * numbers; one with policy-wide errors is applied nowhere.
@@ -99,7 +99,8 @@ export function accessOutcome(p: AccessPolicy, selection: AccessSelection, unitO
 /**
  * Translates the tenant's AccessPolicies (docs/resources.md#accesspolicy): selects each policy's
  * destinations, applies to every selected destination the policies that select it, and hands what
- * they generate there to `sink` as the unit `access/<destination>`. Returns each policy's result by name.
+ * they generate there to `sink` as the unit `access/<destination>`. Returns each policy's result by
+ * name.
  */
 export function translateAccessPolicies(model: Model, sink: OutputSink): Map<string, PolicyResult> {
   const selections = new Map(model.accessPolicies.map((p) => [p.metadata.name, selectAccessPolicy(p, model)]));

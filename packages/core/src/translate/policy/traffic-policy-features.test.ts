@@ -1,8 +1,8 @@
 /**
- * API.md §5: every TrafficPolicy feature the schema accepts is translated for Istio by exactly one
- * decorator, and for OSM either honoured or refused with an error naming it — never accepted and
- * ignored. The features are read from the zod schema itself, so a field added there is checked here
- * without anyone remembering to list it.
+ * docs/resources.md#trafficpolicy: every TrafficPolicy feature the schema accepts is translated for
+ * Istio by exactly one decorator, and for OSM either honoured or refused with an error naming it —
+ * never accepted and ignored. The features are read from the zod schema itself, so a field added
+ * there is checked here without anyone remembering to list it.
  */
 import { describe, expect, it } from "vitest";
 import { type Destination, type Mesh, type StoredResource, type TrafficPolicyFeatures, trafficPolicyFeatures } from "../../api/index";

@@ -31,8 +31,8 @@ function reachingMeshes(destinations: readonly Destination[], model: Model, plan
 export const MAX_STATUS_WORKLOADS = 1000;
 
 /**
- * `status.workloads` (API.md §7): the source workloads the policy's sourceSelector matches among
- * those that can reach its destinations, capped at MAX_STATUS_WORKLOADS with a final
+ * `status.workloads` (docs/resources.md#status): the source workloads the policy's sourceSelector
+ * matches among those that can reach its destinations, capped at MAX_STATUS_WORKLOADS with a final
  * `…and N more`.
  */
 function sourceWorkloads(sources: readonly Workload[], matched: readonly Destination[], model: Model, plan: FederationPlan): string[] {
@@ -99,11 +99,11 @@ export interface TrafficContext {
 }
 
 /**
- * Applies `policies` (those selecting `destination`) to one destination (API.md §5): in acceptance
- * order, Istio destinations through the decorators, OSM destinations into a TrafficSplit. The result
- * depends only on the destination, the world, those policies with their previous acceptance numbers
- * here and — for policies with a sourceSelector — the meshes of their sources, so it can be kept
- * while they stay the same.
+ * Applies `policies` (those selecting `destination`) to one destination
+ * (docs/resources.md#trafficpolicy): in acceptance order, Istio destinations through the
+ * decorators, OSM destinations into a TrafficSplit. The result depends only on the destination, the
+ * world, those policies with their previous acceptance numbers here and — for policies with a
+ * sourceSelector — the meshes of their sources, so it can be kept while they stay the same.
  */
 export function applyTrafficToDestination(destination: Destination, policies: readonly TrafficPolicy[], ctx: TrafficContext): TrafficUnit {
   const { model, plan, valid } = ctx;

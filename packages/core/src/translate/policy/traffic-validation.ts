@@ -25,11 +25,12 @@ function targetErrors(model: Model, where: string, ref: ServiceKey & { port?: nu
 }
 
 /**
- * Errors that make a TrafficPolicy INVALID everywhere (API.md §2, §5): explicit refs — in
- * destinationSelector, trafficShift or mirror — to services that were not discovered, ports they do
- * not have, subsets no backing workload carries. `missing` are the destinationSelector refs the
- * selection did not find. A policy with such errors is applied nowhere: half-applying a canary
- * whose other half is a typo would send traffic somewhere the user did not ask for.
+ * Errors that make a TrafficPolicy INVALID everywhere (docs/resources.md#selectors and
+ * #trafficpolicy): explicit refs — in destinationSelector, trafficShift or mirror — to services
+ * that were not discovered, ports they do not have, subsets no backing workload carries. `missing`
+ * are the destinationSelector refs the selection did not find. A policy with such errors is applied
+ * nowhere: half-applying a canary whose other half is a typo would send traffic somewhere the user
+ * did not ask for.
  */
 export function trafficPolicyErrors(policy: TrafficPolicy, model: Model, missing: readonly string[]): string[] {
   const features = policy.spec.policy;

@@ -10,7 +10,8 @@ function add(map: Errors, key: string, error: string): void {
 }
 
 /**
- * Collects user mistakes while translators carry on (STYLE.md 3). An error is about a resource as a
+ * Collects user mistakes while translators carry on
+ * (docs/style.md#3-user-mistakes-are-reported-bugs-are-thrown). An error is about a resource as a
  * whole, about it on one destination, or (VirtualMesh) about it on one mesh; status building reads
  * them back. Repeated messages collapse, so translators may report the same problem once per port
  * or per cluster without flooding the status. Bugs are not reported: they throw.

@@ -22,13 +22,13 @@ function withErrors<T extends object>(base: T, errors: string[]): T & { errors?:
 }
 
 /**
- * Status of a TrafficPolicy or AccessPolicy (API.md §7). Each selected destination is ACCEPTED or
- * INVALID with its own errors and (TrafficPolicy) acceptance number — or, for a TrafficPolicy whose
- * calls there a VirtualMesh cannot carry yet, PENDING or FAILED as that VirtualMesh is
- * (docs/translation.md). The policy takes its worst destination's state (INVALID > FAILED > PENDING >
- * ACCEPTED), INVALID with policy-wide errors (then it is applied nowhere); ACCEPTED when it selects
- * nothing yet, since destinations may appear later. `clusters`, and FAILED for an output a cluster
- * rejected, come from agent reports, not from here.
+ * Status of a TrafficPolicy or AccessPolicy (docs/resources.md#status). Each selected destination
+ * is ACCEPTED or INVALID with its own errors and (TrafficPolicy) acceptance number — or, for a
+ * TrafficPolicy whose calls there a VirtualMesh cannot carry yet, PENDING or FAILED as that
+ * VirtualMesh is (docs/translation.md). The policy takes its worst destination's state (INVALID >
+ * FAILED > PENDING > ACCEPTED), INVALID with policy-wide errors (then it is applied nowhere);
+ * ACCEPTED when it selects nothing yet, since destinations may appear later. `clusters`, and FAILED
+ * for an output a cluster rejected, come from agent reports, not from here.
  */
 export function policyStatus(policy: Policy, outcome: PolicyOutcome, reporter: Reporter): ResourceStatus {
   const key = resourceKeyOf(policy);
@@ -49,11 +49,12 @@ export function policyStatus(policy: Policy, outcome: PolicyOutcome, reporter: R
 }
 
 /**
- * Status of a VirtualMesh (API.md §4, §7). Each listed mesh is INVALID when it could not join or has
- * errors (a missing east-west gateway, a refused trust domain); with shared trust, PENDING until its
- * agent holds an intermediate from the VirtualMesh's CA and FAILED when the agent says it cannot —
- * ACCEPTED only when trust and federation can work. The VirtualMesh takes its worst mesh's state
- * (INVALID > FAILED > PENDING > ACCEPTED), INVALID with errors of its own.
+ * Status of a VirtualMesh (docs/resources.md#virtualmesh and #status). Each listed mesh is INVALID
+ * when it could not join or has errors (a missing east-west gateway, a refused trust domain); with
+ * shared trust, PENDING until its agent holds an intermediate from the VirtualMesh's CA and FAILED
+ * when the agent says it cannot — ACCEPTED only when trust and federation can work. The VirtualMesh
+ * takes its worst mesh's state (INVALID > FAILED > PENDING > ACCEPTED), INVALID with errors of its
+ * own.
  */
 export function virtualMeshStatus(vm: VirtualMesh, members: ReadonlyMap<string, Membership>, reporter: Reporter, model: Model): ResourceStatus {
   const key = resourceKeyOf(vm);

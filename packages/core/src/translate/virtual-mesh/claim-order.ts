@@ -1,6 +1,7 @@
 /**
- * Which VirtualMesh a mesh belongs to when several name it (API.md §4: at most one). Shared by the
- * translator and by the views that explain its result (packages/core/src/views), so both say the same.
+ * Which VirtualMesh a mesh belongs to when several name it (docs/resources.md#virtualmesh: at most
+ * one). Shared by the translator and by the views that explain its result
+ * (packages/core/src/views), so both say the same.
  */
 import { compareStrings } from "../compare";
 

@@ -132,11 +132,11 @@ function exportingGateways(model: Model, names: Iterable<string>, members: Reado
 }
 
 /**
- * What each VirtualMesh federates (API.md §4): for every selector, the destinations it matches in
- * member meshes go to the member meshes it names (all members when it names none), provided their
- * own mesh has an east-west gateway. Selector refs to unknown services or non-member meshes are
- * errors on the VirtualMesh; the rest of the VirtualMesh still applies, because dropping trust and
- * federation over a typo would cut every cross-cluster call.
+ * What each VirtualMesh federates (docs/resources.md#virtualmesh): for every selector, the
+ * destinations it matches in member meshes go to the member meshes it names (all members when it
+ * names none), provided their own mesh has an east-west gateway. Selector refs to unknown services
+ * or non-member meshes are errors on the VirtualMesh; the rest of the VirtualMesh still applies,
+ * because dropping trust and federation over a typo would cut every cross-cluster call.
  */
 export function planFederation(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter): FederationPlan {
   const targets = collectTargets(model, members, reporter);

@@ -29,10 +29,11 @@ function candidates(model: Model, reporter: Reporter): Map<string, VirtualMesh[]
 }
 
 /**
- * Decides which VirtualMesh each mesh belongs to (API.md §4: at most one; the later is INVALID for
- * it). Two meshes in one Istio namespace (istiod revisions) share the root namespace and the
- * `cacerts` secret, so they must belong to the same VirtualMesh; the one processed later (by mesh
- * name) is refused. Returns mesh name → membership; refusals go to the reporter.
+ * Decides which VirtualMesh each mesh belongs to (docs/resources.md#virtualmesh: at most one; the
+ * later is INVALID for it). Two meshes in one Istio namespace (istiod revisions) share the root
+ * namespace and the `cacerts` secret, so they must belong to the same VirtualMesh; the one
+ * processed later (by mesh name) is refused. Returns mesh name → membership; refusals go to the
+ * reporter.
  */
 export function resolveMemberships(model: Model, reporter: Reporter): Map<string, Membership> {
   const members = new Map<string, Membership>();

@@ -28,11 +28,12 @@ function memberObjects(member: Membership, model: Model, sink: DraftSink, secret
 }
 
 /**
- * The objects VirtualMeshes produce besides routing (API.md §4) that do not belong to one federated
- * destination: per member mesh, trust and access defaults; per receiving mesh, the DestinationRule
- * for all federated hosts; per exporting mesh, the AUTO_PASSTHROUGH Gateway on each of its east-west
- * gateways. Each federated destination's own objects come from `exportObjects`; per-host
- * VirtualServices and DestinationRules come with the destination's routing (traffic-policy.ts).
+ * The objects VirtualMeshes produce besides routing (docs/resources.md#virtualmesh) that do not
+ * belong to one federated destination: per member mesh, trust and access defaults; per receiving
+ * mesh, the DestinationRule for all federated hosts; per exporting mesh, the AUTO_PASSTHROUGH
+ * Gateway on each of its east-west gateways. Each federated destination's own objects come from
+ * `exportObjects`; per-host VirtualServices and DestinationRules come with the destination's
+ * routing (traffic-policy.ts).
  */
 export function sharedVirtualMeshObjects(model: Model, plan: FederationPlan, sink: DraftSink): void {
   const secrets = new Set<string>();
@@ -54,8 +55,8 @@ export function sharedVirtualMeshObjects(model: Model, plan: FederationPlan, sin
 }
 
 /**
- * One federated destination's objects (API.md §4): the ServiceEntry for its host in every mesh it is
- * federated to, and the local one beside its own east-west gateway.
+ * One federated destination's objects (docs/resources.md#virtualmesh): the ServiceEntry for its
+ * host in every mesh it is federated to, and the local one beside its own east-west gateway.
  */
 export function exportObjects(exported: FederatedExport, model: Model, plan: FederationPlan, sink: DraftSink): void {
   remoteServiceEntries(exported, model, (cluster, draft) => sink.add(cluster, draft));

@@ -45,7 +45,8 @@ export function refusalText(mesh: Mesh, refused: readonly string[]): string {
 
 /**
  * Reports, per member mesh, the trust domains of fellow members it would refuse, with the exact
- * setting that fixes it (API.md §4: the VirtualMesh is not ACCEPTED for that mesh until then).
+ * setting that fixes it (docs/shared-trust.md#trust-domains: the VirtualMesh is not ACCEPTED
+ * for that mesh until then).
  * Returns whether any member refuses one.
  */
 export function checkTrustDomains(members: ReadonlyMap<string, Membership>, reporter: Reporter): boolean {

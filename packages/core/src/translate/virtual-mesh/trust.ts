@@ -1,7 +1,7 @@
 import type { CertificateResult } from "../../api/index";
 import type { Membership, VirtualMesh } from "./membership";
 
-/** Root rotation phases (API.md §4); in every one, each member's certificates verify for every other member. */
+/** Root rotation phases (docs/shared-trust.md#rotation); in every one, each member's certificates verify for every other member. */
 export const ROTATION_PHASES = ["STABLE", "ADDING_ROOT", "SWITCHING", "DROPPING"] as const;
 export type RotationPhase = (typeof ROTATION_PHASES)[number];
 
@@ -22,7 +22,7 @@ export interface VirtualMeshTrust {
   phase: RotationPhase;
 }
 
-/** Per member mesh, what its status says of trust (API.md §4). */
+/** Per member mesh, what its status says of trust (docs/shared-trust.md#status). */
 export interface MeshTrustStatus {
   state: "PENDING" | "ISSUED" | "ROTATING" | "FAILED";
   phase?: RotationPhase;

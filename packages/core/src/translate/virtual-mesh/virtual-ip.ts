@@ -16,10 +16,10 @@ function hashed(destination: Destination): number {
 }
 
 /**
- * Stable virtual IPs in 240.0.0.0/4 for federated destinations (API.md §4), from a hash of
- * name/namespace/cluster. Two destinations whose hashes collide would make Istio merge their
- * listeners, so the one later by name takes the next free address: addresses only move on a
- * collision, and the result does not depend on input order. `destinations` sorted by name.
+ * Stable virtual IPs in 240.0.0.0/4 for federated destinations (docs/resources.md#virtualmesh),
+ * from a hash of name/namespace/cluster. Two destinations whose hashes collide would make Istio
+ * merge their listeners, so the one later by name takes the next free address: addresses only move
+ * on a collision, and the result does not depend on input order. `destinations` sorted by name.
  */
 export function allocateVirtualIps(destinations: readonly Destination[]): Map<string, string> {
   const taken = new Set<number>();

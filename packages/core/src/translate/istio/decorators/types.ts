@@ -14,7 +14,7 @@ export interface DecoratorContext {
 }
 
 export interface RouteContext extends DecoratorContext {
-  /** The service port the route matches (one route per port, API.md §5). */
+  /** The service port the route matches (one route per port, docs/resources.md#trafficpolicy). */
   port: number;
 }
 
