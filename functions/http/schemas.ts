@@ -1,11 +1,11 @@
-import { DOCUMENT_SCHEMAS, type UserKind, certificateResult, dnsLabel, labelMap, resourceStatus, storedMetadata } from "@meshplane/core/base";
+import { DOCUMENT_SCHEMAS, TOKEN_ROLES, dnsLabel, labelMap } from "@meshplane/core/base";
 import { z } from "zod";
-import { ROLES } from "../store/index";
 import { DEFAULT_LIMIT, MAX_CONTINUE_CHARS, MAX_LIMIT } from "./pagination";
 
-/** Request and response bodies of the REST API (user resource specs live in core). */
+/** Request bodies and query parameters of the REST API; its response bodies and user resource specs live in core. */
+export { applyResult, bootstrapView, clusterView, listOf, storedDocument, tenantView, tokenInfo } from "@meshplane/core/base";
+
 export const createTenantBody = z.strictObject({ name: dnsLabel });
-export const tenantView = z.object({ id: z.string(), revision: z.number().int(), translatedRevision: z.number().int(), createdAt: z.string() });
 
 const futureIso = z.iso
   .datetime({ offset: true, error: "must be an RFC 3339 date-time such as 2027-01-01T00:00:00Z" })
@@ -13,64 +13,13 @@ const futureIso = z.iso
 export const createTokenBody = z
   .strictObject({
     name: dnsLabel,
-    role: z.enum(ROLES),
+    role: z.enum(TOKEN_ROLES),
     expiresAt: futureIso.optional(),
     ttlDays: z.number().int().min(1, "must be at least 1").max(3650, "must be at most 3650").optional(),
   })
   .refine((b) => !(b.expiresAt && b.ttlDays), { message: "set expiresAt or ttlDays, not both", path: ["ttlDays"] })
   .meta({ not: { required: ["expiresAt", "ttlDays"] } });
-export const tokenInfo = z.object({
-  id: z.string(),
-  name: z.string(),
-  role: z.enum(ROLES),
-  createdAt: z.string(),
-  createdBy: z
-    .discriminatedUnion("kind", [z.object({ kind: z.literal("operator") }), z.object({ kind: z.literal("tenant"), tokenId: z.string() })])
-    .optional()
-    .meta({ description: "who minted the token: the operator (a tenant's first admin token, or recovery), or the tenant's admin token `tokenId`; absent on tokens minted before it was recorded" }),
-  expiresAt: z.string().optional(),
-  lastUsedAt: z.string().optional(),
-});
-
 export const registerClusterBody = z.strictObject({ name: dnsLabel, labels: labelMap.optional() });
-export const clusterView = z.object({
-  name: z.string(),
-  labels: labelMap.optional(),
-  state: z.enum(["pending", "registered"]),
-  createdAt: z.string(),
-  bootstrapExpiresAt: z.string().optional(),
-  lastSeenAt: z.string().optional(),
-  appliedGeneration: z.number().int().optional(),
-  /** Per shared-trust mesh, the `cacerts` its agent last reported: issuer, roots, expiry, or why it failed. */
-  certificates: z.array(certificateResult).optional(),
-});
-export const bootstrapView = z.object({
-  cluster: clusterView,
-  bootstrapToken: z.string(),
-  expiresAt: z.string(),
-  helmInstall: z.string(),
-  /** The same install as chart values (what `meshplane cluster register --install` hands to helm in a 0600 file). */
-  helmValues: z.object({
-    controlPlane: z.object({ url: z.string(), allowInsecure: z.boolean().optional(), pushUrl: z.string().optional() }),
-    cluster: z.object({ name: z.string() }),
-    bootstrap: z.object({ token: z.string() }),
-    trust: z.object({ jwks: z.object({ keys: z.array(z.unknown()) }) }),
-  }),
-});
-
-/** A stored resource of `kind` as the API returns it. */
-export function storedDocument(kind: UserKind) {
-  return DOCUMENT_SCHEMAS[kind].omit({ status: true, metadata: true }).extend({ metadata: storedMetadata, status: resourceStatus });
-}
-
-/** One page of a list; `metadata.continue` is there when more follows. */
-export const listOf = (item: z.ZodType) =>
-  z.object({
-    items: z.array(item),
-    metadata: z.object({
-      continue: z.string().optional().meta({ description: "present when the list goes on: pass it as `?continue=` for the next page" }),
-    }),
-  });
 
 const LIMIT_RANGE = `must be an integer from 1 to ${MAX_LIMIT}`;
 
@@ -116,15 +65,4 @@ export const applyBodyDoc = z.strictObject({
     .min(1, MIN_DOCUMENTS)
     .max(99, MAX_DOCUMENTS)
     .meta({ description: "each kind and name at most once" }),
-});
-export const applyResult = z.object({
-  results: z.array(
-    z.object({
-      kind: z.string(),
-      name: z.string(),
-      action: z.enum(["created", "configured", "unchanged"]),
-      generation: z.number().int(),
-      resourceVersion: z.string(),
-    }),
-  ),
 });

@@ -4,6 +4,7 @@
  * said in one line, and 429 answered by waiting its Retry-After (bounded).
  */
 import { ApiError, createHttpClient } from "@meshplane/core/http-client";
+import type { Item } from "./kinds";
 
 export { ApiError, type FieldError } from "@meshplane/core/http-client";
 
@@ -51,4 +52,19 @@ export function createClient(url: string, token: string, options: { userAgent: s
       }
     },
   };
+}
+
+/** Every item of a list, page after page, following `metadata.continue`. */
+export async function listAll<T = Item>(client: Client, path: string, query = new URLSearchParams()): Promise<T[]> {
+  const items: T[] = [];
+  let next: string | undefined;
+  do {
+    const q = new URLSearchParams(query);
+    if (next !== undefined) q.set("continue", next);
+    const qs = q.toString();
+    const { body } = await client.request<{ items: T[]; metadata?: { continue?: string } }>("GET", `${path}${qs ? `?${qs}` : ""}`);
+    items.push(...body.items);
+    next = body.metadata?.continue;
+  } while (next !== undefined);
+  return items;
 }

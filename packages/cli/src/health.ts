@@ -1,9 +1,15 @@
 /** How each cluster's agent is doing, read from the API: what `cluster list`, `cluster describe` and `check` show. */
 import { type ClusterHealth, type ClusterView, type SnapshotView, readEach } from "@meshplane/core";
-import type { Client } from "./client";
+import { type Client, listAll } from "./client";
 
 export { type ClusterHealth, type ClusterView, type SnapshotView, STALE_AFTER_S, ago, certificateDays, problemsOf, secondsSince } from "@meshplane/core";
 
+/** Every registered cluster, as the API answers `GET /v1/clusters`. */
+export function listClusters(client: Client): Promise<ClusterView[]> {
+  return listAll<ClusterView>(client, "/v1/clusters");
+}
+
+/** One cluster with its sync state (without its objects). */
 export async function healthOf(client: Client, cluster: ClusterView): Promise<ClusterHealth> {
   // Sync state only: the objects are not needed to say how an agent is doing.
   const { body } = await client.request<SnapshotView>("GET", `/v1/clusters/${encodeURIComponent(cluster.name)}/snapshot?objects=false`);

@@ -1,10 +1,10 @@
 /** `token create|list|revoke` (tenant admin) and `tenant create|list|delete` (operator). */
 import type { Command } from "commander";
+import { listAll } from "../client";
 import { UsageError } from "../config";
 import { type Item, text } from "../kinds";
 import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
-import { listAll } from "./resources";
 
 function printList(items: Item[], output: string, columns: [string, (i: Item) => unknown][]): void {
   const streams = streamsOf();
@@ -44,7 +44,7 @@ function createdBy(value: unknown): string | undefined {
 
 export async function listTokens(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string }>(command);
-  const items = await listAll(clientFor(command), "/v1/tokens", new URLSearchParams());
+  const items = await listAll(clientFor(command), "/v1/tokens");
   printList(items, o.output, [["ID", (i) => i.id], ["NAME", (i) => i.name], ["ROLE", (i) => i.role], ["CREATED BY", (i) => createdBy(i.createdBy)], ["EXPIRES", (i) => i.expiresAt], ["LAST USED", (i) => i.lastUsedAt]]);
   return 0;
 }
@@ -69,7 +69,7 @@ export async function createTenant(name: string, _o: unknown, command: Command):
 
 export async function listTenants(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string }>(command);
-  const items = await listAll(clientFor(command), "/v1/tenants", new URLSearchParams());
+  const items = await listAll(clientFor(command), "/v1/tenants");
   printList(items, o.output, [["ID", (i) => i.id], ["REVISION", (i) => i.revision], ["TRANSLATED", (i) => i.translatedRevision], ["CREATED", (i) => i.createdAt]]);
   return 0;
 }

@@ -2,10 +2,9 @@
 import type { Command } from "commander";
 import { ApiError } from "../client";
 import { UsageError, seconds } from "../config";
-import { type ClusterView, certificateDays, healthOfAll, problemsOf } from "../health";
+import { type ClusterView, certificateDays, healthOfAll, listClusters, problemsOf } from "../health";
 import { colours, formatData } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
-import { listAll } from "./resources";
 
 interface Check {
   name: string;
@@ -22,7 +21,7 @@ export async function check(_o: unknown, command: Command): Promise<number> {
   const checks: Check[] = [];
   let clusters: ClusterView[] | undefined;
   try {
-    clusters = (await listAll(client, "/v1/clusters", new URLSearchParams())) as unknown as ClusterView[];
+    clusters = await listClusters(client);
     checks.push({ name: `control plane ${client.url}: reachable and the credential accepted`, ok: true, problems: [] });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

@@ -1,12 +1,11 @@
 /** `cluster register|list|describe|deregister|bootstrap-token`. */
 import type { Command } from "commander";
 import { UsageError } from "../config";
-import { type ClusterView, STALE_AFTER_S, ago, certificateDays, healthOf, healthOfAll, problemsOf, secondsSince } from "../health";
+import { type ClusterView, STALE_AFTER_S, ago, certificateDays, healthOf, healthOfAll, listClusters, problemsOf, secondsSince } from "../health";
 import { type InstallOptions, type InstallPlan, RELEASE, helmInstall, planInstall, waitForAgent } from "../install";
 import { type Item, text } from "../kinds";
 import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
-import { listAll } from "./resources";
 
 interface Bootstrap {
   cluster: Item;
@@ -84,7 +83,7 @@ export async function bootstrapToken(name: string, _o: unknown, command: Command
 export async function list(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string }>(command);
   const client = clientFor(command);
-  const clusters = (await listAll(client, "/v1/clusters", new URLSearchParams())) as unknown as ClusterView[];
+  const clusters = await listClusters(client);
   const streams = streamsOf();
   if (o.output === "name") {
     streams.out.write(clusters.map((c) => `clusters/${c.name}\n`).join(""));

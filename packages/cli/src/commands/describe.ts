@@ -7,14 +7,12 @@
  */
 import { type GeneratedRef, type PlacedObject, type SnapshotObjectView, describeDestination as destinationDescription, generatedBy, reasonsOf } from "@meshplane/core";
 import type { Command } from "commander";
-import type { Client } from "../client";
-import { ApiError } from "../client";
+import { ApiError, type Client, listAll } from "../client";
 import { UsageError } from "../config";
-import { type ClusterView } from "../health";
+import { listClusters } from "../health";
 import { type Item, type Kind, kindOf, text } from "../kinds";
 import { colours, formatData, type Streams } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
-import { listAll } from "./resources";
 
 interface Status {
   state: string;
@@ -28,13 +26,13 @@ type Resource = Item & { kind: string; spec: Record<string, unknown>; status?: S
 const USER_KINDS = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"] as const;
 
 async function userResources(client: Client): Promise<Resource[]> {
-  const lists = await Promise.all(USER_KINDS.map((k) => listAll(client, (kindOf(k) as Kind).path, new URLSearchParams())));
+  const lists = await Promise.all(USER_KINDS.map((k) => listAll(client, (kindOf(k) as Kind).path)));
   return lists.flat() as Resource[];
 }
 
 /** Every cluster's latest snapshot objects, with the cluster each is in. */
 async function snapshotObjects(client: Client): Promise<PlacedObject[]> {
-  const clusters = (await listAll(client, "/v1/clusters", new URLSearchParams())) as unknown as ClusterView[];
+  const clusters = await listClusters(client);
   const out: PlacedObject[] = [];
   for (const c of clusters) {
     const { body } = await client.request<{ objects: SnapshotObjectView[] }>("GET", `/v1/clusters/${encodeURIComponent(c.name)}/snapshot`);

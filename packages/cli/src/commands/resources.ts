@@ -1,6 +1,6 @@
 /** `get`, `apply` and `delete`. */
 import type { Command } from "commander";
-import { ApiError, type Client } from "../client";
+import { ApiError, listAll } from "../client";
 import { UsageError, seconds } from "../config";
 import { type SourceDocument, readDocuments } from "../documents";
 import { type Item, type Kind, kindNames, kindOf, stateOf, text } from "../kinds";
@@ -19,21 +19,6 @@ function kindFor(name: string): Kind {
 }
 
 const nameOf = (item: Item): string => text(item.metadata?.name ?? item.name);
-
-/** Every page of a list, following `metadata.continue`. */
-export async function listAll(client: Client, path: string, query: URLSearchParams): Promise<Item[]> {
-  const items: Item[] = [];
-  let next: string | undefined;
-  do {
-    const q = new URLSearchParams(query);
-    if (next !== undefined) q.set("continue", next);
-    const qs = q.toString();
-    const { body } = await client.request<{ items: Item[]; metadata?: { continue?: string } }>("GET", `${path}${qs ? `?${qs}` : ""}`);
-    items.push(...body.items);
-    next = body.metadata?.continue;
-  } while (next !== undefined);
-  return items;
-}
 
 export function printItems(kind: Kind, items: Item[], output: string, command: { single: boolean }): void {
   const streams = streamsOf();

@@ -110,7 +110,7 @@ describe("problemsOf", () => {
   });
 
   it("reports failed certificates and those expiring within the warning days", () => {
-    const certificates = [
+    const certificates: ClusterView["certificates"] = [
       { mesh: "failed-with-error", state: "failed", notAfter: inDays(1), error: "CSR rejected" },
       { mesh: "failed", state: "failed" },
       { mesh: "soon", state: "issued", notAfter: inDays(6.9) },

@@ -2,15 +2,11 @@
  * How each cluster's agent is doing, as the API reports it: what the CLI's `cluster list`, `cluster
  * describe` and `check` print and what the console's overview shows. Pure: the caller fetches.
  */
-export interface ClusterView {
-  name: string;
-  state: string;
-  labels?: Record<string, string>;
-  createdAt: string;
-  lastSeenAt?: string;
-  appliedGeneration?: number;
-  certificates?: { mesh: string; state: string; notAfter?: string; error?: string }[];
-}
+import type { z } from "zod";
+import type { clusterView } from "../api/responses";
+
+/** A cluster as the API answers it (the response schema's type). */
+export type ClusterView = z.infer<typeof clusterView>;
 
 export interface SnapshotView {
   generation: number;

@@ -1,4 +1,21 @@
-export * from "./describe";
-export * from "./health";
+export {
+  type AccessGrant,
+  type AppliedPolicy,
+  type DestinationDescription,
+  type DestinationView,
+  type FederationRoute,
+  type GeneratedRef,
+  type PlacedObject,
+  type ResourceStatusView,
+  type ResourceView,
+  type SnapshotObjectView,
+  type StatusReasons,
+  describeDestination,
+  generatedBy,
+  generatedRef,
+  parentsOf,
+  reasonsOf,
+} from "./describe";
+export { type ClusterHealth, type ClusterView, type SnapshotView, STALE_AFTER_S, ago, certificateDays, problemsOf, readEach, secondsSince } from "./health";
 export { claimantOf, type Claimant } from "../translate/virtual-mesh/claim-order";
 export { DEFAULT_HOSTNAME_SUFFIX } from "../translate/virtual-mesh/federated-host";
