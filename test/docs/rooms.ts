@@ -52,9 +52,11 @@ const SECTION = "## Where code lives";
 export function roomsTable(markdown: string): Room[] {
   const start = markdown.indexOf(SECTION);
   if (start < 0) throw new Error(`no "${SECTION}" section`);
-  const rows = markdown.slice(start).split("\n").slice(1);
-  const table = rows.slice(rows.findIndex((l) => l.startsWith("|"))).filter((_, i, all) => all.slice(0, i + 1).every((l) => l.startsWith("|")));
-  return table.slice(2).map((line) => {
+  const lines = markdown.slice(start).split("\n");
+  const first = lines.findIndex((l) => l.startsWith("|"));
+  const end = lines.findIndex((l, i) => i > first && !l.startsWith("|"));
+  // The header and the |---| line aside.
+  return lines.slice(first + 2, end < 0 ? undefined : end).map((line) => {
     const cells = cellsOf(line);
     const place = /^`([^`]+)`$/.exec(cells[0]?.trim() ?? "")?.[1];
     if (!place || cells.length !== 3) throw new Error(`not a room row (\`place\` | what | may import): ${line}`);
