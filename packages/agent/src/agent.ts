@@ -1,18 +1,18 @@
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { ControlPlaneClient, ControlPlaneError } from "./control-plane/client";
+import { PushChannel } from "./control-plane/push";
 import { DiscoveryWatch } from "./discovery/discovery-watch";
-import { startHealthServer } from "./observability/health";
-import { Kube } from "./kube/kube";
-import { inClusterAccess, kubeconfigAccess } from "./kube/access";
-import { LeaderElector } from "./loop/leader";
-import { type Logger, createLogger } from "./observability/log";
 import { meshWorkloads } from "./discovery/mesh-workloads";
+import { inClusterAccess, kubeconfigAccess } from "./kube/access";
+import { Kube } from "./kube/kube";
+import { LeaderElector } from "./loop/leader";
+import { type AgentState, StateStore, loadAgentKey, newAgentKey } from "./loop/state";
+import { SyncLoop } from "./loop/sync-loop";
+import { startHealthServer } from "./observability/health";
+import { type Logger, createLogger } from "./observability/log";
 import { Metrics } from "./observability/metrics";
 import type { AgentOptions } from "./options";
-import { type AgentState, StateStore, loadAgentKey, newAgentKey } from "./loop/state";
-import { PushChannel } from "./control-plane/push";
-import { SyncLoop } from "./loop/sync-loop";
 
 export const AGENT_VERSION = "0.1.0";
 

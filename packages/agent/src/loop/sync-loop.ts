@@ -7,10 +7,10 @@ import { newMemory } from "./memory";
 
 /**
  * The agent's loop: poll, then run one cycle of the stages over what the poll brought (runCycle).
- * It owns the memory the cycles share, and the status report still to deliver. Fail static: a snapshot that
- * does not verify, an unreachable control plane or an expired signature applies nothing and leaves
- * the cluster as it was; the reason goes to the log, the metrics and the next status report. The
- * certificate and restart stages fail per mesh and never end a cycle.
+ * It owns the memory the cycles share, and the status report still to deliver. Fail static: a
+ * snapshot that does not verify, an unreachable control plane or an expired signature applies
+ * nothing and leaves the cluster as it was; the reason goes to the log, the metrics and the next
+ * status report. The certificate and restart stages fail per mesh and never end a cycle.
  */
 export class SyncLoop {
   private readonly cell: MemoryCell = { memory: newMemory() };

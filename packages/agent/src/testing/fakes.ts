@@ -161,7 +161,7 @@ export function fakeDeps(kube: KubeClient, client: AgentClient, overrides: Parti
   };
 }
 
-/** A cycle's worth of stage runs over `deps` and `memory` at `now`, as a resync (apply mode "all") unless told otherwise. */
+/** What the stages of one cycle run over: `deps`, the loop's `memory`, the cycle's time and apply mode. */
 export interface StageRun {
   deps: SyncDeps;
   memory: LoopMemory;
@@ -169,6 +169,7 @@ export interface StageRun {
   mode: ApplyMode;
 }
 
+/** A cycle over `deps` and `memory` at `now`, as a resync (apply mode "all") unless told otherwise. */
 export function cycleAt(deps: SyncDeps, memory = newMemory(), now = NOW, mode: ApplyMode = "all"): StageRun {
   return { deps, memory, now, mode };
 }
