@@ -32,35 +32,67 @@ export async function batchGet(doc: DynamoDBDocumentClient, table: string, wante
   return out;
 }
 
-/** Every item a strongly consistent Query answers, following pagination. */
-async function queryAll(doc: DynamoDBDocumentClient, input: Omit<ConstructorParameters<typeof QueryCommand>[0], "ExclusiveStartKey" | "ConsistentRead">): Promise<Record<string, unknown>[]> {
+/** How a Query reads. */
+export interface QueryOptions {
+  /** False: an eventually consistent read, for a list that may lag a write by a moment. Default true (strongly consistent). */
+  consistentRead?: boolean;
+  /** A ProjectionExpression: only these attributes of each item. Default: whole items. */
+  projection?: string;
+}
+
+/**
+ * The key condition of one partition's items under an SK prefix, with its placeholders `:pk` and
+ * `:prefix`. DynamoDB refuses an empty string in a key condition: prefix "" = the whole partition.
+ */
+export function prefixCondition(pk: string, prefix: string): { expression: string; values: Record<string, string> } {
+  return prefix === ""
+    ? { expression: "PK = :pk", values: { ":pk": pk } }
+    : { expression: "PK = :pk AND begins_with(SK, :prefix)", values: { ":pk": pk, ":prefix": prefix } };
+}
+
+type QueryInput = Pick<ConstructorParameters<typeof QueryCommand>[0], "TableName" | "KeyConditionExpression" | "ExpressionAttributeValues">;
+
+/** Every item a Query answers, following pagination. */
+async function queryAll(doc: DynamoDBDocumentClient, input: QueryInput, options: QueryOptions = {}): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start, ConsistentRead: true }));
+    const page = await doc.send(
+      new QueryCommand({
+        ...input,
+        ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+        ExclusiveStartKey: start,
+        ConsistentRead: options.consistentRead ?? true,
+      }),
+    );
     out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
   return out;
 }
 
-/** Every key of a partition (optionally under an SK prefix), following pagination. */
-export async function queryKeys(doc: DynamoDBDocumentClient, table: string, pk: string, skPrefix?: string): Promise<Key[]> {
-  const items = await queryAll(doc, {
-    TableName: table,
-    KeyConditionExpression: skPrefix ? "PK = :pk AND begins_with(SK, :p)" : "PK = :pk",
-    ExpressionAttributeValues: skPrefix ? { ":pk": pk, ":p": skPrefix } : { ":pk": pk },
-    ProjectionExpression: "PK, SK",
-  });
+/** Every key of a partition under an SK prefix (absent or "" = the whole partition), strongly read, following pagination. */
+export async function queryKeys(doc: DynamoDBDocumentClient, table: string, pk: string, skPrefix = ""): Promise<Key[]> {
+  const items = await queryItems(doc, table, pk, skPrefix, { projection: "PK, SK" });
   return items.map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
 }
 
-/** Every item of a partition under an SK prefix, following pagination. */
-export function queryItems(doc: DynamoDBDocumentClient, table: string, pk: string, skPrefix: string): Promise<Record<string, unknown>[]> {
-  return queryAll(doc, { TableName: table, KeyConditionExpression: "PK = :pk AND begins_with(SK, :p)", ExpressionAttributeValues: { ":pk": pk, ":p": skPrefix } });
+/**
+ * Every item of a partition under an SK prefix ("" = the whole partition), in SK order, following
+ * pagination: strongly read and whole unless `options` say otherwise.
+ */
+export function queryItems(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  pk: string,
+  skPrefix: string,
+  options: QueryOptions = {},
+): Promise<Record<string, unknown>[]> {
+  const key = prefixCondition(pk, skPrefix);
+  return queryAll(doc, { TableName: table, KeyConditionExpression: key.expression, ExpressionAttributeValues: key.values }, options);
 }
 
-/** Every item of a partition with an SK from `from` to `to` (inclusive), following pagination. */
+/** Every item of a partition with an SK from `from` to `to` (inclusive), strongly read, following pagination. */
 export function queryItemsBetween(doc: DynamoDBDocumentClient, table: string, pk: string, from: string, to: string): Promise<Record<string, unknown>[]> {
   return queryAll(doc, { TableName: table, KeyConditionExpression: "PK = :pk AND SK BETWEEN :from AND :to", ExpressionAttributeValues: { ":pk": pk, ":from": from, ":to": to } });
 }

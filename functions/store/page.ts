@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { prefixCondition } from "./batch";
 
 /**
  * One page of a list. `next` is where the following page starts (pass it back as `after`);
@@ -96,16 +97,16 @@ export async function readRange<T>(doc: DynamoDBDocumentClient, table: string, r
   let last = range.after === undefined ? undefined : range.prefix + range.after;
   if (last !== undefined && Buffer.byteLength(last) > MAX_SORT_KEY_BYTES) throw new PositionError(`a position of ${Buffer.byteLength(last)} bytes with its prefix`);
   const stopped = (): RangeResult<T> => ({ items, ended: false, after: last?.slice(range.prefix.length) });
+  const key = prefixCondition(range.pk, range.prefix);
   for (;;) {
     if (!budget.mayQuery()) return stopped();
     budget.spendQuery();
     const page = await doc.send(
       new QueryCommand({
         TableName: table,
-        // DynamoDB refuses an empty string in a key condition: no prefix = the whole partition.
-        KeyConditionExpression: range.prefix === "" ? "PK = :pk" : "PK = :pk AND begins_with(SK, :prefix)",
+        KeyConditionExpression: key.expression,
         ...(range.filter ? { FilterExpression: range.filter.expression, ExpressionAttributeNames: range.filter.names } : {}),
-        ExpressionAttributeValues: { ":pk": range.pk, ...(range.prefix === "" ? {} : { ":prefix": range.prefix }), ...range.filter?.values },
+        ExpressionAttributeValues: { ...key.values, ...range.filter?.values },
         ...(last === undefined ? {} : { ExclusiveStartKey: { PK: range.pk, SK: last } }),
         // The whole page's limit, not what is still wanted: with a filter, asking for only what is
         // missing would shrink each query and take many to fill a page. What a query reads past the

@@ -1,5 +1,6 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { TooManyRequestsError } from "../shared/errors";
+import { queryItems } from "./batch";
 import { keys } from "./keys";
 import type { StoreDeps } from "./resources";
 import { TTL_ATTRIBUTE } from "./table";
@@ -59,22 +60,11 @@ export class PushConnectionStore {
   /** The connections a cluster holds, with what each was opened with. */
   async held(tenantId: string, cluster: string): Promise<PushConnection[]> {
     const pk = keys.pushConnection(tenantId, cluster, "").PK;
-    const held: PushConnection[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.deps.doc.send(
-        new QueryCommand({
-          TableName: this.deps.table,
-          KeyConditionExpression: "PK = :pk AND begins_with(SK, :p)",
-          ExpressionAttributeValues: { ":pk": pk, ":p": keys.pushConnectionPrefix },
-          ProjectionExpression: "connectionId, expiresAt, agentKid",
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) held.push({ connectionId: item.connectionId as string, ...grantOf(item) });
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return held;
+    const items = await queryItems(this.deps.doc, this.deps.table, pk, keys.pushConnectionPrefix, {
+      consistentRead: false,
+      projection: "connectionId, expiresAt, agentKid",
+    });
+    return items.map((item) => ({ connectionId: item.connectionId as string, ...grantOf(item) }));
   }
 
   /** The cluster a connection is of, and what it was opened with, if it is known. */

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type Requirement, type ResourceStatus, type StoredResource, type UserDocument, type UserKind, matchesLabels, nextStoredVersion } from "@meshplane/core/base";
 import { ConflictError, NotFoundError, PayloadTooLargeError, PreconditionFailedError } from "../shared/errors";
-import { batchGet } from "./batch";
+import { batchGet, queryItems } from "./batch";
 import { conditionHeld } from "./conditions";
 import { keys, tenantPk } from "./keys";
 import { LABELS_ATTRIBUTE, labelFilter } from "./label-filter";
@@ -113,25 +113,8 @@ export class ResourceStore {
 
   /** All resources of a kind, sorted by name, optionally filtered by a parsed label selector. */
   async list(tenantId: string, kind: UserKind, selector: readonly Requirement[] = []): Promise<StoredResource[]> {
-    const out: StoredResource[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.deps.doc.send(
-        new QueryCommand({
-          TableName: this.deps.table,
-          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-          ExpressionAttributeValues: { ":pk": tenantPk(tenantId), ":prefix": keys.resourcePrefix(kind) },
-          ExclusiveStartKey: start,
-          ConsistentRead: true,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const resource = toResource(item);
-        if (matchesLabels(selector, resource.metadata.labels)) out.push(resource);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await queryItems(this.deps.doc, this.deps.table, tenantPk(tenantId), keys.resourcePrefix(kind));
+    return items.map(toResource).filter((resource) => matchesLabels(selector, resource.metadata.labels));
   }
 
   /**

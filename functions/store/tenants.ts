@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { batchGet, batchWrite, queryItems, queryKeys } from "./batch";
 import { conditionHeld, transactionCancelled } from "./conditions";
@@ -70,15 +70,8 @@ export class TenantStore {
   }
 
   async list(): Promise<Tenant[]> {
-    const ids: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.deps.doc.send(
-        new QueryCommand({ TableName: this.deps.table, KeyConditionExpression: "PK = :pk", ExpressionAttributeValues: { ":pk": keys.tenantIndexPk }, ExclusiveStartKey: start }),
-      );
-      ids.push(...(page.Items ?? []).map((i) => i.SK as string));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const index = await queryItems(this.deps.doc, this.deps.table, keys.tenantIndexPk, "", { consistentRead: false });
+    const ids = index.map((i) => i.SK as string);
     const tenants = await Promise.all(ids.map((id) => this.get(id).catch(() => undefined)));
     return tenants.filter((t): t is Tenant => t !== undefined);
   }
