@@ -9,8 +9,11 @@ import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type CertificateDirective, createCsr, generateKeyPair } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
+import { requestIntermediate } from "../../functions/trust/ca-signer/contract";
+import { inProcessCsrSigner } from "../../functions/trust/ca-signer/in-process";
 import { createCsrSigner } from "../../functions/trust/ca-signer/signer";
 import type { KeyVault } from "../../functions/trust/key-vault";
+import { ConflictError, ForbiddenError } from "../../functions/shared/errors";
 import { createLogger } from "../../functions/shared/logger";
 import { keys } from "../../functions/store/keys";
 import { discoveryOf, registeredAgent } from "../support/agents";
@@ -127,20 +130,44 @@ describe("what the CA signer signs", () => {
 
 /** The signer over the control plane's store and key vault, counting how often a CA key is opened. */
 function countingSigner() {
+  const { deps, counting } = countingDeps();
+  return { signer: createCsrSigner(deps), counting };
+}
+
+/** The signer's dependencies over the control plane's store and key vault, counting how often a CA key is opened. */
+function countingDeps() {
   const vault = cp.worker.authority.vault;
   const counting = { opened: 0 };
   const wrapped: KeyVault = { seal: (p, c) => vault.seal(p, c), open: (s, c) => (counting.opened++, vault.open(s, c)) };
-  const signer = createCsrSigner({
+  const deps = {
     store: cp.store,
     authority: { vault: wrapped, crypto: globalThis.crypto },
     trustedKeys: async () => (await cp.signer.jwks()).keys,
     log: createLogger({}, () => undefined),
     now: () => cp.clock.now,
-  });
-  return { signer, counting };
+  };
+  return { deps, counting };
 }
 
 describe("the CA signer, called as the API calls it", () => {
+  it("checks in order: directive, then replay, then signs and records — a refused directive leaves no record, a replay opens no key", async () => {
+    const { deps, counting } = countingDeps();
+    const signer = inProcessCsrSigner(deps);
+    const csr = await freshCsr();
+    const request = { tenantId: TENANT, cluster: "cluster-1", mesh: meshOf.get("cluster-1") as string, csr };
+    // No directive for another cluster's mesh: refused before the replay check, so nothing is recorded.
+    await expect(requestIntermediate(signer, { ...request, mesh: meshOf.get("cluster-2") as string })).rejects.toBeInstanceOf(ForbiddenError);
+    expect(counting.opened).toBe(0);
+    // The same CSR under its directive: not a replay, signed (the key opened once) and recorded.
+    expect((await requestIntermediate(signer, request)).certChain).toContain("BEGIN CERTIFICATE");
+    expect(counting.opened).toBe(1);
+    // Presented again: refused as a replay before the key is opened.
+    const replay = requestIntermediate(signer, request);
+    await expect(replay).rejects.toBeInstanceOf(ConflictError);
+    await expect(replay).rejects.toThrow("already presented");
+    expect(counting.opened).toBe(1);
+  });
+
   it("refuses a replay before it opens the CA key", async () => {
     const { signer, counting } = countingSigner();
     const request = { tenantId: TENANT, cluster: "cluster-1", mesh: meshOf.get("cluster-1") as string, csr: await freshCsr() };

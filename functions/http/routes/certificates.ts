@@ -1,6 +1,6 @@
 import { PkiError, type StoredResource, ValidationError, csrRequest, csrResponse } from "@meshplane/core/base";
 import { z } from "zod";
-import type { CsrSigner, CsrSigningAnswer } from "../../trust/ca-signer/contract";
+import { type CsrSigner, requestIntermediate } from "../../trust/ca-signer/contract";
 import type { AuthorityDeps } from "../../trust/authority";
 import { rootChangingField, trustView } from "../../trust/ca-record";
 import type { TranslateQueue } from "../../queue/translate-queue";
@@ -28,13 +28,6 @@ async function asClientError<T>(field: string, fn: () => Promise<T>): Promise<T>
     if (!(error instanceof PkiError)) throw error;
     throw new ValidationError(`${field} refused`, [{ path: field, message: error.message }]);
   }
-}
-
-/** The signer's refusal as the API's answer (the signer has logged it). */
-function refusal(answer: Extract<CsrSigningAnswer, { ok: false }>): Error {
-  if (answer.status === 403) return new ForbiddenError(answer.message);
-  if (answer.status === 409) return new ConflictError(answer.message);
-  return new ValidationError(`${answer.field ?? "csr"} refused`, [{ path: answer.field ?? "csr", message: answer.message }]);
 }
 
 /**
@@ -151,9 +144,7 @@ export function certificateRoutes(deps: CertificateDeps): Route[] {
       responses: { 200: { description: "the signed chain and the roots to trust", schema: csrResponse } },
       handler: async (c, { body }) => {
         const { tenantId, cluster } = c.get("agent");
-        const answer = await deps.csrSigner.sign({ tenantId, cluster, mesh: body.mesh, csr: body.csr });
-        if (!answer.ok) throw refusal(answer);
-        return c.json({ certChain: answer.certChain, rootBundle: answer.rootBundle, issuer: answer.issuer, notAfter: answer.notAfter });
+        return c.json(await requestIntermediate(deps.csrSigner, { tenantId, cluster, mesh: body.mesh, csr: body.csr }));
       },
     }),
   ];

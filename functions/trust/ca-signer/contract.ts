@@ -4,8 +4,9 @@
  * calls the same code in-process through this interface (docs/shared-trust.md, "Who can sign").
  * Kept apart from the signer so the API loads neither X.509 nor KMS to speak to it.
  */
-import { csrRequest } from "@meshplane/core/base";
+import { ValidationError, csrRequest, type CsrResponse } from "@meshplane/core/base";
 import { z } from "zod";
+import { ConflictError, ForbiddenError } from "../../shared/errors";
 
 /** One agent's CSR, with the tenant and cluster the API authenticated it as. */
 export const csrSigningRequest = z.strictObject({
@@ -22,4 +23,17 @@ export type CsrSigningAnswer =
 
 export interface CsrSigner {
   sign(request: CsrSigningRequest): Promise<CsrSigningAnswer>;
+}
+
+/**
+ * Asks `signer` to sign one agent's CSR (the API's one call for `POST /v1/agent/csr`): the issued
+ * chain, or the signer's refusal thrown as the API answers it — 403 (no directive for it), 409 (a
+ * replay, or the CA moved on), 400 naming the field. The signer has logged the refusal.
+ */
+export async function requestIntermediate(signer: CsrSigner, request: CsrSigningRequest): Promise<CsrResponse> {
+  const answer = await signer.sign(request);
+  if (answer.ok) return { certChain: answer.certChain, rootBundle: answer.rootBundle, issuer: answer.issuer, notAfter: answer.notAfter };
+  if (answer.status === 403) throw new ForbiddenError(answer.message);
+  if (answer.status === 409) throw new ConflictError(answer.message);
+  throw new ValidationError(`${answer.field ?? "csr"} refused`, [{ path: answer.field ?? "csr", message: answer.message }]);
 }
