@@ -1,7 +1,7 @@
 import { basicConstraintsOf, keyUsageOf } from "./certificate-info";
 import type { WebCrypto } from "./key-algorithms";
 import type { Certificate } from "./pem";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 // Each check returns what is wrong in words, or undefined; callers decide whether that becomes a
 // PkiError naming the certificate (validation) or just `false` (verification).

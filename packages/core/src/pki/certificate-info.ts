@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type Certificate, parseCertificate } from "./pem";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 /** What meshplane needs to know about a certificate to show it, rotate it and compare it. */
 export interface CertificateInfo {

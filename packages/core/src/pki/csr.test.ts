@@ -4,7 +4,7 @@ import { PkiError } from "./errors";
 import { KEY_ALGORITHMS, type WebCryptoKeyPair } from "./key-algorithms";
 import { generateKeyPair } from "./keys";
 import { HAS_OPENSSL, SLOW, SPIFFE_ID, crypto, openssl, opensslText, replaceInPem, tamperPem } from "./test-support";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 const TAG = "CERTIFICATE REQUEST";
 

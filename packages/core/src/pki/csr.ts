@@ -3,7 +3,7 @@ import { PkiError } from "./errors";
 import { CA_KEY_USAGE, checkSpiffeId, subjectName } from "./issuance";
 import { type AcceptedKeyAlgorithm, type WebCrypto, type WebCryptoKeyPair, classifyPublicKey, signingParams } from "./key-algorithms";
 import { decodeSinglePem, toPem } from "./pem";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 const CSR_TAG = "CERTIFICATE REQUEST";
 // Both spellings appear in the wild; OpenSSL still accepts the old "NEW" one.

@@ -1,6 +1,6 @@
 import { PkiError } from "./errors";
 import type { WebCrypto } from "./key-algorithms";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 // Every CA certificate meshplane issues may sign certificates and CRLs; digitalSignature as well, so
 // the same key may also sign non-certificate data (OCSP responses), as common CA profiles allow.

@@ -1,6 +1,6 @@
 import type { webcrypto } from "node:crypto";
 import { PkiError } from "./errors";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 // Core has no DOM lib, so WebCrypto's types come from Node's declaration of the same interfaces.
 // Callers pass `globalThis.crypto`, which Node types as exactly this.

@@ -1,5 +1,5 @@
 import { PkiError } from "./errors";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 export type Certificate = x509.X509Certificate;
 export type PemBlock = { type: string; der: ArrayBuffer };

@@ -3,7 +3,7 @@ import { caExtensions, randomSerialHex, subjectName, validity } from "./issuance
 import { type KeyAlgorithm, type WebCrypto, type WebCryptoKeyPair, signingParams } from "./key-algorithms";
 import { generateKeyPair } from "./keys";
 import { certificatePem } from "./pem";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 // Root → our intermediate (pathLen 0, Istio's CA) → workload certificate: one CA level below the
 // root is all meshplane needs, and the limit keeps a stolen intermediate from minting sub-CAs.

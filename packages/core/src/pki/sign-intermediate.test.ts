@@ -8,7 +8,7 @@ import { generateKeyPair } from "./keys";
 import { type RootCa, createRootCa } from "./root-ca";
 import { type SignIntermediateOptions, signIntermediate } from "./sign-intermediate";
 import { DAY, HAS_OPENSSL, HOUR, NOW, SLOW, SPIFFE_ID, crypto, makeCert, opensslText, opensslVerify, tamperPem } from "./test-support";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 const rootOf = (keyAlgorithm: KeyAlgorithm, ttlDays = 3650) =>
   createRootCa(crypto, { keyAlgorithm, ttlDays, orgName: "tenant-1", commonName: "mesh-a root", now: NOW });

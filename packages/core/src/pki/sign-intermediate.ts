@@ -4,7 +4,7 @@ import { PkiError } from "./errors";
 import { caExtensions, checkSpiffeId, randomSerialHex, subjectName, validity } from "./issuance";
 import { type WebCrypto, type WebCryptoKey, signingParams } from "./key-algorithms";
 import { type Certificate, certificatePem, parseCertificate } from "./pem";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 export interface SignIntermediateOptions {
   /** The agent's CSR (PEM). */

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KeyAlgorithm, type WebCryptoKey, type WebCryptoKeyPair, signingParams } from "./key-algorithms";
 import { generateKeyPair } from "./keys";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 export const crypto = globalThis.crypto;
 /** A fixed clock for every test; certificates are checked against it, never against the real one. */

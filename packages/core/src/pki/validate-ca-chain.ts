@@ -2,7 +2,7 @@ import { caProblem, isSelfSigned, isSignedBy, pathLenProblem, validityProblem } 
 import { PkiError } from "./errors";
 import type { WebCrypto, WebCryptoKey } from "./key-algorithms";
 import { CERTIFICATE_TAG, type Certificate, certificatePem, decodePemBlocks, parseCertificateDer } from "./pem";
-import { x509 } from "./x509";
+import * as x509 from "./x509";
 
 // Real hierarchies are two to four deep; a cap keeps a hostile upload from costing unbounded work.
 const MAX_CHAIN_LENGTH = 8;

@@ -5,4 +5,23 @@
 // oxlint-disable-next-line import/no-unassigned-import -- a polyfill is imported for its effect alone
 import "reflect-metadata";
 
-export * as x509 from "@peculiar/x509";
+// Every pki file imports the library as `import * as x509 from "./x509"`, so it names only what is listed here.
+export {
+  AuthorityKeyIdentifierExtension,
+  BasicConstraintsExtension,
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  Extension,
+  type JsonName,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  Name,
+  PemConverter,
+  Pkcs10CertificateRequest,
+  Pkcs10CertificateRequestGenerator,
+  PublicKey,
+  SubjectAlternativeNameExtension,
+  SubjectKeyIdentifierExtension,
+  X509Certificate,
+  X509CertificateGenerator,
+} from "@peculiar/x509";

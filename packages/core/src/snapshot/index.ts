@@ -1,2 +1,2 @@
-export * from "./payload";
-export * from "./verify";
+export { type SnapshotPayload, SNAPSHOT_TYPE, snapshotAudience, snapshotEtag, snapshotPayload } from "./payload";
+export { type RejectReason, type VerifyOptions, SnapshotRejectedError, verifySnapshot } from "./verify";
