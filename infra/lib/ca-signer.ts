@@ -1,17 +1,15 @@
-import { Duration, type RemovalPolicy } from "aws-cdk-lib";
+import { Duration } from "aws-cdk-lib";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { IKey } from "aws-cdk-lib/aws-kms";
 import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
-import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { FUNCTION_ENTRIES } from "./entries";
-import { MeshplaneFunction } from "./function";
-import { tableAccess } from "./table-access";
+import { type FunctionDefaults, type MeshplaneFunction, stackFunction } from "./function";
+import { CA_CONTEXT } from "./keys";
+import { LEADING_KEYS, tableAccess } from "./table-access";
 
 export interface MeshplaneCaSignerProps {
-  environment: Record<string, string>;
-  logRetention: RetentionDays;
-  removalPolicy: RemovalPolicy;
+  defaults: FunctionDefaults;
   tableArn: string;
   /** Seals the CA keys; the signer may only open them, and only under the CA encryption context. */
   caKey: IKey;
@@ -31,19 +29,16 @@ export class MeshplaneCaSigner extends Construct {
 
   constructor(scope: Construct, id: string, props: MeshplaneCaSignerProps) {
     super(scope, id);
-    this.function = new MeshplaneFunction(this, "Function", {
+    this.function = stackFunction(this, "Function", props.defaults, {
       entry: FUNCTION_ENTRIES.caSigner,
       description: "meshplane CA signer (mesh intermediates; invoked by the API only)",
-      environment: props.environment,
-      logRetention: props.logRetention,
-      removalPolicy: props.removalPolicy,
       // Within the API's own 29 s.
       timeout: Duration.seconds(20),
     });
     // Reads the cluster's published snapshot, the VirtualMesh and its CA; claims each CSR (and gives
     // back the claim of one it then refuses).
-    this.function.addToRolePolicy(tableAccess(props.tableArn, ["GetItem", "Query", "PutItem", "DeleteItem"], ["T#*"]));
-    this.function.addToRolePolicy(new PolicyStatement({ actions: ["kms:Decrypt"], resources: [props.caKey.keyArn], conditions: { StringEquals: { "kms:EncryptionContext:purpose": "meshplane-ca" } } }));
+    this.function.addToRolePolicy(tableAccess(props.tableArn, ["GetItem", "Query", "PutItem", "DeleteItem"], LEADING_KEYS.caSigner));
+    this.function.addToRolePolicy(new PolicyStatement({ actions: ["kms:Decrypt"], resources: [props.caKey.keyArn], conditions: CA_CONTEXT }));
     this.function.addToRolePolicy(new PolicyStatement({ actions: ["kms:GetPublicKey"], resources: [props.signingKey.keyArn] }));
     props.caller.addToRolePolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [this.function.functionArn] }));
     props.caller.addEnvironment("MESHPLANE_CA_SIGNER_FUNCTION", this.function.functionName);

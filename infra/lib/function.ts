@@ -65,3 +65,27 @@ export class MeshplaneFunction extends LambdaFunction {
     });
   }
 }
+
+/** What every function of the stack shares: the environment all of them read, log retention, removal policy. */
+export interface FunctionDefaults {
+  environment: Record<string, string>;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+}
+
+/** A function of the stack: `defaults`, with its own entry, description, extra environment and timeout on top. */
+export function stackFunction(
+  scope: Construct,
+  id: string,
+  defaults: FunctionDefaults,
+  own: { entry: string; description: string; environment?: Record<string, string>; timeout?: Duration },
+): MeshplaneFunction {
+  return new MeshplaneFunction(scope, id, {
+    entry: own.entry,
+    description: own.description,
+    environment: { ...defaults.environment, ...own.environment },
+    logRetention: defaults.logRetention,
+    removalPolicy: defaults.removalPolicy,
+    ...(own.timeout ? { timeout: own.timeout } : {}),
+  });
+}
