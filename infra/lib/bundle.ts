@@ -53,12 +53,12 @@ const zodNamespaceImports: Plugin = {
 const ZOD_NAMED_IMPORT = /^import \{ z \} from "zod";$/gm;
 
 /**
- * packages/core is pure (ARCHITECTURE.md): importing one of its modules does nothing but define
- * exports (x509.ts's polyfill import stays with x509.ts, which keeps it whenever it is used). Saying
- * so lets esbuild drop the core modules a function never uses instead of keeping every module its
- * barrels (`@meshplane/core` and its subpaths) name — the translators, discovery and the YAML parser
- * under it, where a function does not run them. `"sideEffects": false` in packages/core/package.json
- * would say the same.
+ * packages/core is pure (docs/style.md#1-the-core-is-pure-effects-live-at-the-edges): importing one
+ * of its modules does nothing but define exports (x509.ts's polyfill import stays with x509.ts,
+ * which keeps it whenever it is used). Saying so lets esbuild drop the core modules a function
+ * never uses instead of keeping every module its barrels (`@meshplane/core` and its subpaths) name —
+ * the translators, discovery and the YAML parser under it, where a function does not run them.
+ * `"sideEffects": false` in packages/core/package.json would say the same.
  */
 const pureCore: Plugin = {
   name: "pure-core",
