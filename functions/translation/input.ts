@@ -1,11 +1,22 @@
-import type { CertificateResult, Destination, Mesh, StoredResource, Workload } from "@meshplane/core/base";
+/**
+ * One tenant's translation input, assembled in one way for the translate job and for `POST /v1/plan`
+ * alike, so a plan translates what a job would: the stored part (clusters, what their agents
+ * discovered, the user resources with their statuses), then what the agents hold (their `cacerts`)
+ * and the trust of the VirtualMeshes' CAs. Loaded by the API too: nothing here makes or opens a key.
+ */
+import { gunzipSync } from "node:zlib";
+import type { CertificateResult, Destination, Mesh, SnapshotPayload, StoredResource, UserKind, Workload } from "@meshplane/core/base";
 import type { TranslateInput } from "@meshplane/core/translate";
-import type { StoredReport, Store } from "../store/index";
+import { trustInput } from "../trust/ca-record";
+import type { CaRecord, SnapshotHead, StoredReport, Store } from "../store/index";
+
+/** Where each user kind sits in a TranslateInput. */
+export const USER_LISTS = { VirtualMesh: "virtualMeshes", TrafficPolicy: "trafficPolicies", AccessPolicy: "accessPolicies" } as const satisfies Record<UserKind, keyof TranslateInput>;
 
 /**
- * Reads everything one tenant's translation needs: registered clusters, what their agents
- * discovered, and the user resources with their current statuses (which carry acceptance order).
- * The translate worker and `POST /v1/plan` both start here, so a plan translates what a job would.
+ * Reads the stored part of one tenant's input: registered clusters, what their agents discovered,
+ * and the user resources with their current statuses (which carry acceptance order). Without
+ * `certificates` and `trust`, which `completeInput` adds.
  */
 export async function loadTranslateInput(store: Store, tenantId: string): Promise<TranslateInput> {
   const clusters = (await store.clusters.list(tenantId)).map((c) => c.name).sort();
@@ -29,11 +40,34 @@ export async function loadTranslateInput(store: Store, tenantId: string): Promis
   };
 }
 
+/** An input ready to translate, with what it was completed from. */
+export interface CompletedInput {
+  input: TranslateInput;
+  /** The agents' last reports, by cluster (their certificate state is `input.certificates`). */
+  reports: Map<string, StoredReport>;
+  /** The CAs `input.trust` was read from, by VirtualMesh name. */
+  cas: Map<string, CaRecord>;
+}
+
 /**
- * What the agents last said of their `cacerts`, by cluster (TranslateInput.certificates): the worker
- * and `POST /v1/plan` read it the same way, so a plan predicts trust as a job would see it.
+ * Completes the stored part of a tenant's input (`stored`, not changed) with what the agents last
+ * said of their `cacerts`, by cluster (TranslateInput.certificates), and the trust of the CAs that
+ * `authorities` gives for its VirtualMeshes (TranslateInput.trust): the job's makes and moves CAs
+ * (trust/rotation.ts), the plan's only reads them (`keptAuthorities`). Without the CAs and what agents
+ * hold, a plan would predict shared trust as not yet issued (and its PeerAuthentications removed).
  */
-export async function agentCertificates(store: Store, tenantId: string, clusters: readonly string[]): Promise<{ reports: Map<string, StoredReport>; certificates: Record<string, CertificateResult[]> }> {
-  const reports = await store.agents.reports(tenantId, clusters);
-  return { reports, certificates: Object.fromEntries([...reports].map(([cluster, r]) => [cluster, r.certificates ?? []])) };
+export async function completeInput(
+  store: Store,
+  stored: TranslateInput,
+  authorities: (virtualMeshes: readonly StoredResource<"VirtualMesh">[]) => Promise<Map<string, CaRecord>>,
+): Promise<CompletedInput> {
+  const [reports, cas] = await Promise.all([store.agents.reports(stored.tenant, stored.clusters), authorities(stored.virtualMeshes)]);
+  const certificates: Record<string, CertificateResult[]> = Object.fromEntries([...reports].map(([cluster, r]) => [cluster, r.certificates ?? []]));
+  return { input: { ...stored, certificates, trust: trustInput(cas) }, reports, cas };
+}
+
+/** The payload of a snapshot the job published, read back from its stored (gzipped JWS) body. */
+export async function storedPayload(store: Store, tenantId: string, cluster: string, head: SnapshotHead): Promise<SnapshotPayload> {
+  const jws = gunzipSync(await store.snapshots.body(tenantId, cluster, head)).toString();
+  return JSON.parse(Buffer.from(jws.split(".")[1] as string, "base64url").toString()) as SnapshotPayload;
 }

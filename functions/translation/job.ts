@@ -3,10 +3,11 @@ import { translate } from "@meshplane/core/translate";
 import type { TranslateJob } from "../queue/translate-queue";
 import { type Logger, describeError } from "../shared/logger";
 import { NotFoundError } from "../shared/errors";
-import { agentCertificates, loadTranslateInput } from "./input";
+import { completeInput, loadTranslateInput } from "./input";
 import { type PublishDeps, publishCluster } from "./publish";
 import { withClusterStatus } from "./statuses";
-import { advanceRotations, reconcileAuthorities, trustInput } from "../trust/rotation";
+import { trustInput } from "../trust/ca-record";
+import { advanceRotations, reconcileAuthorities } from "../trust/rotation";
 import type { AuthorityDeps } from "../trust/authority";
 import type { WarmInputs } from "./warm-input";
 import type { PushNotifier } from "../push/hub";
@@ -52,12 +53,10 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
   }
   if (tenant.translatedRevision >= job.revision && !job.force) return "skipped";
   const loaded = deps.warm ? await deps.warm.load(tenant) : undefined;
-  const input = loaded?.input ?? (await loadTranslateInput(store, job.tenantId));
+  const stored = loaded?.input ?? (await loadTranslateInput(store, job.tenantId));
   const now = deps.now();
-  const { reports, certificates } = await agentCertificates(store, job.tenantId, input.clusters);
-  input.certificates = certificates;
-  const cas = await reconcileAuthorities(deps, job.tenantId, input.virtualMeshes, now);
-  input.trust = trustInput(cas);
+  // The CAs are made to match the VirtualMeshes first (the plan only reads them).
+  const { input, reports, cas } = await completeInput(store, stored, (virtualMeshes) => reconcileAuthorities(deps, job.tenantId, virtualMeshes, now));
   // A warm tenant's translation redoes only what changed since its last job (core Translator).
   const translator = loaded?.translator;
   const run = (i: typeof input) => (translator ? translator.translate(i) : translate(i));

@@ -10,7 +10,7 @@
  */
 import type { Destination, Mesh, ResourceStatus, StoredResource, UserKind, Workload } from "@meshplane/core/base";
 import { type TranslateInput, Translator } from "@meshplane/core/translate";
-import { loadTranslateInput } from "./input";
+import { USER_LISTS, loadTranslateInput } from "./input";
 import { CHANGE_LOG_SLACK, type Store, type Tenant } from "../store/index";
 
 export interface LoadStats {
@@ -51,8 +51,6 @@ export interface WarmOptions {
 }
 
 export const DEFAULT_WARM: WarmOptions = { maxTenants: 8, maxAgeMs: 15 * 60_000, maxTranslators: 2, now: () => Date.now() };
-
-const USER_LISTS = { VirtualMesh: "virtualMeshes", TrafficPolicy: "trafficPolicies", AccessPolicy: "accessPolicies" } as const;
 
 const itemsOf = (input: TranslateInput): number =>
   input.clusters.length + input.meshes.length + input.workloads.length + input.destinations.length + input.virtualMeshes.length + input.trafficPolicies.length + input.accessPolicies.length;

@@ -62,3 +62,24 @@ export function trustView(record: CaRecord): VirtualMeshTrust {
     phase: record.phase,
   };
 }
+
+/** The translator's view of the CAs (TranslateInput.trust), by VirtualMesh name. */
+export function trustInput(records: ReadonlyMap<string, CaRecord>): Record<string, VirtualMeshTrust> {
+  return Object.fromEntries([...records].map(([name, r]) => [name, trustView(r)]));
+}
+
+/**
+ * The CAs a translate job would translate `virtualMeshes` with, read and not made: each stored one
+ * whose VirtualMesh asks for shared trust and keeps it (same uid), by VirtualMesh name. One the job
+ * would make or replace first is left out, so its meshes' trust reads as pending, as in the job's
+ * first translation.
+ */
+export function keptAuthorities(virtualMeshes: readonly VirtualMesh[], records: readonly CaRecord[]): Map<string, CaRecord> {
+  const byName = new Map(virtualMeshes.map((vm) => [vm.metadata.name, vm]));
+  return new Map(
+    records.flatMap((r) => {
+      const vm = byName.get(r.virtualMesh);
+      return vm?.spec.mtlsConfig?.shared !== undefined && caBelongsTo(r, vm) ? [[r.virtualMesh, r] as const] : [];
+    }),
+  );
+}

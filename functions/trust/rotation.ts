@@ -1,5 +1,5 @@
 import { type StoredResource, resourceKey } from "@meshplane/core/base";
-import { type TranslateInput, type TranslateOutput, type VirtualMeshTrust, certificateReports, inStep } from "@meshplane/core/translate";
+import { type TranslateInput, type TranslateOutput, certificateReports, inStep } from "@meshplane/core/translate";
 import { type AuthorityDeps, newCaRecord, newRootAuthority, pendingSigningKey } from "./authority";
 import { caBelongsTo, currentAuthority, rootKindOf, trustView } from "./ca-record";
 import type { Logger } from "../shared/logger";
@@ -94,11 +94,6 @@ export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, vi
     deps.log.info("CA destroyed", { tenant: tenantId, virtualMesh: name, reason: "VirtualMesh deleted" });
   }
   return out;
-}
-
-/** The translator's view of the CAs (TranslateInput.trust). */
-export function trustInput(records: ReadonlyMap<string, CaRecord>): Record<string, VirtualMeshTrust> {
-  return Object.fromEntries([...records].map(([name, r]) => [name, trustView(r)]));
 }
 
 const NEXT_PHASE = { ADDING_ROOT: "SWITCHING", SWITCHING: "DROPPING", DROPPING: "STABLE" } as const;

@@ -1,7 +1,7 @@
 import { type StoredResource, type TranslateInput, resourceKeyOf } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateDocuments } from "../../functions/http/routes/apply";
-import { PlanInputCache, plannedInput } from "../../functions/http/routes/plan";
+import { PlanInputCache, plannedInput } from "../../functions/translation/plan";
 import { loadTranslateInput } from "../../functions/translation/input";
 import type { WriteResult } from "../../functions/store/index";
 import { discoveryOf, registeredAgent } from "../support/agents";

@@ -1,19 +1,12 @@
-import { gunzipSync } from "node:zlib";
-import type { SnapshotPayload } from "@meshplane/core/base";
 import type { Signer } from "../../signer/signer";
-import type { SnapshotHead, Store } from "../../store/index";
+import type { Store } from "../../store/index";
+import { storedPayload } from "../../translation/input";
 import { type Route, route } from "../route";
 import { snapshotQuery } from "../schemas";
 
 export interface SnapshotDeps {
   store: Store;
   signer: Signer;
-}
-
-/** The payload of a stored snapshot (the control plane reads its own signed bytes back). */
-export async function storedPayload(store: Store, tenantId: string, cluster: string, head: SnapshotHead): Promise<SnapshotPayload> {
-  const jws = gunzipSync(await store.snapshots.body(tenantId, cluster, head)).toString();
-  return JSON.parse(Buffer.from(jws.split(".")[1] as string, "base64url").toString()) as SnapshotPayload;
 }
 
 /** JWKS and what a cluster gets. */
