@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS } from "../http/middleware/rate-limit";
+import { DEFAULT_LIMITS } from "../http/middleware/rate-limiter";
 import { readEnv } from "./env";
 
 /** The least environment readEnv accepts, with `MESHPLANE_RATE_LIMITS` set to `value`. */

@@ -1,5 +1,5 @@
 import type { AppDeps } from "../http/app";
-import { DEFAULT_LIMITS, type RateClass, type RateLimit } from "../http/middleware/rate-limit";
+import { DEFAULT_LIMITS, type RateClass, type RateLimit } from "../http/middleware/rate-limiter";
 import type { Env } from "./env";
 import type { CsrSigner } from "../trust/ca-signer/contract";
 import type { CaSignerDeps } from "../trust/ca-signer/signer";

@@ -11,6 +11,11 @@ export interface AppVariables {
   tenantId: string;
   /** Set only for agent routes, from a verified agent JWT. */
   agent: AgentIdentity;
+  /**
+   * The turn lane the request waits in, picked from what it was verified as before (refusals.ts),
+   * read by the concurrency limit (concurrency.ts); absent, the lane is its credential's.
+   */
+  turnLane?: string;
 }
 
 export type AppEnv = { Variables: AppVariables };

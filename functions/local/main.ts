@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { createApp } from "../http/app";
 import { inProcessCsrSigner } from "../trust/ca-signer/in-process";
-import { SINGLE_PROCESS_SHARING } from "../http/middleware/rate-limit";
+import { SINGLE_PROCESS_SHARING } from "../http/middleware/concurrency";
 import { readEnv } from "../entries/env";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { createRuntime } from "../entries/runtime";

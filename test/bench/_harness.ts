@@ -7,7 +7,7 @@ import { DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { serve } from "@hono/node-server";
 import { type AppDeps, createApp } from "../../functions/http/app";
-import { SINGLE_PROCESS_SHARING } from "../../functions/http/middleware/rate-limit";
+import { SINGLE_PROCESS_SHARING } from "../../functions/http/middleware/concurrency";
 import { startDynamoLocal } from "../../functions/local/dynamo-local";
 import { startSqsLocal } from "../../functions/local/sqs-local";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";

@@ -8,7 +8,7 @@
  */
 import { cpus } from "node:os";
 import { FIRST_RECONNECT_SPREAD_MS, snapshotEtag } from "@meshplane/core";
-import { FREE_POLLS } from "../../functions/http/middleware/rate-limit";
+import { FREE_POLLS } from "../../functions/http/middleware/rate-limiter";
 import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { benchPlane, expectStatus } from "./_harness";
 

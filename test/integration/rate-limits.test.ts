@@ -11,7 +11,7 @@ import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { snapshotEtag } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../functions/http/app";
-import { DEFAULT_LIMITS, type RateClass, type RateLimit, RateLimiter } from "../../functions/http/middleware/rate-limit";
+import { DEFAULT_LIMITS, type RateClass, type RateLimit, RateLimiter } from "../../functions/http/middleware/rate-limiter";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
 import { createLogger } from "../../functions/shared/logger";
 import { createDocumentClient } from "../../functions/store/client";

@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AppEnv } from "../context";
-import { DEFAULT_LIMITS, RateLimiter, fairTurns, inFlightLimit, refuseExhausted, sourceOf } from "./rate-limit";
+import { fairTurns, inFlightLimit } from "./concurrency";
+import { DEFAULT_LIMITS, RateLimiter } from "./rate-limiter";
+import { refuseExhausted } from "./refusals";
 import type { RateLimitStore } from "../../store/rate-limits";
 
 describe("in-flight limit per credential", () => {
@@ -178,23 +180,5 @@ describe("turn lanes for credentials not yet verified", () => {
     }
     expect((await Promise.all(calls)).map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(peak).toBe(1);
-  });
-});
-
-/** What sourceOf makes of a request with this adapter environment. */
-const sourceFor = async (env: unknown) => {
-  const app = new Hono<AppEnv>();
-  app.get("/", (c) => c.text(sourceOf(c)));
-  return (await app.request("/", {}, env as never)).text();
-};
-
-describe("the source of a request", () => {
-  it("is API Gateway's sourceIp, or the socket's address; an IPv6 address by its /64, an IPv4-mapped one as IPv4", async () => {
-    expect(await sourceFor({ requestContext: { http: { sourceIp: "203.0.113.9" } } })).toBe("203.0.113.9");
-    expect(await sourceFor({ incoming: { socket: { remoteAddress: "::ffff:127.0.0.1" } } })).toBe("127.0.0.1");
-    expect(await sourceFor({ requestContext: { http: { sourceIp: "2001:DB8:0:12::1" } } })).toBe("2001:db8:0:12::/64");
-    expect(await sourceFor({ requestContext: { http: { sourceIp: "2001:db8:0:12:aaaa:bbbb:cccc:dddd" } } })).toBe("2001:db8:0:12::/64");
-    expect(await sourceFor({ requestContext: { http: { sourceIp: "::1" } } })).toBe("0:0:0:0::/64");
-    expect(await sourceFor(undefined)).toBe("unknown");
   });
 });
