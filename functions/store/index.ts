@@ -45,7 +45,6 @@ export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; 
 export type { Cluster, Bootstrap } from "./clusters";
 export type { Tenant } from "./tenants";
 export type { Principal, Role, TokenInfo } from "./tokens";
-export { ROLES } from "./tokens";
 export type { WriteResult, DocumentWrite } from "./resources";
 export type { ClusterHead, SnapshotHead } from "./snapshots";
 export type { StoredReport } from "./agents";

@@ -1,4 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { TOKEN_ROLES } from "@meshplane/core/base";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newId, newSecret } from "../shared/secrets";
 import { queryItems } from "./batch";
@@ -8,8 +9,8 @@ import type { Page, PageRequest } from "./page";
 import type { StoreDeps } from "./resources";
 import { TTL_ATTRIBUTE } from "./table";
 
-export const ROLES = ["admin", "editor", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
+/** A token's role: the roles are core's (docs/api.md, "Credentials and roles"). */
+export type Role = (typeof TOKEN_ROLES)[number];
 
 /**
  * Who minted a token: the operator (a tenant's first admin token, or recovery through
