@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { HeaderDoc, Route } from "./route";
+import { type HeaderDoc, type Route, pathParameterNames } from "./route";
 
 const problemSchema = {
   type: "object",
@@ -48,7 +48,8 @@ function errorResponses(route: Route): Record<string, unknown> {
 }
 
 function parameters(route: Route): unknown[] {
-  const params: unknown[] = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+  const declared = route.params ? ((jsonSchema(route.params, "input") as { properties?: Record<string, unknown> }).properties ?? {}) : {};
+  const params: unknown[] = pathParameterNames(route.path).map((name) => ({ name, in: "path", required: true, schema: declared[name] ?? { type: "string" } }));
   if (route.query) {
     const schema = jsonSchema(route.query, "input") as { properties?: Record<string, unknown> };
     for (const [name, s] of Object.entries(schema.properties ?? {})) params.push({ name, in: "query", required: false, schema: s });

@@ -38,6 +38,8 @@ export interface Route {
    */
   bodyDoc?: z.ZodType;
   query?: z.ZodType;
+  /** The path parameters (an object schema with one string field per `{name}` of `path`). */
+  params?: z.ZodType;
   /** Body size limit; 1 MiB unless a route needs more. */
   maxBodyBytes?: number;
   headers?: Record<string, string | HeaderDoc>;
@@ -45,26 +47,39 @@ export interface Route {
   handle: (c: Context<AppEnv>) => Promise<Response>;
 }
 
-interface Input<B, Q> {
+interface Input<B, Q, P> {
   body: B;
   query: Q;
+  params: P;
 }
 
-/** Declares a route whose handler receives its body and query already parsed by their schemas. */
-export function route<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown>(
-  def: Omit<Route, "handle" | "body" | "query"> & {
+/** The names of the parameters in an OpenAPI path: `/v1/x/{name}` → `["name"]`. */
+export const pathParameterNames = (path: string): string[] => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+
+/**
+ * Declares a route whose handler receives its path parameters, body and query already parsed by
+ * their schemas (400 naming the field: `path.name`, `query.limit`, `metadata.name`). A route whose
+ * path has parameters declares them all in `params`; throws at definition otherwise.
+ */
+export function route<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown, P extends z.ZodType = z.ZodUnknown>(
+  def: Omit<Route, "handle" | "body" | "query" | "params"> & {
     body?: B;
     query?: Q;
-    handler: (c: Context<AppEnv>, input: Input<z.infer<B>, z.infer<Q>>) => Promise<Response>;
+    params?: P;
+    handler: (c: Context<AppEnv>, input: Input<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<Response>;
   },
 ): Route {
   const { handler, ...rest } = def;
+  const names = pathParameterNames(def.path);
+  const declared = Object.keys((def.params as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
+  if (names.join() !== declared.join()) throw new Error(`${def.method.toUpperCase()} ${def.path}: params must declare exactly ${names.join(", ") || "nothing"}, in order; it declares ${declared.join(", ") || "nothing"}`);
   return {
     ...rest,
     handle: async (c) => {
+      const params = def.params ? parseOrThrow(def.params, c.req.param(), "path parameters", "path") : undefined;
       const body = def.body ? await readBody(c, def.body, def.bodyTypes ?? ["application/json"]) : undefined;
       const query = def.query ? parseOrThrow(def.query, c.req.query(), "query", "query") : undefined;
-      return handler(c, { body: body as z.infer<B>, query: query as z.infer<Q> });
+      return handler(c, { body: body as z.infer<B>, query: query as z.infer<Q>, params: params as z.infer<P> });
     },
   };
 }

@@ -2,8 +2,15 @@ import { DOCUMENT_SCHEMAS, TOKEN_ROLES, dnsLabel, labelMap } from "@meshplane/co
 import { z } from "zod";
 import { DEFAULT_LIMIT, MAX_CONTINUE_CHARS, MAX_LIMIT } from "./pagination";
 
-/** Request bodies and query parameters of the REST API; its response bodies and user resource specs live in core. */
+/** Request bodies, query and path parameters of the REST API; its response bodies and user resource specs live in core. */
 export { applyResult, bootstrapView, clusterView, listOf, storedDocument, tenantView, tokenInfo } from "@meshplane/core/base";
+
+/**
+ * Path parameters. Each takes any one segment, as the router matches it: a name or id that matches
+ * nothing stored is the store's 404, so a stricter schema here would turn today's 404 into a 400.
+ */
+export const nameParams = z.object({ name: z.string() });
+export const idParams = z.object({ id: z.string() });
 
 export const createTenantBody = z.strictObject({ name: dnsLabel });
 

@@ -4,7 +4,7 @@ import type { Cluster, Store } from "../../store/index";
 import { enqueueTranslate } from "../enqueue";
 import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
-import { bootstrapView, clusterView, listOf, listQuery, registerClusterBody } from "../schemas";
+import { bootstrapView, clusterView, listOf, listQuery, nameParams, registerClusterBody } from "../schemas";
 
 export interface ClusterDeps {
   store: Store;
@@ -84,9 +84,9 @@ export function clusterRoutes(deps: ClusterDeps) {
     }),
     route({
       method: "get", path: "/v1/clusters/{name}", tag: "clusters", access: "viewer", summary: "Get a cluster, with its shared-trust meshes' certificate state",
+      params: nameParams,
       responses: { 200: { description: "the cluster", schema: clusterView } },
-      handler: async (c) => {
-        const name = c.req.param("name") as string;
+      handler: async (c, { params: { name } }) => {
         const cluster = await store.clusters.get(c.get("tenantId"), name);
         // The trust side of the cluster view: each shared-trust mesh's cacerts as its agent reported it.
         return c.json(withCertificates(cluster, (await store.agents.reports(c.get("tenantId"), [name])).get(name)?.certificates));
@@ -95,9 +95,9 @@ export function clusterRoutes(deps: ClusterDeps) {
     route({
       method: "post", path: "/v1/clusters/{name}/bootstrap-token", tag: "clusters", access: "admin",
       summary: "Issue a new bootstrap token for a cluster (the previous one stops working)",
+      params: nameParams,
       responses: { 201: { description: "issued", schema: bootstrapView } },
-      handler: async (c) => {
-        const name = c.req.param("name") as string;
+      handler: async (c, { params: { name } }) => {
         const bootstrap = await store.clusters.rotateBootstrap(c.get("tenantId"), name, deps.now());
         const cluster = await store.clusters.get(c.get("tenantId"), name);
         return c.json(await bootstrapResponse(cluster, bootstrap.token, bootstrap.expiresAt, c.req.url), 201);
@@ -106,10 +106,11 @@ export function clusterRoutes(deps: ClusterDeps) {
     route({
       method: "delete", path: "/v1/clusters/{name}", tag: "clusters", access: "admin",
       summary: "Deregister a cluster and forget what was discovered in it",
+      params: nameParams,
       responses: { 204: { description: "deregistered" } },
-      handler: async (c) => {
-        const revision = await store.clusters.deregister(c.get("tenantId"), c.req.param("name") as string);
-        c.get("log").info("cluster deregistered", { cluster: c.req.param("name") });
+      handler: async (c, { params: { name } }) => {
+        const revision = await store.clusters.deregister(c.get("tenantId"), name);
+        c.get("log").info("cluster deregistered", { cluster: name });
         await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), revision);
         return c.body(null, 204);
       },

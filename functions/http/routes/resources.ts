@@ -15,7 +15,7 @@ import type { AppEnv } from "../context";
 import { enqueueTranslate } from "../enqueue";
 import { listPage, namePosition } from "../pagination";
 import { type Route, route } from "../route";
-import { labelSelectorQuery, listOf, storedDocument } from "../schemas";
+import { labelSelectorQuery, listOf, nameParams, storedDocument } from "../schemas";
 import { guardRootChange } from "./certificates";
 
 export interface ResourceDeps {
@@ -76,16 +76,17 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
     }),
     route({
       method: "get", path: `${base}/{name}`, tag: kind, access: "viewer", summary: `Get a ${kind}`,
+      params: nameParams,
       responses: { 200: { description: "the resource", schema: item } },
-      handler: async (c) => respond(c, await store.resources.get(c.get("tenantId"), kind, c.req.param("name") as string)),
+      handler: async (c, { params }) => respond(c, await store.resources.get(c.get("tenantId"), kind, params.name)),
     }),
     route({
       method: "put", path: `${base}/{name}`, tag: kind, access: "editor", body,
       summary: `Replace a ${kind}; If-Match (or metadata.resourceVersion) makes it conditional (412 when stale)`,
       headers: { "If-Match": { description: "resourceVersion the change is based on", pattern: IF_MATCH } },
+      params: nameParams,
       responses: { 200: { description: "replaced", schema: item } },
-      handler: async (c, { body: doc }) => {
-        const name = c.req.param("name") as string;
+      handler: async (c, { body: doc, params: { name } }) => {
         if (doc.metadata.name !== name) {
           throw new ValidationError("invalid request body", [{ path: "metadata.name", message: `must match the name in the path (${name})` }]);
         }
@@ -99,9 +100,10 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
     route({
       method: "delete", path: `${base}/{name}`, tag: kind, access: "editor", summary: `Delete a ${kind}`,
       headers: { "If-Match": { description: "resourceVersion the deletion is based on", pattern: IF_MATCH } },
+      params: nameParams,
       responses: { 200: { description: "deleted; the body is the resource as it was", schema: item } },
-      handler: async (c) => {
-        const result = await store.resources.delete(c.get("tenantId"), kind, c.req.param("name") as string, parseIfMatch(c.req.header("if-match")));
+      handler: async (c, { params }) => {
+        const result = await store.resources.delete(c.get("tenantId"), kind, params.name, parseIfMatch(c.req.header("if-match")));
         await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), result.revision);
         return c.json(result.resource);
       },

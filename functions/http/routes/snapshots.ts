@@ -2,7 +2,7 @@ import type { Signer } from "../../signer/signer";
 import type { Store } from "../../store/index";
 import { storedPayload } from "../../translation/input";
 import { type Route, route } from "../route";
-import { snapshotQuery } from "../schemas";
+import { nameParams, snapshotQuery } from "../schemas";
 
 export interface SnapshotDeps {
   store: Store;
@@ -22,11 +22,11 @@ export function snapshotRoutes(deps: SnapshotDeps): Route[] {
     route({
       method: "get", path: "/v1/clusters/{name}/snapshot", tag: "clusters", access: "viewer",
       summary: "What the cluster gets: objects, generation, the generation its agent applied, sync state (objects=false: all but the objects)",
+      params: nameParams,
       query: snapshotQuery,
       responses: { 200: { description: "the snapshot" } },
-      handler: async (c, { query }) => {
+      handler: async (c, { query, params: { name } }) => {
         const tenantId = c.get("tenantId");
-        const name = c.req.param("name") as string;
         await store.clusters.get(tenantId, name);
         const head = await store.snapshots.head(tenantId, name, true);
         const report = (await store.agents.reports(tenantId, [name])).get(name);

@@ -2,7 +2,7 @@ import type { Store } from "../../store/index";
 import type { Tenant } from "../../store/index";
 import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
-import { createTenantBody, createTokenBody, listOf, listQuery, tenantView, tokenInfo } from "../schemas";
+import { createTenantBody, createTokenBody, idParams, listOf, listQuery, tenantView, tokenInfo } from "../schemas";
 import { tokenExpiry } from "./tokens";
 
 const view = (t: Tenant) => ({ id: t.id, revision: t.revision, translatedRevision: t.translatedRevision, createdAt: t.createdAt });
@@ -35,16 +35,18 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
     }),
     route({
       method: "get", path: "/v1/tenants/{id}", tag: "tenants", access: "operator", summary: "Get a tenant",
+      params: idParams,
       responses: { 200: { description: "the tenant", schema: tenantView } },
-      handler: async (c) => c.json(view(await store.tenants.get(c.req.param("id") as string))),
+      handler: async (c, { params }) => c.json(view(await store.tenants.get(params.id))),
     }),
     route({
       method: "post", path: "/v1/tenants/{id}/tokens", tag: "tenants", access: "operator",
       summary: "Mint a token for a tenant (recovery when its admins are locked out); the secret is shown only this once",
+      params: idParams,
       body: createTokenBody,
       responses: { 201: { description: "created", schema: tokenInfo.extend({ token: tokenInfo.shape.id }) }, 404: { description: "no such tenant" } },
-      handler: async (c, { body }) => {
-        const tenantId = c.req.param("id") as string;
+      handler: async (c, { body, params }) => {
+        const tenantId = params.id;
         const now = deps.now();
         const expiresAt = tokenExpiry(body, now);
         const { token, info } = await store.tokens.create(tenantId, { name: body.name, role: body.role, createdBy: { kind: "operator" }, ...(expiresAt ? { expiresAt } : {}) }, now.toISOString());
@@ -56,9 +58,10 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
     route({
       method: "delete", path: "/v1/tenants/{id}", tag: "tenants", access: "operator",
       summary: "Delete a tenant with all its tokens, clusters and resources",
+      params: idParams,
       responses: { 204: { description: "deleted" } },
-      handler: async (c) => {
-        const tenantId = c.req.param("id") as string;
+      handler: async (c, { params }) => {
+        const tenantId = params.id;
         const removed = await store.tenants.delete(tenantId);
         // An audit record: who removed which tenant, and what went with it (counts, never a secret or hash).
         c.get("log").info("audit: operator deleted a tenant", { audit: true, tenantId, operatorTokenId: c.get("principal").tokenId, ...removed });

@@ -1,7 +1,7 @@
 import type { Store } from "../../store/index";
 import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
-import { createTokenBody, listOf, listQuery, tokenInfo } from "../schemas";
+import { createTokenBody, idParams, listOf, listQuery, tokenInfo } from "../schemas";
 import { ValidationError } from "@meshplane/core/base";
 import type { z } from "zod";
 
@@ -52,10 +52,11 @@ export function tokenRoutes(deps: { store: Store; now: () => Date }) {
     }),
     route({
       method: "delete", path: "/v1/tokens/{id}", tag: "tokens", access: "admin", summary: "Revoke a token at once",
+      params: idParams,
       responses: { 204: { description: "revoked" }, 404: { description: "no such token" }, 409: { description: "the tenant's last valid admin token" } },
-      handler: async (c) => {
-        await store.tokens.revoke(c.get("tenantId"), c.req.param("id") as string, deps.now());
-        c.get("log").info("token revoked", { tokenId: c.req.param("id") });
+      handler: async (c, { params: { id } }) => {
+        await store.tokens.revoke(c.get("tenantId"), id, deps.now());
+        c.get("log").info("token revoked", { tokenId: id });
         return c.body(null, 204);
       },
     }),
