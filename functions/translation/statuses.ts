@@ -34,7 +34,7 @@ function objectsByParent(outputs: Record<string, ClusterOutput>): Map<string, Ma
  * Adds `status.clusters` to the translator's statuses from the agents' last reports: per cluster
  * where the resource produced objects, the generation published, whether the agent has applied it,
  * and the cluster's error text for any of those objects it rejected. A resource whose output a
- * cluster rejected becomes FAILED (API.md §7); INVALID stays INVALID.
+ * cluster rejected becomes FAILED (docs/resources.md#status); INVALID stays INVALID.
  */
 export function withClusterStatus(
   statuses: Record<ResourceKey, ResourceStatus>,

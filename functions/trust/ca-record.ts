@@ -33,7 +33,7 @@ export function rootChangingField(before: Pick<VirtualMesh, "spec">, after: Pick
   return rootKindOf(before) === rootKindOf(after) ? undefined : "spec.mtlsConfig.shared.rootCertificateAuthority";
 }
 
-/** The authority that signs now, and the roots to trust now, per rotation phase (API.md §4). */
+/** The authority that signs now, and the roots to trust now, per rotation phase (docs/shared-trust.md#rotation). */
 export function currentAuthority(record: CaRecord): { signing: Authority | undefined; bundle: Authority[] } {
   const [first, second] = record.authorities;
   switch (record.phase) {

@@ -53,7 +53,7 @@ async function switchRootKind(deps: TrustDeps, tenantId: string, record: CaRecor
 }
 
 /**
- * Makes the CAs match the VirtualMeshes (API.md §4): one per VirtualMesh with shared trust, made
+ * Makes the CAs match the VirtualMeshes (docs/shared-trust.md): one per VirtualMesh with shared trust, made
  * when missing (or when the VirtualMesh was re-created), moved in phases to the other kind of root
  * when the VirtualMesh switches between a generated root and its own, destroyed — sealed keys and
  * the CSRs it signed included — when its VirtualMesh is gone; a generated root due for rotation gets
@@ -99,7 +99,7 @@ export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, vi
 const NEXT_PHASE = { ADDING_ROOT: "SWITCHING", SWITCHING: "DROPPING", DROPPING: "STABLE" } as const;
 
 /**
- * Moves root rotations on (API.md §4): a phase ends when every member mesh of the VirtualMesh holds
+ * Moves root rotations on (docs/shared-trust.md#rotation): a phase ends when every member mesh of the VirtualMesh holds
  * what the phase asks for (its agent's report is in step), so no mesh is ever more than one phase
  * behind and every member's certificates keep verifying everywhere. Returns whether any CA moved.
  */

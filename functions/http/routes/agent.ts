@@ -32,7 +32,7 @@ function checkPoint(key: PublicEcJwk): void {
   }
 }
 
-/** The agent protocol (API.md §10): register, pull the snapshot, report discovery and status. */
+/** The agent protocol (docs/pipeline.md#the-agent-protocol): register, pull the snapshot, report discovery and status. */
 export function agentRoutes(deps: AgentDeps): Route[] {
   const { store } = deps;
   return [

@@ -80,7 +80,10 @@ export async function guardRootChange(store: Store, tenantId: string, principal:
 
 const caInfo = z.object({ virtualMesh: z.string(), kind: z.string(), state: z.string(), phase: z.string(), trustBundle: z.array(z.string()) }).loose();
 
-/** The VirtualMesh CA endpoints (API.md §4, §9) and the agent's `POST /v1/agent/csr` (§10). */
+/**
+ * The VirtualMesh CA endpoints (docs/shared-trust.md; docs/api.md#endpoints) and the agent's
+ * `POST /v1/agent/csr` (docs/pipeline.md#the-agent-protocol).
+ */
 export function certificateRoutes(deps: CertificateDeps): Route[] {
   const { store } = deps;
   return [
