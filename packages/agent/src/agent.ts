@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
-import { ControlPlaneClient, ControlPlaneError } from "./control-plane/client";
+import { ApiError } from "@meshplane/core/http-client";
+import { ControlPlaneClient } from "./control-plane/client";
 import { PushChannel } from "./control-plane/push";
 import { DiscoveryWatch } from "./discovery/discovery-watch";
 import { meshWorkloads } from "./discovery/mesh-workloads";
@@ -58,7 +59,7 @@ async function ensureRegistered(options: AgentOptions, store: StateStore, state:
     log.info("registered with the control plane", { tenant, cluster, incarnation });
     return state;
   } catch (error) {
-    if (error instanceof ControlPlaneError && error.status === 401) {
+    if (error instanceof ApiError && error.status === 401) {
       throw new Error("the bootstrap token was refused (already used or expired): issue a new one with POST /v1/clusters/<name>/bootstrap-token and update the agent's bootstrap Secret", { cause: error });
     }
     throw error;

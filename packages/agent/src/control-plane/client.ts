@@ -1,24 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { type CsrRequest, type CsrResponse, type DiscoveryReport, type RegisterResponse, type StatusReport, MAX_AGENT_TOKEN_SECONDS, csrResponse, registerResponse, snapshotEtag } from "@meshplane/core";
+import { ApiError, retryAfterSeconds } from "@meshplane/core/http-client";
 import type { z } from "zod";
 import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint } from "jose";
 
-/** An HTTP answer the agent could not use; `status` 0 = the network failed. */
-export class ControlPlaneError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    /** For 429 and 503: how long the control plane asked to be left alone (`Retry-After`), in ms. */
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-}
+/** The longest `Retry-After` the agent honours: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
 
-/** `Retry-After` in seconds (the control plane never sends a date), capped at an hour; undefined if absent or bad. */
-function retryAfterOf(res: Response): number | undefined {
-  const seconds = Number(res.headers.get("retry-after") ?? Number.NaN);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 3600) * 1000 : undefined;
+/**
+ * An answer the agent could not use is core's ApiError (`status` 0: the network failed), as for the
+ * CLI and the console; for 429 and 503 it carries how long the control plane asked to be left alone
+ * (`Retry-After`, at most an hour).
+ */
+function refusal(status: number, message: string, res?: Response): ApiError {
+  const seconds = res === undefined ? undefined : retryAfterSeconds(res.headers);
+  return new ApiError(status, message, [], { retryAfterSeconds: seconds === undefined ? undefined : Math.min(seconds, MAX_RETRY_AFTER_SECONDS) });
 }
 
 export interface AgentKey {
@@ -48,7 +44,7 @@ export class ControlPlaneClient {
    * Registers the agent's public key with a one-time bootstrap token. Answers the tenant, the
    * cluster and the cluster's incarnation (undefined: a cluster created before incarnations), which
    * the agent keeps and requires in every snapshot's audience. An answer that does not match the
-   * protocol is a ControlPlaneError 502.
+   * protocol is a ApiError 502.
    */
   static async register(url: string, bootstrapToken: string, publicJwk: JWK, agentVersion: string, doFetch: typeof fetch = fetch): Promise<RegisterResponse> {
     const res = await call(doFetch, `${url}/v1/agent/register`, {
@@ -108,7 +104,7 @@ export class ControlPlaneClient {
   /**
    * Asks the control plane to sign a mesh's intermediate CA (docs/pipeline.md#the-agent-protocol): only the CSR is sent, never
    * a key. The answer is parsed here, at the boundary; one that does not match the protocol is a
-   * ControlPlaneError 502 (what a gateway says of an upstream answer it cannot use), as is a refusal
+   * ApiError 502 (what a gateway says of an upstream answer it cannot use), as is a refusal
    * with the control plane's own status.
    */
   async csr(request: CsrRequest): Promise<CsrResponse> {
@@ -131,13 +127,13 @@ export class ControlPlaneClient {
 
 /**
  * Parses a control-plane answer at the boundary; one that does not match the protocol is a
- * ControlPlaneError 502 (what a gateway says of an upstream answer it cannot use).
+ * ApiError 502 (what a gateway says of an upstream answer it cannot use).
  */
 function answerOf<T>(schema: z.ZodType<T>, what: string, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ControlPlaneError(502, `${what}: the answer does not match the protocol (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`);
+    throw refusal(502, `${what}: the answer does not match the protocol (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`);
   }
   return parsed.data;
 }
@@ -147,11 +143,11 @@ async function call(doFetch: typeof fetch, url: string, init: RequestInit, ok: n
   try {
     res = await doFetch(url, init);
   } catch (error) {
-    throw new ControlPlaneError(0, `control plane unreachable: ${(error as Error).message}`);
+    throw refusal(0, `control plane unreachable: ${(error as Error).message}`);
   }
   if (!res.ok && !ok.includes(res.status)) {
     const text = await res.text().catch(() => "");
-    throw new ControlPlaneError(res.status, `${init.method ?? "GET"} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 500)}`, retryAfterOf(res));
+    throw refusal(res.status, `${init.method ?? "GET"} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 500)}`, res);
   }
   return res;
 }

@@ -1,6 +1,7 @@
 import type { KubeObject, StatusReport } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
-import { ControlPlaneError, type SnapshotAnswer } from "../control-plane/client";
+import { ApiError } from "@meshplane/core/http-client";
+import type { SnapshotAnswer } from "../control-plane/client";
 import { type Call, DAY, FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps, snapshotSigner } from "../testing/fakes";
 import { SyncLoop } from "./sync-loop";
 
@@ -84,11 +85,11 @@ describe("the sync loop", () => {
 
   it("over its budget (429), waits at least as long as the control plane's Retry-After, and backs off otherwise", async () => {
     const kube = new FakeKube();
-    let error: Error = new ControlPlaneError(429, "GET /v1/agent/snapshot: 429", 45_000);
+    let error: Error = new ApiError(429, "GET /v1/agent/snapshot: 429", [], { retryAfterSeconds: 45 });
     const client = { csr: async () => ({ certificateChain: "" }), snapshot: async () => Promise.reject(error), status: async () => ({ changed: false }) };
     const loop = new SyncLoop(fakeDeps(kube, client as never, { pollIntervalMs: 15_000 }));
     for (let i = 0; i < 3; i++) expect(await loop.cycle()).toBeGreaterThanOrEqual(45_000);
-    error = new ControlPlaneError(503, "GET /v1/agent/snapshot: 503");
+    error = new ApiError(503, "GET /v1/agent/snapshot: 503");
     expect(await loop.cycle()).toBeLessThanOrEqual(60_000);
     expect(kube.writes()).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { SnapshotRejectedError, type StatusReport } from "@meshplane/core";
 import { backoffMs, jitteredMs } from "../backoff";
-import { ControlPlaneError } from "../control-plane/client";
+import { ApiError } from "@meshplane/core/http-client";
 import { type MemoryCell, runCycle } from "./cycle";
 import type { SyncDeps } from "./deps";
 import { newMemory } from "./memory";
@@ -53,16 +53,16 @@ export class SyncLoop {
       await this.flushReport().catch(() => undefined);
       return this.interval();
     }
-    if (error instanceof ControlPlaneError && error.status === 401) {
+    if (error instanceof ApiError && error.status === 401) {
       deps.metrics.syncError("unauthorized");
       deps.log.error("the control plane rejected this agent's credential: issue a new bootstrap token (POST /v1/clusters/<name>/bootstrap-token), put it in the bootstrap Secret and delete the meshplane-agent-state Secret to register again", { detail: error.message });
     } else {
-      deps.metrics.syncError(error instanceof ControlPlaneError ? "control-plane" : "internal");
+      deps.metrics.syncError(error instanceof ApiError ? "control-plane" : "internal");
       deps.log.error("sync failed; the cluster is left as it was", { detail: (error as Error).message });
     }
     const backoff = backoffMs(this.failures, { baseMs: 1000, capMs: Math.max(60_000, deps.pollIntervalMs) });
     // Over its budget (429) the control plane says when to come back: never sooner.
-    return error instanceof ControlPlaneError && error.retryAfterMs !== undefined ? Math.max(backoff, error.retryAfterMs) : backoff;
+    return error instanceof ApiError && error.retryAfterSeconds !== undefined ? Math.max(backoff, error.retryAfterSeconds * 1000) : backoff;
   }
 
   /** Sends a status report, or keeps it (the control plane is unreachable) to send first thing next cycle. */

@@ -8,7 +8,7 @@ import {
 } from "@meshplane/core";
 import { CompactSign, type JWK, exportJWK, generateKeyPair } from "jose";
 import type { AgentClient } from "../control-plane/client";
-import { ControlPlaneError } from "../control-plane/client";
+import { ApiError } from "@meshplane/core/http-client";
 import type { WorkloadRef } from "../discovery/mesh-workloads";
 import { KubeError } from "../kube/failure";
 import type { KubeClient, ObjectRef } from "../kube/kube";
@@ -125,7 +125,7 @@ export class FakeControlPlane implements AgentClient {
 
   async csr(request: CsrRequest): Promise<CsrResponse> {
     this.requests.push(request);
-    if (this.refuse.has(request.mesh)) throw new ControlPlaneError(403, `POST /v1/agent/csr: 403 mesh ${request.mesh} has no certificate directive for this cluster`);
+    if (this.refuse.has(request.mesh)) throw new ApiError(403, `POST /v1/agent/csr: 403 mesh ${request.mesh} has no certificate directive for this cluster`);
     const spiffeId = this.identities[request.mesh] as string;
     const { certPem } = await signIntermediate(crypto, { csrPem: request.csr, issuer: { certPem: this.signer.certPem, privateKey: this.signer.keyPair.privateKey }, spiffeId, ttlDays: 365, now: this.now });
     const answer = { certChain: `${certPem}${this.signer.certPem}`, rootBundle: this.roots.join(""), issuer: fingerprintSha256(this.signer.certPem), notAfter: certificateInfo(certPem).notAfter.toISOString() };
