@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { discover, groupClusterObjects, snapshotAudience, verifySnapshot } from "@meshplane/core";
 import { type CryptoKey, type JWK, exportJWK, generateKeyPair, importJWK } from "jose";
 import { parseAllDocuments } from "yaml";
-import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
+import { ControlPlaneClient } from "@meshplane/agent";
 
 interface Saved {
   url: string;
