@@ -50,6 +50,7 @@ export interface DiscoveryChange {
   workloads: boolean;
 }
 
+/** What `WorldBuilder.update` found: the same world, a fresh one, or one whose discovery changed. */
 export type WorldChange = { kind: "same" } | { kind: "fresh" } | { kind: "discovery"; change: DiscoveryChange };
 
 function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {

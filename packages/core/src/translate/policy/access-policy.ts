@@ -48,6 +48,7 @@ export interface AccessSelection {
   sources: IstioSources;
 }
 
+/** Selects one AccessPolicy's destinations and Istio sources, and finds its policy-wide errors (refs to services not discovered, to clusters without a mesh). */
 export function selectAccessPolicy(policy: AccessPolicy, model: Model): AccessSelection {
   const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
   const errors = [...missing.map((ref) => `destinationSelector: service ${ref} ${model.missing(ref)}`), ...identityErrors(policy.spec.sourceSelector, model)];
