@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import type { Principal } from "../store/index";
 import type { AgentIdentity } from "../auth/agent-jwt";
 import type { Logger } from "../shared/logger";
@@ -19,3 +20,8 @@ export interface AppVariables {
 }
 
 export type AppEnv = { Variables: AppVariables };
+
+/** A use case's deps for this request: the route's `deps` with the request's logger (its lines carry the request id). */
+export function withLog<D extends object>(c: Context<AppEnv>, deps: D): D & { log: Logger } {
+  return { ...deps, log: c.get("log") };
+}

@@ -63,7 +63,7 @@ export const discoveredQuery = z.strictObject({
 
 const MIN_DOCUMENTS = "must contain at least one document";
 const MAX_DOCUMENTS = "at most 99 documents per request";
-/** Parsed as a list of anything; each document is then checked against its kind's schema (routes/apply.ts). */
+/** Parsed as a list of anything; each document is then checked against its kind's schema (functions/intent/documents.ts). */
 export const applyBody = z.strictObject({ documents: z.array(z.unknown()).min(1, MIN_DOCUMENTS).max(99, MAX_DOCUMENTS) });
 /** `applyBody` as the document describes it: every document one of the user kinds, each `(kind, name)` once. */
 export const applyBodyDoc = z.strictObject({

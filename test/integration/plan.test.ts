@@ -1,6 +1,6 @@
 import { type StoredResource, type TranslateInput, resourceKeyOf } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { validateDocuments } from "../../functions/http/routes/apply";
+import { validateDocuments } from "../../functions/intent/documents";
 import { PlanInputCache, plannedInput } from "../../functions/translation/plan";
 import { loadTranslateInput } from "../../functions/translation/input";
 import type { WriteResult } from "../../functions/store/index";

@@ -1,5 +1,6 @@
 import { destination, mesh, workload } from "@meshplane/core/base";
 import { z } from "zod";
+import { discoveredPage } from "../../clusters/views";
 import type { DiscoveredKind } from "../../store/discovered";
 import type { Store } from "../../store/index";
 import { listPage, namePosition } from "../pagination";
@@ -15,7 +16,7 @@ const COLLECTIONS: { kind: DiscoveredKind; path: string; schema: typeof mesh | t
 /** Where a page of discovered objects ends: a cluster, and a name in it (absent = before its first). */
 const position = z.strictObject({ cluster: namePosition, name: namePosition.optional() });
 
-/** Read-only views of what the agents discovered, filterable by cluster, namespace and mesh. */
+/** Read-only views of what the agents discovered, filterable by cluster, namespace and mesh (functions/clusters/views.ts). */
 export function discoveredRoutes(deps: { store: Store }): Route[] {
   return COLLECTIONS.map(({ kind, path, schema }) =>
     route({
@@ -27,12 +28,7 @@ export function discoveredRoutes(deps: { store: Store }): Route[] {
         const { cluster, namespace, mesh: inMesh } = query;
         const filter = { ...(cluster ? { cluster } : {}), ...(namespace ? { namespace } : {}), ...(inMesh ? { mesh: inMesh } : {}) };
         const scope = ["discovered", tenantId, kind, cluster ?? null, namespace ?? null, inMesh ?? null];
-        return c.json(
-          await listPage(query, scope, position, async (request) => {
-            const clusters = (await deps.store.clusters.list(tenantId)).map((cl) => cl.name);
-            return deps.store.discovered.page(tenantId, clusters, kind, filter, request);
-          }),
-        );
+        return c.json(await listPage(query, scope, position, (request) => discoveredPage(deps, tenantId, kind, filter, request)));
       },
     }),
   );

@@ -3,7 +3,7 @@ import type { Store } from "../../store/index";
 import { PlanInputCache, planWrites } from "../../translation/plan";
 import { DOCUMENT_BODY_TYPES, type Route, route } from "../route";
 import { applyBody, applyBodyDoc } from "../schemas";
-import { validateDocuments } from "./apply";
+import { validateDocuments } from "../../intent/documents";
 
 export interface PlanDeps {
   store: Store;

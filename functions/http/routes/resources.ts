@@ -9,20 +9,13 @@ import {
   parseLabelSelector,
 } from "@meshplane/core/base";
 import type { Context } from "hono";
-import type { TranslateQueue } from "../../queue/translate-queue";
-import type { Store } from "../../store/index";
-import type { AppEnv } from "../context";
-import { enqueueTranslate } from "../enqueue";
+import { type IntentDeps, createResource, deleteResource, replaceResource } from "../../intent/write";
+import { type AppEnv, withLog } from "../context";
 import { listPage, namePosition } from "../pagination";
 import { type Route, route } from "../route";
 import { labelSelectorQuery, listOf, nameParams, storedDocument } from "../schemas";
-import { guardRootChange } from "./certificates";
 
-export interface ResourceDeps {
-  store: Store;
-  queue: TranslateQueue;
-  now: () => Date;
-}
+export type ResourceDeps = Omit<IntentDeps, "log">;
 
 /** What an `If-Match` may be: one entity tag, quoted or not, weak or not, or `*`; the document says the same. */
 export const IF_MATCH = /^\s*(?:W\/)?"?([^"\s]+)"?\s*$/;
@@ -38,6 +31,14 @@ export function parseIfMatch(header: string | undefined): string | undefined {
 function respond(c: Context<AppEnv>, resource: StoredResource, status: 200 | 201 = 200): Response {
   c.header("etag", `"${resource.metadata.resourceVersion}"`);
   return c.json(resource, status);
+}
+
+/** The body of a PUT, which must name the resource of its path. */
+function namedAs<D extends { metadata: { name: string } }>(doc: D, name: string): D {
+  if (doc.metadata.name !== name) {
+    throw new ValidationError("invalid request body", [{ path: "metadata.name", message: `must match the name in the path (${name})` }]);
+  }
+  return doc;
 }
 
 /** Parses `labelSelector` or fails naming the query parameter. */
@@ -68,11 +69,7 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
     route({
       method: "post", path: base, tag: kind, access: "editor", summary: `Create a ${kind}`, body,
       responses: { 201: { description: "created", schema: item } },
-      handler: async (c, { body: doc }) => {
-        const [result] = await store.resources.write(c.get("tenantId"), [{ doc: doc as UserDocument, mode: "create" }], deps.now().toISOString());
-        await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), result?.revision);
-        return respond(c, (result as { resource: StoredResource }).resource, 201);
-      },
+      handler: async (c, { body: doc }) => respond(c, await createResource(withLog(c, deps), c.get("tenantId"), doc as UserDocument), 201),
     }),
     route({
       method: "get", path: `${base}/{name}`, tag: kind, access: "viewer", summary: `Get a ${kind}`,
@@ -86,15 +83,10 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
       headers: { "If-Match": { description: "resourceVersion the change is based on", pattern: IF_MATCH } },
       params: nameParams,
       responses: { 200: { description: "replaced", schema: item } },
-      handler: async (c, { body: doc, params: { name } }) => {
-        if (doc.metadata.name !== name) {
-          throw new ValidationError("invalid request body", [{ path: "metadata.name", message: `must match the name in the path (${name})` }]);
-        }
-        const ifMatch = parseIfMatch(c.req.header("if-match")) ?? doc.metadata.resourceVersion;
-        const write = await guardRootChange(store, c.get("tenantId"), c.get("principal"), { doc: doc as UserDocument, mode: "replace", ...(ifMatch !== undefined ? { ifMatch } : {}) });
-        const [result] = await store.resources.write(c.get("tenantId"), [write], deps.now().toISOString());
-        await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), result?.revision);
-        return respond(c, (result as { resource: StoredResource }).resource);
+      handler: async (c, { body: sent, params: { name } }) => {
+        const doc = namedAs(sent, name) as UserDocument;
+        const ifMatch = parseIfMatch(c.req.header("if-match"));
+        return respond(c, await replaceResource(withLog(c, deps), c.get("tenantId"), c.get("principal"), doc, ifMatch));
       },
     }),
     route({
@@ -102,11 +94,7 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
       headers: { "If-Match": { description: "resourceVersion the deletion is based on", pattern: IF_MATCH } },
       params: nameParams,
       responses: { 200: { description: "deleted; the body is the resource as it was", schema: item } },
-      handler: async (c, { params }) => {
-        const result = await store.resources.delete(c.get("tenantId"), kind, params.name, parseIfMatch(c.req.header("if-match")));
-        await enqueueTranslate(deps.queue, c.get("log"), c.get("tenantId"), result.revision);
-        return c.json(result.resource);
-      },
+      handler: async (c, { params }) => c.json(await deleteResource(withLog(c, deps), c.get("tenantId"), kind, params.name, parseIfMatch(c.req.header("if-match")))),
     }),
   ];
 }

@@ -1,6 +1,6 @@
+import { clusterSnapshot } from "../../clusters/views";
 import type { Signer } from "../../signer/signer";
 import type { Store } from "../../store/index";
-import { storedPayload } from "../../translation/input";
 import { type Route, route } from "../route";
 import { nameParams, snapshotQuery } from "../schemas";
 
@@ -11,7 +11,6 @@ export interface SnapshotDeps {
 
 /** JWKS and what a cluster gets. */
 export function snapshotRoutes(deps: SnapshotDeps): Route[] {
-  const { store } = deps;
   return [
     route({
       method: "get", path: "/.well-known/jwks.json", tag: "agent", access: "public",
@@ -25,30 +24,7 @@ export function snapshotRoutes(deps: SnapshotDeps): Route[] {
       params: nameParams,
       query: snapshotQuery,
       responses: { 200: { description: "the snapshot" } },
-      handler: async (c, { query, params: { name } }) => {
-        const tenantId = c.get("tenantId");
-        await store.clusters.get(tenantId, name);
-        const head = await store.snapshots.head(tenantId, name, true);
-        const report = (await store.agents.reports(tenantId, [name])).get(name);
-        const snapshot = head?.snapshot;
-        // The body (gzipped JWS chunks) is read only when the objects are asked for.
-        const payload = snapshot && query.objects !== "false" ? await storedPayload(store, tenantId, name, snapshot) : undefined;
-        return c.json({
-          cluster: name,
-          generation: snapshot?.generation ?? 0,
-          hash: snapshot?.hash ?? null,
-          signedAt: snapshot?.signedAt ?? null,
-          appliedGeneration: head?.appliedGeneration ?? 0,
-          inSync: (head?.appliedGeneration ?? 0) === (snapshot?.generation ?? 0) && (report?.failures.length ?? 0) === 0,
-          lastSeenAt: head?.lastSeenAt ?? null,
-          // The agent has reported what it found in the cluster at least once (meshes may still be none).
-          discoveryReported: head?.discoveryHash !== undefined,
-          failures: report?.failures ?? [],
-          agentError: report?.error ?? null,
-          objects: payload?.objects ?? [],
-          certificates: payload?.certificates ?? [],
-        });
-      },
+      handler: async (c, { query, params: { name } }) => c.json(await clusterSnapshot(deps, c.get("tenantId"), name, query.objects !== "false")),
     }),
   ];
 }

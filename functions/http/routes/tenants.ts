@@ -1,14 +1,15 @@
-import type { Store } from "../../store/index";
 import type { Tenant } from "../../store/index";
+import { type TenantDeps, createTenant, deleteTenant } from "../../tenancy/tenants";
+import { mintTenantToken } from "../../tenancy/tokens";
+import { withLog } from "../context";
 import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
 import { createTenantBody, createTokenBody, idParams, listOf, listQuery, tenantView, tokenInfo } from "../schemas";
-import { tokenExpiry } from "./tokens";
 
 const view = (t: Tenant) => ({ id: t.id, revision: t.revision, translatedRevision: t.translatedRevision, createdAt: t.createdAt });
 
-/** Operator endpoints: tenants and their first admin token. */
-export function tenantRoutes(deps: { store: Store; now: () => Date }) {
+/** Operator endpoints: tenants and their first admin token, over functions/tenancy. */
+export function tenantRoutes(deps: Omit<TenantDeps, "log">) {
   const { store } = deps;
   return [
     route({
@@ -17,8 +18,7 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
       body: createTenantBody,
       responses: { 201: { description: "created", schema: tenantView.extend({ adminToken: tenantView.shape.id }) } },
       handler: async (c, { body }) => {
-        const { tenant, adminToken } = await store.tenants.create(body.name, deps.now().toISOString());
-        c.get("log").info("tenant created", { tenantId: tenant.id });
+        const { tenant, adminToken } = await createTenant(withLog(c, deps), body.name);
         return c.json({ ...view(tenant), adminToken }, 201);
       },
     }),
@@ -46,12 +46,7 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
       body: createTokenBody,
       responses: { 201: { description: "created", schema: tokenInfo.extend({ token: tokenInfo.shape.id }) }, 404: { description: "no such tenant" } },
       handler: async (c, { body, params }) => {
-        const tenantId = params.id;
-        const now = deps.now();
-        const expiresAt = tokenExpiry(body, now);
-        const { token, info } = await store.tokens.create(tenantId, { name: body.name, role: body.role, createdBy: { kind: "operator" }, ...(expiresAt ? { expiresAt } : {}) }, now.toISOString());
-        // An audit record: the operator acted inside a tenant.
-        c.get("log").info("audit: operator minted a tenant token", { audit: true, tenantId, tokenId: info.id, role: info.role, name: info.name });
+        const { token, info } = await mintTenantToken(withLog(c, deps), params.id, body);
         return c.json({ ...info, token }, 201);
       },
     }),
@@ -61,10 +56,7 @@ export function tenantRoutes(deps: { store: Store; now: () => Date }) {
       params: idParams,
       responses: { 204: { description: "deleted" } },
       handler: async (c, { params }) => {
-        const tenantId = params.id;
-        const removed = await store.tenants.delete(tenantId);
-        // An audit record: who removed which tenant, and what went with it (counts, never a secret or hash).
-        c.get("log").info("audit: operator deleted a tenant", { audit: true, tenantId, operatorTokenId: c.get("principal").tokenId, ...removed });
+        await deleteTenant(withLog(c, deps), params.id, c.get("principal").tokenId);
         return c.body(null, 204);
       },
     }),

@@ -1,6 +1,6 @@
 import type { Logger } from "../shared/logger";
 import { describeError } from "../shared/logger";
-import type { TranslateQueue } from "../queue/translate-queue";
+import type { TranslateQueue } from "./translate-queue";
 
 /**
  * Enqueues the translate job for a committed change. The change is already stored, so a failure here

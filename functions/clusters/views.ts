@@ -1,0 +1,61 @@
+/**
+ * What the API shows of clusters: a cluster with the certificate state of its shared-trust meshes,
+ * what the cluster gets (its snapshot, sync state and failures), and what the agents discovered.
+ */
+import { storedPayload } from "../translation/input";
+import type { DiscoveredFilter, DiscoveredKind, DiscoveredPosition } from "../store/discovered";
+import type { Cluster, Store } from "../store/index";
+import type { Page, PageRequest } from "../store/page";
+
+/** A cluster as the API shows it: with each shared-trust mesh's `cacerts` as its agent last reported them. */
+function withCertificates<C extends object, R>(cluster: C, certificates: R | undefined): C & { certificates?: R } {
+  return certificates === undefined ? cluster : { ...cluster, certificates };
+}
+
+/** One page of the tenant's clusters, each with its certificates as on clusterView: one batch read per page. */
+export async function clusterPage(deps: { store: Store }, tenantId: string, request: PageRequest) {
+  const page: Page<Cluster> = await deps.store.clusters.page(tenantId, request);
+  const reports = await deps.store.agents.reports(tenantId, page.items.map((cl) => cl.name));
+  return { ...page, items: page.items.map((cl) => withCertificates(cl, reports.get(cl.name)?.certificates)) };
+}
+
+/** The cluster `name` (NotFoundError without it), with the trust side: each shared-trust mesh's cacerts as its agent reported it. */
+export async function clusterView(deps: { store: Store }, tenantId: string, name: string) {
+  const cluster = await deps.store.clusters.get(tenantId, name);
+  return withCertificates(cluster, (await deps.store.agents.reports(tenantId, [name])).get(name)?.certificates);
+}
+
+/**
+ * What the cluster `name` gets (NotFoundError without it): the generation published and the one its
+ * agent applied, whether they agree with no failure, what the agent last said, and — unless
+ * `withObjects` is false — the snapshot's objects and certificates, whose body is read only then.
+ */
+export async function clusterSnapshot(deps: { store: Store }, tenantId: string, name: string, withObjects: boolean) {
+  const { store } = deps;
+  await store.clusters.get(tenantId, name);
+  const head = await store.snapshots.head(tenantId, name, true);
+  const report = (await store.agents.reports(tenantId, [name])).get(name);
+  const snapshot = head?.snapshot;
+  const payload = snapshot && withObjects ? await storedPayload(store, tenantId, name, snapshot) : undefined;
+  return {
+    cluster: name,
+    generation: snapshot?.generation ?? 0,
+    hash: snapshot?.hash ?? null,
+    signedAt: snapshot?.signedAt ?? null,
+    appliedGeneration: head?.appliedGeneration ?? 0,
+    inSync: (head?.appliedGeneration ?? 0) === (snapshot?.generation ?? 0) && (report?.failures.length ?? 0) === 0,
+    lastSeenAt: head?.lastSeenAt ?? null,
+    // The agent has reported what it found in the cluster at least once (meshes may still be none).
+    discoveryReported: head?.discoveryHash !== undefined,
+    failures: report?.failures ?? [],
+    agentError: report?.error ?? null,
+    objects: payload?.objects ?? [],
+    certificates: payload?.certificates ?? [],
+  };
+}
+
+/** One page of the discovered objects of `kind` in the tenant's registered clusters that match `filter`, by cluster, then name. */
+export async function discoveredPage(deps: { store: Store }, tenantId: string, kind: DiscoveredKind, filter: DiscoveredFilter, request: PageRequest<DiscoveredPosition>) {
+  const clusters = (await deps.store.clusters.list(tenantId)).map((cl) => cl.name);
+  return deps.store.discovered.page(tenantId, clusters, kind, filter, request);
+}
