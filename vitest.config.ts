@@ -8,7 +8,17 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "functions/**/*.test.ts", "infra/**/*.test.ts", "test/golden/**/*.test.ts", "test/discovery/**/*.test.ts", "test/support/**/*.test.ts", "test/properties/**/*.test.ts", "test/scripts/**/*.test.ts", "test/docs/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "functions/**/*.test.ts",
+            "infra/**/*.test.ts",
+            "test/golden/**/*.test.ts",
+            "test/discovery/**/*.test.ts",
+            "test/support/**/*.test.ts",
+            "test/properties/**/*.test.ts",
+            "test/scripts/**/*.test.ts",
+            "test/docs/**/*.test.ts",
+          ],
           exclude: ["**/node_modules/**"],
         },
       },

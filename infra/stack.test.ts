@@ -37,13 +37,19 @@ const statementsOf = (template: Template, role: RegExp): Statement[] =>
     .filter(([, p]) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.some((r) => role.test(r.Ref)))
     .flatMap(([, p]) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement);
 const roleOf = (ref: string) => ref.replace(/ServiceRole.*$/, "");
-const actionsOf = (template: Template, role: RegExp) => statementsOf(template, role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
+const actionsOf = (template: Template, role: RegExp) =>
+  statementsOf(template, role)
+    .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]))
+    .sort();
 
 describe("the AWS stack", () => {
   it("has one on-demand table with PK/SK, TTL, PITR and encryption; retained and protected in prod", () => {
     dev.template.resourceCountIs("AWS::DynamoDB::Table", 1);
     const props = {
-      KeySchema: [{ AttributeName: "PK", KeyType: "HASH" }, { AttributeName: "SK", KeyType: "RANGE" }],
+      KeySchema: [
+        { AttributeName: "PK", KeyType: "HASH" },
+        { AttributeName: "SK", KeyType: "RANGE" },
+      ],
       BillingMode: "PAY_PER_REQUEST",
       TimeToLiveSpecification: { AttributeName: "ttl", Enabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
@@ -56,15 +62,22 @@ describe("the AWS stack", () => {
 
   it("has a FIFO translate queue redriving to a FIFO DLQ, consumed with partial batch failures", () => {
     dev.template.hasResourceProperties("AWS::SQS::Queue", { FifoQueue: true, RedrivePolicy: { maxReceiveCount: 5, deadLetterTargetArn: Match.anyValue() } });
-    expect(Object.values(dev.template.findResources("AWS::SQS::Queue")).every((q) => (q as { Properties: { FifoQueue?: boolean } }).Properties.FifoQueue)).toBe(true);
-    dev.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", { BatchSize: 10, FunctionResponseTypes: ["ReportBatchItemFailures"], ScalingConfig: { MaximumConcurrency: 20 } });
+    expect(Object.values(dev.template.findResources("AWS::SQS::Queue")).every((q) => (q as { Properties: { FifoQueue?: boolean } }).Properties.FifoQueue)).toBe(
+      true,
+    );
+    dev.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      BatchSize: 10,
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      ScalingConfig: { MaximumConcurrency: 20 },
+    });
   });
 
   it("signs with an ECC_NIST_P256 KMS key; only the worker may sign, the API may only read the public key", () => {
     dev.template.hasResourceProperties("AWS::KMS::Key", { KeySpec: "ECC_NIST_P256", KeyUsage: "SIGN_VERIFY" });
     expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"]);
     expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => a.startsWith("kms:"))).toEqual(["kms:GetPublicKey"]);
-    for (const role of [/^MaintenanceFunction/, /^OperatorBootstrapFunction/]) expect(actionsOf(dev.template, role).filter((a) => a.startsWith("kms:"))).toEqual([]);
+    for (const role of [/^MaintenanceFunction/, /^OperatorBootstrapFunction/])
+      expect(actionsOf(dev.template, role).filter((a) => a.startsWith("kms:"))).toEqual([]);
   });
 
   it("seals CA keys with a rotating symmetric KMS key: the worker may only seal, the CA signer only open, both bound to the CA encryption context", () => {
@@ -78,35 +91,84 @@ describe("the AWS stack", () => {
   it("lets only the CA signer decrypt, and the API only invoke it; the signer has no route", () => {
     const holders = (action: string) =>
       Object.values(dev.template.findResources("AWS::IAM::Policy"))
-        .filter((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement.some((st) => [st.Action].flat().some((a) => a === action || a === "kms:*" || a === "*")))
+        .filter((p) =>
+          (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement.some((st) =>
+            [st.Action].flat().some((a) => a === action || a === "kms:*" || a === "*"),
+          ),
+        )
         .flatMap((p) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.map((r) => roleOf(r.Ref)));
     expect(holders("kms:Decrypt")).toEqual([expect.stringMatching(/^CaSignerFunction/)]);
     const signerId = Object.keys(dev.template.findResources("AWS::Lambda::Function")).find((id) => id.startsWith("CaSignerFunction")) as string;
     const invokers = Object.values(dev.template.findResources("AWS::IAM::Policy"))
-      .filter((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement.some((st) => JSON.stringify(st.Resource).includes(signerId)))
+      .filter((p) =>
+        (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement.some((st) =>
+          JSON.stringify(st.Resource).includes(signerId),
+        ),
+      )
       .flatMap((p) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.map((r) => roleOf(r.Ref)));
     expect(invokers).toEqual([expect.stringMatching(/^ApiFunction/)]);
     const invoke = statementsOf(dev.template, /^ApiFunction/).filter((st) => st.Action === "lambda:InvokeFunction");
     expect(invoke.map((st) => st.Resource)).toEqual([{ "Fn::GetAtt": [signerId, "Arn"] }]);
-    expect(actionsOf(dev.template, /^CaSignerFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "kms:Decrypt", "kms:GetPublicKey"]);
-    expect(statementsOf(dev.template, /^CaSignerFunction/).filter((st) => JSON.stringify(st.Action).includes("dynamodb:")).map((st) => st.Condition)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } }]);
+    expect(actionsOf(dev.template, /^CaSignerFunction/).filter((a) => !a.startsWith("xray:"))).toEqual([
+      "dynamodb:DeleteItem",
+      "dynamodb:GetItem",
+      "dynamodb:PutItem",
+      "dynamodb:Query",
+      "kms:Decrypt",
+      "kms:GetPublicKey",
+    ]);
+    expect(
+      statementsOf(dev.template, /^CaSignerFunction/)
+        .filter((st) => JSON.stringify(st.Action).includes("dynamodb:"))
+        .map((st) => st.Condition),
+    ).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } }]);
     // No API Gateway integration, no event source, no resource policy lets anything else invoke it.
     expect(JSON.stringify(dev.template.findResources("AWS::ApiGatewayV2::Integration"))).not.toContain(signerId);
     expect(JSON.stringify(dev.template.findResources("AWS::Lambda::Permission"))).not.toContain(signerId);
     expect(JSON.stringify(dev.template.findResources("AWS::Lambda::EventSourceMapping"))).not.toContain(signerId);
-    const [, apiFn] = Object.entries(dev.template.findResources("AWS::Lambda::Function")).find(([id]) => id.startsWith("ApiFunction")) as [string, { Properties: { Environment: { Variables: Record<string, unknown> } } }];
+    const [, apiFn] = Object.entries(dev.template.findResources("AWS::Lambda::Function")).find(([id]) => id.startsWith("ApiFunction")) as [
+      string,
+      { Properties: { Environment: { Variables: Record<string, unknown> } } },
+    ];
     const apiEnv = apiFn.Properties.Environment.Variables;
     expect(apiEnv.MESHPLANE_CA_SIGNER_FUNCTION).toEqual({ Ref: signerId });
   });
 
   it("grants each function exactly the actions it uses, with DynamoDB access conditioned on leading keys", () => {
-    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(
-      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:GetPublicKey", "lambda:InvokeFunction", "sqs:SendMessage"],
-    );
-    expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => !a.startsWith("xray:") && !a.startsWith("sqs:"))).toEqual(
-      ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "execute-api:ManageConnections", "kms:GenerateDataKey", "kms:GetPublicKey", "kms:Sign"],
-    );
-    expect(actionsOf(dev.template, /^PushFunction/).filter((a) => !a.startsWith("xray:"))).toEqual(["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "execute-api:ManageConnections"]);
+    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => !a.startsWith("xray:"))).toEqual([
+      "dynamodb:BatchGetItem",
+      "dynamodb:BatchWriteItem",
+      "dynamodb:ConditionCheckItem",
+      "dynamodb:DeleteItem",
+      "dynamodb:GetItem",
+      "dynamodb:PutItem",
+      "dynamodb:Query",
+      "dynamodb:UpdateItem",
+      "kms:GetPublicKey",
+      "lambda:InvokeFunction",
+      "sqs:SendMessage",
+    ]);
+    expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => !a.startsWith("xray:") && !a.startsWith("sqs:"))).toEqual([
+      "dynamodb:BatchGetItem",
+      "dynamodb:BatchWriteItem",
+      "dynamodb:DeleteItem",
+      "dynamodb:DeleteItem",
+      "dynamodb:GetItem",
+      "dynamodb:PutItem",
+      "dynamodb:Query",
+      "dynamodb:UpdateItem",
+      "execute-api:ManageConnections",
+      "kms:GenerateDataKey",
+      "kms:GetPublicKey",
+      "kms:Sign",
+    ]);
+    expect(actionsOf(dev.template, /^PushFunction/).filter((a) => !a.startsWith("xray:"))).toEqual([
+      "dynamodb:DeleteItem",
+      "dynamodb:GetItem",
+      "dynamodb:PutItem",
+      "dynamodb:Query",
+      "execute-api:ManageConnections",
+    ]);
     expect(actionsOf(dev.template, /^OperatorBootstrapFunction/).filter((a) => !a.startsWith("xray:"))).toEqual([
       "dynamodb:DeleteItem",
       "dynamodb:GetItem",
@@ -116,8 +178,14 @@ describe("the AWS stack", () => {
       "secretsmanager:PutSecretValue",
       "secretsmanager:UpdateSecretVersionStage",
     ]);
-    const leading = (role: RegExp) => statementsOf(dev.template, role).filter((s) => JSON.stringify(s.Action).includes("dynamodb:")).map((s) => s.Condition);
-    expect(leading(/^WorkerFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } }, { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["PUSH#*"] } }]);
+    const leading = (role: RegExp) =>
+      statementsOf(dev.template, role)
+        .filter((s) => JSON.stringify(s.Action).includes("dynamodb:"))
+        .map((s) => s.Condition);
+    expect(leading(/^WorkerFunction/)).toEqual([
+      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*"] } },
+      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["PUSH#*"] } },
+    ]);
     expect(leading(/^PushFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*", "PUSH#*"] } }]);
     expect(leading(/^OperatorBootstrapFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["TOKEN#*", "OPERATOR"] } }]);
     expect(leading(/^MaintenanceFunction/)).toEqual([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["T#*", "TENANTS"] } }]);
@@ -126,12 +194,26 @@ describe("the AWS stack", () => {
   it("rotates the operator credential on demand through the bootstrap function, which alone may touch the secret; deploying re-runs the bootstrap", () => {
     const secret = { Ref: Match.stringLikeRegexp("^OperatorCredential") };
     const bootstrapArn = { "Fn::GetAtt": [Match.stringLikeRegexp("^OperatorBootstrapFunction"), "Arn"] };
-    const rotations = Object.values(dev.template.findResources("AWS::SecretsManager::RotationSchedule")) as { Properties: Record<string, unknown>; DependsOn?: string[] }[];
+    const rotations = Object.values(dev.template.findResources("AWS::SecretsManager::RotationSchedule")) as {
+      Properties: Record<string, unknown>;
+      DependsOn?: string[];
+    }[];
     expect(rotations).toHaveLength(1);
     // No schedule: rotation is `aws secretsmanager rotate-secret`, never a credential silently replaced under an operator.
-    dev.template.hasResourceProperties("AWS::SecretsManager::RotationSchedule", { SecretId: secret, RotationLambdaARN: bootstrapArn, RotateImmediatelyOnUpdate: false, RotationRules: Match.absent() });
+    dev.template.hasResourceProperties("AWS::SecretsManager::RotationSchedule", {
+      SecretId: secret,
+      RotationLambdaARN: bootstrapArn,
+      RotateImmediatelyOnUpdate: false,
+      RotationRules: Match.absent(),
+    });
     expect(rotations[0]?.DependsOn?.some((d) => d.startsWith("OperatorBootstrapFunctionSecretsManagerRotates"))).toBe(true);
-    dev.template.hasResourceProperties("AWS::Lambda::Permission", { Action: "lambda:InvokeFunction", FunctionName: bootstrapArn, Principal: "secretsmanager.amazonaws.com", SourceArn: secret, SourceAccount: { Ref: "AWS::AccountId" } });
+    dev.template.hasResourceProperties("AWS::Lambda::Permission", {
+      Action: "lambda:InvokeFunction",
+      FunctionName: bootstrapArn,
+      Principal: "secretsmanager.amazonaws.com",
+      SourceArn: secret,
+      SourceAccount: { Ref: "AWS::AccountId" },
+    });
     dev.template.hasResourceProperties("AWS::CloudFormation::CustomResource", { secret, credential: "mpo_" });
     const writers = statementsOf(dev.template, /.*/).filter((s) => JSON.stringify(s.Action).match(/secretsmanager:(PutSecretValue|UpdateSecretVersionStage)/));
     expect(writers).toHaveLength(1);
@@ -149,7 +231,9 @@ describe("the AWS stack", () => {
   });
 
   it("runs the functions on Node.js 22, arm64", () => {
-    const fns = Object.values(dev.template.findResources("AWS::Lambda::Function")).map((f) => (f as { Properties: { Runtime: string; Architectures?: string[]; Handler: string; Description?: string } }).Properties);
+    const fns = Object.values(dev.template.findResources("AWS::Lambda::Function")).map(
+      (f) => (f as { Properties: { Runtime: string; Architectures?: string[]; Handler: string; Description?: string } }).Properties,
+    );
     const ours = fns.filter((f) => typeof f.Description === "string" && f.Description.startsWith("meshplane"));
     expect(ours).toHaveLength(6);
     expect(ours.every((f) => f.Runtime === "nodejs22.x" && f.Architectures?.includes("arm64"))).toBe(true);
@@ -164,12 +248,18 @@ describe("the AWS stack", () => {
     expect(fns.map(([, f]) => f.Handler)).toEqual(Array(6).fill("index.handler"));
     for (const [id, dir] of assets) {
       expect(existsSync(join(dir, "index.mjs")), id).toBe(true);
-      expect(readdirSync(join(dir, "chunks")).some((f) => f.endsWith(".mjs")), id).toBe(true);
+      expect(
+        readdirSync(join(dir, "chunks")).some((f) => f.endsWith(".mjs")),
+        id,
+      ).toBe(true);
     }
   });
 
   it("throttles the API stage and logs its access; CORS stays off", () => {
-    dev.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 }, AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("requestId") } });
+    dev.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("requestId") },
+    });
     dev.template.hasResourceProperties("AWS::ApiGatewayV2::Api", Match.not(Match.objectLike({ CorsConfiguration: Match.anyValue() })));
   });
 
@@ -180,7 +270,11 @@ describe("the AWS stack", () => {
       .filter((r) => r.ApiId.Ref.startsWith("PushApi"));
     expect(routes.map((r) => r.RouteKey).sort()).toEqual(["$connect", "$default", "$disconnect"]);
     expect(routes.find((r) => r.RouteKey === "$default")?.RouteResponseSelectionExpression).toBe("$default");
-    dev.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", { StageName: "live", DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 }, AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("connectionId") } });
+    dev.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      StageName: "live",
+      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("connectionId") },
+    });
     const managers = Object.entries(dev.template.findResources("AWS::IAM::Policy"))
       .filter(([, p]) => JSON.stringify(p).includes("execute-api:ManageConnections"))
       .flatMap(([, p]) => (p as { Properties: { Roles: { Ref: string }[] } }).Properties.Roles.map((r) => r.Ref.replace(/ServiceRole.*$/, "")));
@@ -188,14 +282,34 @@ describe("the AWS stack", () => {
     dev.template.hasOutput("PushUrl", { Value: Match.anyValue() });
     // WebSocket stage logs need the region's API Gateway account role, set before the stage.
     dev.template.hasResourceProperties("AWS::ApiGateway::Account", { CloudWatchRoleArn: Match.anyValue() });
-    const stage = Object.values(dev.template.findResources("AWS::ApiGatewayV2::Stage")).find((r) => (r as { Properties: { StageName: string } }).Properties.StageName === "live") as { DependsOn?: string[] };
+    const stage = Object.values(dev.template.findResources("AWS::ApiGatewayV2::Stage")).find(
+      (r) => (r as { Properties: { StageName: string } }).Properties.StageName === "live",
+    ) as { DependsOn?: string[] };
     expect(stage.DependsOn?.some((d) => d.startsWith("ApiGatewayAccount"))).toBe(true);
   });
 
   it("serves the console from a private bucket through CloudFront, with the API on the same origin, uncached", () => {
-    dev.template.hasResourceProperties("AWS::S3::Bucket", { PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true }, LoggingConfiguration: Match.anyValue() });
+    dev.template.hasResourceProperties("AWS::S3::Bucket", {
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LoggingConfiguration: Match.anyValue(),
+    });
     dev.template.resourceCountIs("AWS::CloudFront::OriginAccessControl", 1);
-    const distribution = Object.values(dev.template.findResources("AWS::CloudFront::Distribution"))[0] as { Properties: { DistributionConfig: { DefaultRootObject: string; Logging?: unknown; DefaultCacheBehavior: { ViewerProtocolPolicy: string; ResponseHeadersPolicyId: unknown }; CacheBehaviors: { PathPattern: string; CachePolicyId: string; OriginRequestPolicyId: string; ViewerProtocolPolicy: string; AllowedMethods: string[] }[] } } };
+    const distribution = Object.values(dev.template.findResources("AWS::CloudFront::Distribution"))[0] as {
+      Properties: {
+        DistributionConfig: {
+          DefaultRootObject: string;
+          Logging?: unknown;
+          DefaultCacheBehavior: { ViewerProtocolPolicy: string; ResponseHeadersPolicyId: unknown };
+          CacheBehaviors: {
+            PathPattern: string;
+            CachePolicyId: string;
+            OriginRequestPolicyId: string;
+            ViewerProtocolPolicy: string;
+            AllowedMethods: string[];
+          }[];
+        };
+      };
+    };
     const config = distribution.Properties.DistributionConfig;
     expect(config.DefaultRootObject).toBe("index.html");
     expect(config.Logging).toBeDefined();
@@ -203,17 +317,28 @@ describe("the AWS stack", () => {
     expect(config.CacheBehaviors.map((b) => b.PathPattern).sort()).toEqual([...API_PATHS].sort());
     for (const b of config.CacheBehaviors) {
       // Managed policies: CachingDisabled, AllViewerExceptHostHeader (Authorization reaches the API).
-      expect(b).toMatchObject({ CachePolicyId: "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", OriginRequestPolicyId: "b689b0a8-53d0-40ab-baf2-68738e2966ac", ViewerProtocolPolicy: "https-only" });
+      expect(b).toMatchObject({
+        CachePolicyId: "4135ea2d-6df8-44a3-9df3-4b5a84be39ad",
+        OriginRequestPolicyId: "b689b0a8-53d0-40ab-baf2-68738e2966ac",
+        ViewerProtocolPolicy: "https-only",
+      });
       expect(b.AllowedMethods).toContain("PUT");
     }
     dev.template.hasResourceProperties("AWS::CloudFront::ResponseHeadersPolicy", {
-      ResponseHeadersPolicyConfig: Match.objectLike({ SecurityHeadersConfig: Match.objectLike({ ContentSecurityPolicy: { ContentSecurityPolicy: CONSOLE_CSP, Override: true }, FrameOptions: { FrameOption: "DENY", Override: true } }) }),
+      ResponseHeadersPolicyConfig: Match.objectLike({
+        SecurityHeadersConfig: Match.objectLike({
+          ContentSecurityPolicy: { ContentSecurityPolicy: CONSOLE_CSP, Override: true },
+          FrameOptions: { FrameOption: "DENY", Override: true },
+        }),
+      }),
     });
     dev.template.hasOutput("ConsoleUrl", Match.anyValue());
   });
 
   it("alarms on dead letters, worker errors, API 5xx and throttles, to SNS with email", () => {
-    const alarms = Object.values(dev.template.findResources("AWS::CloudWatch::Alarm")).map((a) => (a as { Properties: { MetricName: string } }).Properties.MetricName).sort();
+    const alarms = Object.values(dev.template.findResources("AWS::CloudWatch::Alarm"))
+      .map((a) => (a as { Properties: { MetricName: string } }).Properties.MetricName)
+      .sort();
     expect(alarms).toEqual(["ApproximateNumberOfMessagesVisible", "Errors", "Throttles", "Throttles", "5xx"].sort());
     dev.template.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
     dev.template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);

@@ -35,5 +35,6 @@ await build({
 chmodSync(join(out, "meshplane.mjs"), 0o755);
 cpSync(join(root, "packages/agent/chart"), join(out, "chart"), { recursive: true });
 
-const sizes = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? sizes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+const sizes = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? sizes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
 console.log(JSON.stringify({ cli: out, entry_kib: Math.round(statSync(join(out, "meshplane.mjs")).size / 1024), total_kib: Math.round(sizes(out) / 1024) }));

@@ -89,8 +89,18 @@ export async function buildConsole(options: { ifStale?: boolean; quiet?: boolean
     files: code.length + 1,
   };
   if (!options.quiet) {
-    for (const f of code.sort()) console.log(`${relative(CONSOLE_DIST, resolve(ROOT, f)).padEnd(48)} ${(size(f).length / 1024).toFixed(1).padStart(8)} KiB${initial.has(f) ? "  (first render)" : ""}`);
-    console.log(JSON.stringify({ console_initial_kb: Math.round(summary.initialBytes / 1024), console_initial_gzip_kb: Math.round(summary.initialGzipBytes / 1024), console_total_kb: Math.round(summary.totalBytes / 1024), files: summary.files }));
+    for (const f of code.sort())
+      console.log(
+        `${relative(CONSOLE_DIST, resolve(ROOT, f)).padEnd(48)} ${(size(f).length / 1024).toFixed(1).padStart(8)} KiB${initial.has(f) ? "  (first render)" : ""}`,
+      );
+    console.log(
+      JSON.stringify({
+        console_initial_kb: Math.round(summary.initialBytes / 1024),
+        console_initial_gzip_kb: Math.round(summary.initialGzipBytes / 1024),
+        console_total_kb: Math.round(summary.totalBytes / 1024),
+        files: summary.files,
+      }),
+    );
   }
   return summary;
 }
@@ -98,4 +108,3 @@ export async function buildConsole(options: { ifStale?: boolean; quiet?: boolean
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   await buildConsole({ ifStale: process.argv.includes("--if-stale") });
 }
-

@@ -14,6 +14,8 @@ export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
 
 echo "== lint"
 node_modules/.bin/oxlint -c .oxlintrc.json --deny-warnings . || exit 1
+# One formatting for every TypeScript file (biome.json); `npm run format` writes it.
+node_modules/.bin/biome format . || { echo "files above are not formatted: run npm run format" >&2; exit 1; }
 echo "== typecheck"
 node_modules/.bin/tsc --noEmit -p tsconfig.json || exit 1
 node_modules/.bin/tsc --noEmit -p packages/console/tsconfig.json || exit 1

@@ -4,7 +4,17 @@
  * applied. Reports are stored only when they changed, and each change is translated (a job enqueued).
  */
 import { createPublicKey } from "node:crypto";
-import { type DiscoveryReport, type PublicEcJwk, type RegisterRequest, type StatusReport, ValidationError, assignDiscoveredNames, canonicalJson, sha256, snapshotEtag } from "@meshplane/core/base";
+import {
+  type DiscoveryReport,
+  type PublicEcJwk,
+  type RegisterRequest,
+  type StatusReport,
+  ValidationError,
+  assignDiscoveredNames,
+  canonicalJson,
+  sha256,
+  snapshotEtag,
+} from "@meshplane/core/base";
 import { type JWK, calculateJwkThumbprint } from "jose";
 import { enqueueTranslate } from "../queue/enqueue";
 import type { TranslateQueue } from "../queue/translate-queue";
@@ -41,7 +51,13 @@ export async function registerAgent(deps: AgentDeps, request: RegisterRequest): 
   const kid = await calculateJwkThumbprint(request.publicKey as JWK);
   const jwk = { kty: request.publicKey.kty, crv: request.publicKey.crv, x: request.publicKey.x, y: request.publicKey.y };
   const registered = await deps.store.agents.register(request.bootstrapToken, jwk, kid, deps.now());
-  deps.log.info("agent registered", { tenant: registered.tenantId, cluster: registered.cluster, incarnation: registered.incarnation, agentVersion: request.agentVersion, kid });
+  deps.log.info("agent registered", {
+    tenant: registered.tenantId,
+    cluster: registered.cluster,
+    incarnation: registered.incarnation,
+    agentVersion: request.agentVersion,
+    kid,
+  });
   return registered;
 }
 
@@ -50,7 +66,12 @@ export async function registerAgent(deps: AgentDeps, request: RegisterRequest): 
  * agent as seen, and answers the snapshot's entity tag and a reader of its body (the gzipped compact
  * JWS), read only when called; undefined when nothing is published for the cluster yet.
  */
-export async function agentSnapshot(deps: Pick<AgentDeps, "store" | "now">, tenantId: string, cluster: string, head: ClusterHead): Promise<{ etag: string; body: () => Promise<Buffer> } | undefined> {
+export async function agentSnapshot(
+  deps: Pick<AgentDeps, "store" | "now">,
+  tenantId: string,
+  cluster: string,
+  head: ClusterHead,
+): Promise<{ etag: string; body: () => Promise<Buffer> } | undefined> {
   await deps.store.agents.seen(tenantId, cluster, head, deps.now());
   const snapshot = head.snapshot;
   if (!snapshot) return undefined;
@@ -83,7 +104,14 @@ export async function recordStatus(deps: AgentDeps, tenantId: string, cluster: s
       { path: "generation", message: `must be at most ${latest}, the latest generation published for cluster ${cluster}` },
     ]);
   }
-  const hash = sha256(canonicalJson({ generation: report.generation, error: report.error ?? null, failed: report.results.filter((r) => r.state === "failed"), certificates: report.certificates ?? [] }));
+  const hash = sha256(
+    canonicalJson({
+      generation: report.generation,
+      error: report.error ?? null,
+      failed: report.results.filter((r) => r.state === "failed"),
+      certificates: report.certificates ?? [],
+    }),
+  );
   const revision = await deps.store.agents.recordReport(tenantId, cluster, report, hash, deps.now());
   await enqueueTranslate(deps.queue, deps.log, tenantId, revision);
   return revision !== undefined;

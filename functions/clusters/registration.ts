@@ -61,7 +61,12 @@ export type BootstrapAnswer = Awaited<ReturnType<typeof bootstrapAnswer>>;
  * Registers the cluster `input.name` (ConflictError when it exists), logs it and enqueues the
  * translation; answers how to install its agent against the API at `apiUrl`.
  */
-export async function registerCluster(deps: RegistrationDeps, tenantId: string, input: { name: string; labels?: Record<string, string> }, apiUrl: string): Promise<BootstrapAnswer> {
+export async function registerCluster(
+  deps: RegistrationDeps,
+  tenantId: string,
+  input: { name: string; labels?: Record<string, string> },
+  apiUrl: string,
+): Promise<BootstrapAnswer> {
   const { cluster, bootstrap, revision } = await deps.store.clusters.register(tenantId, input, deps.now());
   deps.log.info("cluster registered", { cluster: cluster.name });
   await enqueueTranslate(deps.queue, deps.log, tenantId, revision);

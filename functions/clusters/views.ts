@@ -15,7 +15,10 @@ function withCertificates<C extends object, R>(cluster: C, certificates: R | und
 /** One page of the tenant's clusters, each with its certificates as on clusterView: one batch read per page. */
 export async function clusterPage(deps: { store: Store }, tenantId: string, request: PageRequest) {
   const page: Page<Cluster> = await deps.store.clusters.page(tenantId, request);
-  const reports = await deps.store.agents.reports(tenantId, page.items.map((cl) => cl.name));
+  const reports = await deps.store.agents.reports(
+    tenantId,
+    page.items.map((cl) => cl.name),
+  );
   return { ...page, items: page.items.map((cl) => withCertificates(cl, reports.get(cl.name)?.certificates)) };
 }
 
@@ -55,7 +58,13 @@ export async function clusterSnapshot(deps: { store: Store }, tenantId: string, 
 }
 
 /** One page of the discovered objects of `kind` in the tenant's registered clusters that match `filter`, by cluster, then name. */
-export async function discoveredPage(deps: { store: Store }, tenantId: string, kind: DiscoveredKind, filter: DiscoveredFilter, request: PageRequest<DiscoveredPosition>) {
+export async function discoveredPage(
+  deps: { store: Store },
+  tenantId: string,
+  kind: DiscoveredKind,
+  filter: DiscoveredFilter,
+  request: PageRequest<DiscoveredPosition>,
+) {
   const clusters = (await deps.store.clusters.list(tenantId)).map((cl) => cl.name);
   return deps.store.discovered.page(tenantId, clusters, kind, filter, request);
 }

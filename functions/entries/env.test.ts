@@ -14,7 +14,10 @@ describe("MESHPLANE_RATE_LIMITS", () => {
     expect(Object.values(DEFAULT_LIMITS).map((l) => l.windowMs)).toEqual(Object.keys(DEFAULT_LIMITS).map(() => 60_000));
   });
 
-  it.each(["read=5=6", "read=0", "read=-1", "read=1.5", "read=", "reads=5", "read", "read=0x10", "read=5,read=6"])("refuses %j, naming the setting and the pair", (value) => {
-    expect(() => withLimits(value)).toThrow(/^MESHPLANE_RATE_LIMITS: "read/);
-  });
+  it.each(["read=5=6", "read=0", "read=-1", "read=1.5", "read=", "reads=5", "read", "read=0x10", "read=5,read=6"])(
+    "refuses %j, naming the setting and the pair",
+    (value) => {
+      expect(() => withLimits(value)).toThrow(/^MESHPLANE_RATE_LIMITS: "read/);
+    },
+  );
 });

@@ -43,7 +43,10 @@ const RATE_CLASSES = ["read", "write", "plan", "agent", "operator", "refused"];
 function rateLimits(value: string | undefined): Record<string, number> | undefined {
   if (!value) return undefined;
   const out: Record<string, number> = {};
-  for (const pair of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of value
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [, cls = "", n = ""] = /^([a-z]+)=([1-9][0-9]*)$/.exec(pair) ?? [];
     if (!RATE_CLASSES.includes(cls) || !Number.isSafeInteger(Number(n))) {
       throw new Error(`MESHPLANE_RATE_LIMITS: "${pair}" must be <${RATE_CLASSES.join("|")}>=<positive integer>`);
@@ -82,7 +85,9 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const validityHours = positive(env, "MESHPLANE_SNAPSHOT_VALIDITY_HOURS", 168);
   const refreshHours = positive(env, "MESHPLANE_SNAPSHOT_REFRESH_HOURS", Math.min(48, validityHours / 2));
   if (refreshHours >= validityHours) throw new Error("MESHPLANE_SNAPSHOT_REFRESH_HOURS must be less than MESHPLANE_SNAPSHOT_VALIDITY_HOURS");
-  const kmsKeyIds = env.MESHPLANE_KMS_KEY_IDS?.split(",").map((k) => k.trim()).filter(Boolean);
+  const kmsKeyIds = env.MESHPLANE_KMS_KEY_IDS?.split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
   if (kmsKeyIds?.length && env.MESHPLANE_SIGNING_KEY_FILE) throw new Error("set MESHPLANE_KMS_KEY_IDS or MESHPLANE_SIGNING_KEY_FILE, not both");
   if (!kmsKeyIds?.length && !env.MESHPLANE_SIGNING_KEY_FILE) throw new Error("MESHPLANE_KMS_KEY_IDS or MESHPLANE_SIGNING_KEY_FILE is required");
   if (env.MESHPLANE_CA_KMS_KEY_ID && env.MESHPLANE_CA_KEK_FILE) throw new Error("set MESHPLANE_CA_KMS_KEY_ID or MESHPLANE_CA_KEK_FILE, not both");

@@ -35,7 +35,11 @@ function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
 
 /** The worker's notifier on AWS, loaded on first use. */
 function awsPush(endpoint: string, region: string, store: Store): PushNotifier {
-  const connections = onFirstUse(() => import("../push/aws-notifier").then((m) => new m.ApiGatewayConnections({ endpoint, region, connections: store.pushConnections, log: createLogger({ service: "worker" }) })));
+  const connections = onFirstUse(() =>
+    import("../push/aws-notifier").then(
+      (m) => new m.ApiGatewayConnections({ endpoint, region, connections: store.pushConnections, log: createLogger({ service: "worker" }) }),
+    ),
+  );
   return {
     async published(tenantId, cluster, generation) {
       await (await connections()).published(tenantId, cluster, generation);
@@ -80,7 +84,10 @@ function kmsVault(region: string, keyId: string): KeyVault {
     const [{ KMSClient }, { KmsKeyVault }] = await Promise.all([import("@aws-sdk/client-kms"), import("../trust/kms-vault")]);
     return new KmsKeyVault({ kms: new KMSClient({ region }), keyId });
   });
-  return { seal: async (plaintext, context) => (await vault()).seal(plaintext, context), open: async (sealed, context) => (await vault()).open(sealed, context) };
+  return {
+    seal: async (plaintext, context) => (await vault()).seal(plaintext, context),
+    open: async (sealed, context) => (await vault()).open(sealed, context),
+  };
 }
 
 /** The composition root: every runtime (Lambda, local) builds its dependencies here from an Env. */
@@ -94,7 +101,13 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
   };
   // Only the CA signer opens CA keys: on AWS a function of its own that the API invokes, locally the
   // same code in-process over `caSigner`. The worker seals new keys; the API holds no vault at all.
-  const caSigner: CaSignerDeps = { store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: createLogger({ service: "ca-signer" }), now: () => new Date() };
+  const caSigner: CaSignerDeps = {
+    store,
+    authority,
+    trustedKeys: async () => (await signer.jwks()).keys,
+    log: createLogger({ service: "ca-signer" }),
+    now: () => new Date(),
+  };
   const app: AppDeps = {
     store,
     signer,

@@ -74,7 +74,9 @@ function methodsByPath(routes: readonly { method: string; path: string }[]): (pa
 }
 
 /** Every route of the API, in the order they are documented. */
-export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority" | "csrSigner">> & Pick<AppDeps, "publicUrl" | "pushUrl">): Route[] {
+export function allRoutes(
+  deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority" | "csrSigner">> & Pick<AppDeps, "publicUrl" | "pushUrl">,
+): Route[] {
   return [
     ...tenantRoutes(deps),
     ...tokenRoutes(deps),
@@ -93,9 +95,22 @@ export function allRoutes(deps: Required<Pick<AppDeps, "store" | "queue" | "now"
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const now = deps.now ?? (() => new Date());
   const apiUrl = (c: { req: { url: string } }) => deps.publicUrl ?? new URL(c.req.url).origin;
-  const routes = allRoutes({ store: deps.store, queue: deps.queue, signer: deps.signer, authority: deps.authority, csrSigner: deps.csrSigner, now, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}), ...(deps.pushUrl ? { pushUrl: deps.pushUrl } : {}) });
+  const routes = allRoutes({
+    store: deps.store,
+    queue: deps.queue,
+    signer: deps.signer,
+    authority: deps.authority,
+    csrSigner: deps.csrSigner,
+    now,
+    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    ...(deps.pushUrl ? { pushUrl: deps.pushUrl } : {}),
+  });
   const health = route({
-    method: "get", path: "/healthz", tag: "meta", access: "public", summary: "Liveness",
+    method: "get",
+    path: "/healthz",
+    tag: "meta",
+    access: "public",
+    summary: "Liveness",
     responses: { 200: { description: "alive" } },
     handler: async (c) => c.json({ ok: true }),
   });
@@ -120,7 +135,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.get("/openapi.json", async (c) => c.json(await openApi()));
   for (const r of [...routes, health]) {
-    app.on(r.method.toUpperCase(), honoPath(r.path), limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES), lanes, refuseExhausted(limiter, r), turns, authorize(deps.store, r.access, now, apiUrl), rateLimit(limiter, r), (c) => r.handle(c));
+    app.on(
+      r.method.toUpperCase(),
+      honoPath(r.path),
+      limitBody(r.maxBodyBytes ?? MAX_BODY_BYTES),
+      lanes,
+      refuseExhausted(limiter, r),
+      turns,
+      authorize(deps.store, r.access, now, apiUrl),
+      rateLimit(limiter, r),
+      (c) => r.handle(c),
+    );
   }
   const allowed = methodsByPath([...routes, health, { method: "get", path: "/openapi.json" }]);
   app.notFound((c) => {

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { allRoutes } from "./app";
 import { openApiDocument } from "./openapi";
 
-type Operation = { parameters: { name: string; in: string; schema: { pattern?: string } }[]; responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } };
+type Operation = {
+  parameters: { name: string; in: string; schema: { pattern?: string } }[];
+  responses: Record<string, unknown>;
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+};
 
 // The routes' handlers are never called here: only their declarations are read.
 const doc = openApiDocument(allRoutes({} as never), "test") as { paths: Record<string, Record<string, Operation>> };

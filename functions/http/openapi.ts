@@ -28,7 +28,8 @@ function errorResponses(route: Route): Record<string, unknown> {
     // Node's HTTP parser answers this itself, before the app sees the request (API Gateway has its own limit).
     431: { description: "request headers over 16 KiB; no body, and the connection is closed" },
   };
-  if (route.body || route.query || headerDocs(route).some(([, h]) => h.pattern)) out[400] = { description: "invalid input; errors name each field or header", content: problemRef };
+  if (route.body || route.query || headerDocs(route).some(([, h]) => h.pattern))
+    out[400] = { description: "invalid input; errors name each field or header", content: problemRef };
   if (route.body) out[413] = { description: `body over ${(route.maxBodyBytes ?? 1024 * 1024) / (1024 * 1024)} MiB`, content: problemRef };
   if (route.access !== "public") {
     out[401] = { description: "missing, unknown, revoked or expired token", content: problemRef };
@@ -55,7 +56,13 @@ function parameters(route: Route): unknown[] {
     for (const [name, s] of Object.entries(schema.properties ?? {})) params.push({ name, in: "query", required: false, schema: s });
   }
   for (const [name, h] of headerDocs(route)) {
-    params.push({ name, in: "header", required: false, description: h.description, schema: { type: "string", ...(h.pattern ? { pattern: h.pattern.source } : {}) } });
+    params.push({
+      name,
+      in: "header",
+      required: false,
+      description: h.description,
+      schema: { type: "string", ...(h.pattern ? { pattern: h.pattern.source } : {}) },
+    });
   }
   return params;
 }
@@ -99,7 +106,11 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
             code,
             {
               description: doc.description,
-              ...(doc.schema ? { content: { "application/json": { schema: jsonSchema(doc.schema, "output") } } } : Number(code) >= 400 ? { content: problemRef } : {}),
+              ...(doc.schema
+                ? { content: { "application/json": { schema: jsonSchema(doc.schema, "output") } } }
+                : Number(code) >= 400
+                  ? { content: problemRef }
+                  : {}),
             },
           ]),
         ),

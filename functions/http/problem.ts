@@ -3,14 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { describeError } from "../shared/logger";
-import {
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  PayloadTooLargeError,
-  PreconditionFailedError,
-  UnauthorizedError,
-} from "../shared/errors";
+import { ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError, PreconditionFailedError, UnauthorizedError } from "../shared/errors";
 import type { AppEnv } from "./context";
 
 export interface Problem {

@@ -8,7 +8,11 @@ import { honoPath, route } from "./route";
 /** A route whose one path parameter must be digits, served alone. */
 function served() {
   const r = route({
-    method: "get", path: "/v1/things/{id}", tag: "test", access: "public", summary: "a thing",
+    method: "get",
+    path: "/v1/things/{id}",
+    tag: "test",
+    access: "public",
+    summary: "a thing",
     params: z.object({ id: z.string().regex(/^\d+$/, "must be digits") }),
     responses: { 200: { description: "the thing" } },
     handler: async (c, { params }) => c.json({ id: params.id }),

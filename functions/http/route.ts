@@ -72,7 +72,10 @@ export function route<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = 
   const { handler, ...rest } = def;
   const names = pathParameterNames(def.path);
   const declared = Object.keys((def.params as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
-  if (names.join() !== declared.join()) throw new Error(`${def.method.toUpperCase()} ${def.path}: params must declare exactly ${names.join(", ") || "nothing"}, in order; it declares ${declared.join(", ") || "nothing"}`);
+  if (names.join() !== declared.join())
+    throw new Error(
+      `${def.method.toUpperCase()} ${def.path}: params must declare exactly ${names.join(", ") || "nothing"}, in order; it declares ${declared.join(", ") || "nothing"}`,
+    );
   return {
     ...rest,
     handle: async (c) => {
@@ -93,7 +96,9 @@ export const DOCUMENT_BODY_TYPES: readonly string[] = ["application/json", ...YA
 async function readBody(c: Context<AppEnv>, schema: z.ZodType, types: readonly string[]): Promise<unknown> {
   const mime = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (!types.includes(mime)) {
-    throw new ValidationError("unsupported content type", [{ path: "headers.content-type", message: `must be ${types.join(" or ")}, got ${mime || "nothing"}` }]);
+    throw new ValidationError("unsupported content type", [
+      { path: "headers.content-type", message: `must be ${types.join(" or ")}, got ${mime || "nothing"}` },
+    ]);
   }
   const text = await c.req.text();
   let value: unknown;

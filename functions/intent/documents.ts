@@ -1,4 +1,13 @@
-import { DOCUMENT_SCHEMAS, type FieldError, USER_KINDS, type UserDocument, type UserKind, ValidationError, fieldErrors, resourceKeyOf } from "@meshplane/core/base";
+import {
+  DOCUMENT_SCHEMAS,
+  type FieldError,
+  USER_KINDS,
+  type UserDocument,
+  type UserKind,
+  ValidationError,
+  fieldErrors,
+  resourceKeyOf,
+} from "@meshplane/core/base";
 import type { DocumentWrite } from "../store/index";
 
 /**

@@ -30,7 +30,13 @@ export async function createResource(deps: IntentDeps, tenantId: string, doc: Us
  * resourceVersion, when either is given (412 when stale). NotFoundError (404) when it does not
  * exist. Returns it as stored.
  */
-export async function replaceResource(deps: IntentDeps, tenantId: string, principal: Principal, doc: UserDocument, ifMatch: string | undefined): Promise<StoredResource> {
+export async function replaceResource(
+  deps: IntentDeps,
+  tenantId: string,
+  principal: Principal,
+  doc: UserDocument,
+  ifMatch: string | undefined,
+): Promise<StoredResource> {
   const version = ifMatch ?? doc.metadata.resourceVersion;
   const write = await guardRootChange(deps, tenantId, principal, { doc, mode: "replace", ...(version !== undefined ? { ifMatch: version } : {}) });
   const [result] = await deps.store.resources.write(tenantId, [write], deps.now().toISOString());

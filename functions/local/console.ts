@@ -45,7 +45,8 @@ export function withConsole<R extends unknown[]>(api: Fetch<R>, dir: string): Fe
   return (request, ...rest) => {
     const path = new URL(request.url).pathname;
     if (!isConsolePath(path)) return api(request, ...rest);
-    if (request.method !== "GET" && request.method !== "HEAD") return problem(405, `${request.method} is not served here; the console's files are read with GET`, { allow: "GET, HEAD" });
+    if (request.method !== "GET" && request.method !== "HEAD")
+      return problem(405, `${request.method} is not served here; the console's files are read with GET`, { allow: "GET, HEAD" });
     let decoded: string;
     try {
       decoded = path === "/" ? "/index.html" : decodeURIComponent(path);
@@ -54,7 +55,8 @@ export function withConsole<R extends unknown[]>(api: Fetch<R>, dir: string): Fe
     }
     const file = normalize(join(root, decoded));
     if (!file.startsWith(root) || !isFile(file)) {
-      const detail = decoded === "/index.html" ? "the console is not built: run `npx tsx scripts/build-console.ts` (npm start does)" : `no console file at ${path}`;
+      const detail =
+        decoded === "/index.html" ? "the console is not built: run `npx tsx scripts/build-console.ts` (npm start does)" : `no console file at ${path}`;
       return problem(404, detail);
     }
     const hashed = path.startsWith("/assets/");

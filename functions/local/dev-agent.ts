@@ -33,8 +33,11 @@ const dir = resolve(values.dir ?? ".meshplane/dev-agents");
 
 function load(): Saved {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".json")) : [];
-  const matches = files.map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Saved).filter((s) => s.cluster === values.cluster && (!values.tenant || s.tenant === values.tenant));
-  if (matches.length !== 1) throw new Error(`no single registered dev agent for --cluster ${values.cluster ?? "?"}${values.tenant ? ` --tenant ${values.tenant}` : ""} in ${dir}`);
+  const matches = files
+    .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Saved)
+    .filter((s) => s.cluster === values.cluster && (!values.tenant || s.tenant === values.tenant));
+  if (matches.length !== 1)
+    throw new Error(`no single registered dev agent for --cluster ${values.cluster ?? "?"}${values.tenant ? ` --tenant ${values.tenant}` : ""} in ${dir}`);
   return matches[0] as Saved;
 }
 
@@ -53,7 +56,15 @@ async function main(): Promise<void> {
       const { tenant, cluster, incarnation } = await ControlPlaneClient.register(values.url, values["bootstrap-token"], publicJwk, "dev-agent");
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const path = join(dir, `${tenant}-${cluster}.json`);
-      writeFileSync(path, JSON.stringify({ url: values.url, tenant, cluster, ...(incarnation ? { incarnation } : {}), privateJwk: await exportJWK(privateKey), publicJwk } satisfies Saved, null, 2), { mode: 0o600 });
+      writeFileSync(
+        path,
+        JSON.stringify(
+          { url: values.url, tenant, cluster, ...(incarnation ? { incarnation } : {}), privateJwk: await exportJWK(privateKey), publicJwk } satisfies Saved,
+          null,
+          2,
+        ),
+        { mode: 0o600 },
+      );
       chmodSync(path, 0o600);
       console.log(`registered as ${tenant}/${cluster}; key kept in ${path}`);
       return;
@@ -63,7 +74,9 @@ async function main(): Promise<void> {
       return;
     case "discover": {
       if (!file) throw new Error("discover needs a YAML file of Kubernetes objects");
-      const objects = parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS() as unknown).filter((o) => o !== null);
+      const objects = parseAllDocuments(readFileSync(file, "utf8"))
+        .map((d) => d.toJS() as unknown)
+        .filter((o) => o !== null);
       const result = discover(groupClusterObjects(load().cluster, objects));
       console.log(JSON.stringify({ ...result, hash: "dev-agent" }));
       return;
@@ -73,7 +86,12 @@ async function main(): Promise<void> {
       const answer = await (await client(saved)).snapshot();
       if (!answer.changed || !answer.jws) return void console.log("no snapshot yet");
       const jwks = (await (await fetch(`${saved.url}/.well-known/jwks.json`)).json()) as { keys: JWK[] };
-      const payload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: snapshotAudience(saved.tenant, saved.cluster, saved.incarnation), lastGeneration: 0, now: new Date() });
+      const payload = await verifySnapshot(answer.jws, {
+        trustedKeys: jwks.keys,
+        audience: snapshotAudience(saved.tenant, saved.cluster, saved.incarnation),
+        lastGeneration: 0,
+        now: new Date(),
+      });
       console.log(JSON.stringify(payload, null, 2));
       return;
     }

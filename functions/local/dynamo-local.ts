@@ -59,7 +59,9 @@ export interface DynamoLocal {
 export async function startDynamoLocal(options: { dbPath?: string } = {}): Promise<DynamoLocal> {
   if (!hasJava()) throw new Error(JAVA_MISSING);
   const port = await freePort();
-  const child: ChildProcess = withJavaOptions(JAVA_OPTIONS, () => spawn({ port, sharedDb: true, ...(options.dbPath ? { path: options.dbPath } : {}), stdio: "pipe" }));
+  const child: ChildProcess = withJavaOptions(JAVA_OPTIONS, () =>
+    spawn({ port, sharedDb: true, ...(options.dbPath ? { path: options.dbPath } : {}), stdio: "pipe" }),
+  );
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));

@@ -61,7 +61,9 @@ export function createOperatorBootstrap(deps: OperatorBootstrapDeps) {
     /** A new `mpo_` credential as the pending version (kept if a retried step already made it). */
     async createSecret(token: string) {
       if ((await value(PENDING, token)) !== undefined) return;
-      await secrets.send(new PutSecretValueCommand({ SecretId: secretArn, ClientRequestToken: token, SecretString: newSecret(TOKEN_PREFIX.operator), VersionStages: [PENDING] }));
+      await secrets.send(
+        new PutSecretValueCommand({ SecretId: secretArn, ClientRequestToken: token, SecretString: newSecret(TOKEN_PREFIX.operator), VersionStages: [PENDING] }),
+      );
     },
     /** The pending credential becomes the operator credential; the current one (and any recorded) is revoked with it. */
     async setSecret(token: string) {
@@ -74,14 +76,22 @@ export function createOperatorBootstrap(deps: OperatorBootstrapDeps) {
       const next = await pending(token);
       if (!(await store.tokens.isOperatorSecret(next))) throw new Error("the new operator credential is not accepted");
       const current = await value(CURRENT);
-      if (current !== undefined && current !== next && (await store.tokens.isOperatorSecret(current))) throw new Error("the old operator credential is still accepted");
+      if (current !== undefined && current !== next && (await store.tokens.isOperatorSecret(current)))
+        throw new Error("the old operator credential is still accepted");
     },
     /** The pending version becomes AWSCURRENT (Secrets Manager keeps the old one as AWSPREVIOUS). */
     async finishSecret(token: string) {
       const described = await secrets.send(new DescribeSecretCommand({ SecretId: secretArn }));
       const current = Object.entries(described.VersionIdsToStages ?? {}).find(([, stages]) => stages.includes(CURRENT))?.[0];
       if (current === token) return;
-      await secrets.send(new UpdateSecretVersionStageCommand({ SecretId: secretArn, VersionStage: CURRENT, MoveToVersionId: token, ...(current ? { RemoveFromVersionId: current } : {}) }));
+      await secrets.send(
+        new UpdateSecretVersionStageCommand({
+          SecretId: secretArn,
+          VersionStage: CURRENT,
+          MoveToVersionId: token,
+          ...(current ? { RemoveFromVersionId: current } : {}),
+        }),
+      );
     },
   };
 

@@ -27,7 +27,11 @@ export class ApiGatewayConnections implements PushNotifier {
   private readonly client: ApiGatewayManagementApiClient;
 
   constructor(private readonly deps: ConnectionsDeps) {
-    this.client = new ApiGatewayManagementApiClient({ region: deps.region, endpoint: deps.endpoint, ...(deps.credentials ? { credentials: deps.credentials } : {}) });
+    this.client = new ApiGatewayManagementApiClient({
+      region: deps.region,
+      endpoint: deps.endpoint,
+      ...(deps.credentials ? { credentials: deps.credentials } : {}),
+    });
   }
 
   /**
@@ -39,7 +43,8 @@ export class ApiGatewayConnections implements PushNotifier {
     const now = this.deps.now?.() ?? new Date();
     await Promise.all(
       held.map(async (c) => {
-        if (c.expiresAt !== undefined && !pushTokenExpired({ expiresAt: c.expiresAt }, now)) return void (await this.post(tenantId, cluster, c.connectionId, { type: "generation", generation }));
+        if (c.expiresAt !== undefined && !pushTokenExpired({ expiresAt: c.expiresAt }, now))
+          return void (await this.post(tenantId, cluster, c.connectionId, { type: "generation", generation }));
         await this.close(c.connectionId);
         await this.deps.connections.remove(tenantId, cluster, c.connectionId);
       }),
@@ -63,7 +68,8 @@ export class ApiGatewayConnections implements PushNotifier {
     try {
       await this.client.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
     } catch (error) {
-      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 410) this.deps.log.error("push: closing a connection failed", { connectionId, detail: (error as Error).message });
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 410)
+        this.deps.log.error("push: closing a connection failed", { connectionId, detail: (error as Error).message });
     }
   }
 }

@@ -94,7 +94,11 @@ export class PushHub implements PushNotifier {
     if (new URL(req.url ?? "/", "http://x").pathname !== PUSH_PATH) return refuse(404, "no WebSocket here");
     let identity: PushOpening;
     try {
-      identity = await authenticatePushOpening(req.headers.authorization, { store: this.options.store, now: this.options.now, apiUrl: this.options.publicUrl ?? `http://${req.headers.host ?? ""}` });
+      identity = await authenticatePushOpening(req.headers.authorization, {
+        store: this.options.store,
+        now: this.options.now,
+        apiUrl: this.options.publicUrl ?? `http://${req.headers.host ?? ""}`,
+      });
     } catch (error) {
       return refuse(401, (error as Error).message);
     }

@@ -65,7 +65,10 @@ async function connect(deps: WebSocketDeps, connectionId: string, headers: Recor
     return { statusCode: 401, body: (error as Error).message };
   }
   try {
-    await deps.store.pushConnections.add(identity.tenantId, identity.cluster, connectionId, deps.now(), deps.maxPerCluster ?? 4, { expiresAt: identity.expiresAt, agentKid: identity.agentKid });
+    await deps.store.pushConnections.add(identity.tenantId, identity.cluster, connectionId, deps.now(), deps.maxPerCluster ?? 4, {
+      expiresAt: identity.expiresAt,
+      agentKid: identity.agentKid,
+    });
   } catch (error) {
     if (error instanceof TooManyRequestsError) return { statusCode: 429, body: error.message };
     throw error;

@@ -56,7 +56,12 @@ export class AgentStore {
    * Returns the cluster's incarnation for the agent to keep (undefined: a cluster created before
    * incarnations); the transaction holds only while the head is still of that incarnation.
    */
-  async register(bootstrapToken: string, jwk: Record<string, unknown>, kid: string, now: Date): Promise<{ tenantId: string; cluster: string; incarnation?: string }> {
+  async register(
+    bootstrapToken: string,
+    jwk: Record<string, unknown>,
+    kid: string,
+    now: Date,
+  ): Promise<{ tenantId: string; cluster: string; incarnation?: string }> {
     const { doc, table } = this.deps;
     const hash = hashSecret(bootstrapToken);
     const lookup = (await doc.send(new GetCommand({ TableName: table, Key: keys.bootstrapLookup(hash), ConsistentRead: true }))).Item;
@@ -132,7 +137,15 @@ export class AgentStore {
     const stored: StoredReport = {
       generation: report.generation,
       ...(report.error ? { error: report.error.slice(0, MAX_ERROR_CHARS) } : {}),
-      failures: failed.slice(0, MAX_STORED_FAILURES).map((r) => ({ apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}), name: r.name, error: (r.error ?? "rejected").slice(0, MAX_ERROR_CHARS) })),
+      failures: failed
+        .slice(0, MAX_STORED_FAILURES)
+        .map((r) => ({
+          apiVersion: r.apiVersion,
+          kind: r.kind,
+          ...(r.namespace ? { namespace: r.namespace } : {}),
+          name: r.name,
+          error: (r.error ?? "rejected").slice(0, MAX_ERROR_CHARS),
+        })),
       failureCount: failed.length,
       ...(report.certificates ? { certificates: report.certificates.map((r) => (r.error ? { ...r, error: r.error.slice(0, MAX_ERROR_CHARS) } : r)) } : {}),
       reportedAt: now.toISOString(),
@@ -157,12 +170,21 @@ export class AgentStore {
       return undefined;
     }
     // Reports are read afresh by every translate job: nothing for the change log to name.
-    return writeWithRevision(doc, table, tenantId, () => ({ items: [put, seen], onConditionFailed: (i) => (i === 1 ? agentGone() : undefined), changes: [{ type: "none" }] }));
+    return writeWithRevision(doc, table, tenantId, () => ({
+      items: [put, seen],
+      onConditionFailed: (i) => (i === 1 ? agentGone() : undefined),
+      changes: [{ type: "none" }],
+    }));
   }
 
   /** Last reports of the given clusters. */
   async reports(tenantId: string, clusters: readonly string[]): Promise<Map<string, StoredReport>> {
-    const items = await batchGet(this.deps.doc, this.deps.table, clusters.map((c) => keys.agentReport(tenantId, c)), false);
+    const items = await batchGet(
+      this.deps.doc,
+      this.deps.table,
+      clusters.map((c) => keys.agentReport(tenantId, c)),
+      false,
+    );
     return new Map(items.map((item) => [clusterOfPk(tenantId, item.PK as string), item as unknown as StoredReport]));
   }
 
@@ -171,7 +193,14 @@ export class AgentStore {
     const last = head.lastSeenAt ? Date.parse(head.lastSeenAt) : 0;
     if (now.getTime() - last < SEEN_INTERVAL_MS) return;
     await this.deps.doc
-      .send(new UpdateCommand({ TableName: this.deps.table, Key: keys.snapshotHead(tenantId, cluster), UpdateExpression: "SET lastSeenAt = :now", ExpressionAttributeValues: { ":now": now.toISOString() } }))
+      .send(
+        new UpdateCommand({
+          TableName: this.deps.table,
+          Key: keys.snapshotHead(tenantId, cluster),
+          UpdateExpression: "SET lastSeenAt = :now",
+          ExpressionAttributeValues: { ":now": now.toISOString() },
+        }),
+      )
       .catch(() => undefined);
   }
 }

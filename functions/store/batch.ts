@@ -19,10 +19,17 @@ export async function batchWrite(doc: DynamoDBDocumentClient, table: string, req
  * The items under `wanted`, in chunks of 100 (the BatchGetItem limit), following unprocessed keys.
  * Missing items are simply absent; the order is DynamoDB's, so callers index by key.
  */
-export async function batchGet(doc: DynamoDBDocumentClient, table: string, wanted: readonly Key[], consistentRead: boolean): Promise<Record<string, unknown>[]> {
+export async function batchGet(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  wanted: readonly Key[],
+  consistentRead: boolean,
+): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   for (let i = 0; i < wanted.length; i += 100) {
-    let request: Record<string, { Keys: Key[]; ConsistentRead: boolean }> | undefined = { [table]: { Keys: wanted.slice(i, i + 100), ConsistentRead: consistentRead } };
+    let request: Record<string, { Keys: Key[]; ConsistentRead: boolean }> | undefined = {
+      [table]: { Keys: wanted.slice(i, i + 100), ConsistentRead: consistentRead },
+    };
     while (request && Object.keys(request).length > 0) {
       const page = await doc.send(new BatchGetCommand({ RequestItems: request }));
       out.push(...(page.Responses?.[table] ?? []));
@@ -94,5 +101,9 @@ export function queryItems(
 
 /** Every item of a partition with an SK from `from` to `to` (inclusive), strongly read, following pagination. */
 export function queryItemsBetween(doc: DynamoDBDocumentClient, table: string, pk: string, from: string, to: string): Promise<Record<string, unknown>[]> {
-  return queryAll(doc, { TableName: table, KeyConditionExpression: "PK = :pk AND SK BETWEEN :from AND :to", ExpressionAttributeValues: { ":pk": pk, ":from": from, ":to": to } });
+  return queryAll(doc, {
+    TableName: table,
+    KeyConditionExpression: "PK = :pk AND SK BETWEEN :from AND :to",
+    ExpressionAttributeValues: { ":pk": pk, ":from": from, ":to": to },
+  });
 }

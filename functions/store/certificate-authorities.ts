@@ -65,7 +65,9 @@ export class CaStore {
   constructor(private readonly deps: StoreDeps) {}
 
   async get(tenantId: string, virtualMesh: string): Promise<CaRecord | undefined> {
-    const out = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.certificateAuthority(tenantId, virtualMesh), ConsistentRead: true }));
+    const out = await this.deps.doc.send(
+      new GetCommand({ TableName: this.deps.table, Key: keys.certificateAuthority(tenantId, virtualMesh), ConsistentRead: true }),
+    );
     return out.Item === undefined ? undefined : strip(out.Item);
   }
 
@@ -123,7 +125,11 @@ export class CaStore {
   async delete(tenantId: string, virtualMesh: string): Promise<void> {
     await this.deps.doc.send(new DeleteCommand({ TableName: this.deps.table, Key: keys.certificateAuthority(tenantId, virtualMesh) }));
     const signed = await queryKeys(this.deps.doc, this.deps.table, tenantPk(tenantId), keys.signedCsrPrefix(virtualMesh));
-    await batchWrite(this.deps.doc, this.deps.table, signed.map((Key) => ({ DeleteRequest: { Key } })));
+    await batchWrite(
+      this.deps.doc,
+      this.deps.table,
+      signed.map((Key) => ({ DeleteRequest: { Key } })),
+    );
   }
 
   /**
@@ -141,7 +147,8 @@ export class CaStore {
         }),
       );
     } catch (error) {
-      if (conditionFailed(error)) throw new ConflictError(`this CSR was already presented for mesh ${by.mesh}; make a new key and CSR for a new intermediate`, { cause: error });
+      if (conditionFailed(error))
+        throw new ConflictError(`this CSR was already presented for mesh ${by.mesh}; make a new key and CSR for a new intermediate`, { cause: error });
       throw error;
     }
   }

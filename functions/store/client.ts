@@ -16,9 +16,7 @@ export interface DynamoConfig {
 export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: config.region,
-    ...(config.endpoint
-      ? { endpoint: config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } }
-      : {}),
+    ...(config.endpoint ? { endpoint: config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } });
 }

@@ -54,7 +54,11 @@ export class ClusterStore {
    * taken. The cluster gets a new incarnation (on its head item), which its snapshots are signed for:
    * nothing signed for an earlier cluster or tenant of the same name verifies for this one.
    */
-  async register(tenantId: string, input: { name: string; labels?: Record<string, string> }, now: Date): Promise<{ cluster: Cluster; bootstrap: Bootstrap; revision: number }> {
+  async register(
+    tenantId: string,
+    input: { name: string; labels?: Record<string, string> },
+    now: Date,
+  ): Promise<{ cluster: Cluster; bootstrap: Bootstrap; revision: number }> {
     const { table } = this.deps;
     const { bootstrap, hash, put } = bootstrapPut(table, tenantId, input.name, now, this.deps.bootstrapTtlMs);
     const cluster: Cluster = {
@@ -66,7 +70,13 @@ export class ClusterStore {
     };
     const revision = await writeWithRevision(this.deps.doc, table, tenantId, () => ({
       items: [
-        { Put: { TableName: table, Item: { ...keys.cluster(tenantId, input.name), ...cluster, bootstrapHash: hash }, ConditionExpression: "attribute_not_exists(PK)" } },
+        {
+          Put: {
+            TableName: table,
+            Item: { ...keys.cluster(tenantId, input.name), ...cluster, bootstrapHash: hash },
+            ConditionExpression: "attribute_not_exists(PK)",
+          },
+        },
         put,
         SnapshotStore.created(table, tenantId, input.name, randomUUID()),
       ],
@@ -127,7 +137,15 @@ export class ClusterStore {
     // final condition (and removes what it wrote) instead of leaving items behind the purge that
     // would resurface if the name is registered again.
     await conditionHeld(
-      doc.send(new UpdateCommand({ TableName: table, Key: keys.snapshotHead(tenantId, name), UpdateExpression: "SET deregistering = :t", ConditionExpression: "attribute_exists(PK)", ExpressionAttributeValues: { ":t": true } })),
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.snapshotHead(tenantId, name),
+          UpdateExpression: "SET deregistering = :t",
+          ConditionExpression: "attribute_exists(PK)",
+          ExpressionAttributeValues: { ":t": true },
+        }),
+      ),
     );
     await purgePartition(doc, table, clusterPk(tenantId, name));
     return writeWithRevision(doc, table, tenantId, () => ({
@@ -149,7 +167,11 @@ export class ClusterStore {
 
 async function purgePartition(doc: DynamoDBDocumentClient, table: string, pk: string): Promise<void> {
   const all = await queryKeys(doc, table, pk);
-  await batchWrite(doc, table, all.map((Key) => ({ DeleteRequest: { Key } })));
+  await batchWrite(
+    doc,
+    table,
+    all.map((Key) => ({ DeleteRequest: { Key } })),
+  );
 }
 
 function decodeCluster(item: Item) {

@@ -53,7 +53,11 @@ export class DiscoveredStore {
 
   /** Deletes items `replace` wrote, when the report they belong to was refused after all. */
   async remove(written: readonly Key[]): Promise<void> {
-    await batchWrite(this.deps.doc, this.deps.table, written.map((Key) => ({ DeleteRequest: { Key } })));
+    await batchWrite(
+      this.deps.doc,
+      this.deps.table,
+      written.map((Key) => ({ DeleteRequest: { Key } })),
+    );
   }
 
   /**
@@ -63,7 +67,13 @@ export class DiscoveredStore {
    * and mesh filters are applied here, within the page's read allowance (the objects are stored as
    * JSON text), so a page may be short.
    */
-  async page(tenantId: string, clusters: readonly string[], kind: DiscoveredKind, filter: DiscoveredFilter, request: PageRequest<DiscoveredPosition>): Promise<Page<Discovered, DiscoveredPosition>> {
+  async page(
+    tenantId: string,
+    clusters: readonly string[],
+    kind: DiscoveredKind,
+    filter: DiscoveredFilter,
+    request: PageRequest<DiscoveredPosition>,
+  ): Promise<Page<Discovered, DiscoveredPosition>> {
     const after = request.after;
     const wanted = clusters
       .filter((c) => (filter.cluster === undefined || c === filter.cluster) && (after === undefined || c >= after.cluster))
@@ -72,7 +82,11 @@ export class DiscoveredStore {
     const items: Discovered[] = [];
     for (const cluster of wanted) {
       const from = cluster === after?.cluster ? after.name : undefined;
-      const range = { pk: clusterPk(tenantId, cluster), prefix: keys.discoveredPrefix(kind), decode: (item: Record<string, unknown>) => decodeDiscovered(item, filter) };
+      const range = {
+        pk: clusterPk(tenantId, cluster),
+        prefix: keys.discoveredPrefix(kind),
+        decode: (item: Record<string, unknown>) => decodeDiscovered(item, filter),
+      };
       const out = await readRange(this.deps.doc, this.deps.table, from === undefined ? range : { ...range, after: from }, budget);
       items.push(...out.items);
       if (!out.ended) return { items, next: out.after === undefined ? { cluster } : { cluster, name: out.after } };
@@ -83,9 +97,7 @@ export class DiscoveredStore {
   /** Discovered objects of a kind across the given clusters, filtered, sorted by name. */
   async list(tenantId: string, clusters: string[], kind: DiscoveredKind, filter: DiscoveredFilter = {}): Promise<Discovered[]> {
     const wanted = filter.cluster ? clusters.filter((c) => c === filter.cluster) : clusters;
-    const pages = await Promise.all(
-      wanted.map((c) => queryItems(this.deps.doc, this.deps.table, clusterPk(tenantId, c), keys.discoveredPrefix(kind))),
-    );
+    const pages = await Promise.all(wanted.map((c) => queryItems(this.deps.doc, this.deps.table, clusterPk(tenantId, c), keys.discoveredPrefix(kind))));
     return pages
       .flat()
       .map((item) => JSON.parse(item.body as string) as Discovered)

@@ -54,7 +54,10 @@ export const keys = {
    * A CSR a VirtualMesh's CA signed (by its SHA-256), kept as long as that CA (uid) lives, so a replay
    * is refused before the CA key is opened; deleted with the CA.
    */
-  signedCsr: (tenantId: string, virtualMesh: string, uid: string, csrHash: string): Key => ({ PK: tenantPk(tenantId), SK: `CSR#${virtualMesh}#${uid}#${csrHash}` }),
+  signedCsr: (tenantId: string, virtualMesh: string, uid: string, csrHash: string): Key => ({
+    PK: tenantPk(tenantId),
+    SK: `CSR#${virtualMesh}#${uid}#${csrHash}`,
+  }),
   signedCsrPrefix: (virtualMesh: string): string => `CSR#${virtualMesh}#`,
   /** A push connection a cluster's agent holds on the API Gateway WebSocket API (docs/push.md). */
   pushConnection: (tenantId: string, cluster: string, connectionId: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: `P#${connectionId}` }),

@@ -95,7 +95,8 @@ export type RangeResult<T> = { items: T[]; ended: true } | { items: T[]; ended: 
 export async function readRange<T>(doc: DynamoDBDocumentClient, table: string, range: RangeQuery<T>, budget: PageBudget): Promise<RangeResult<T>> {
   const items: T[] = [];
   let last = range.after === undefined ? undefined : range.prefix + range.after;
-  if (last !== undefined && Buffer.byteLength(last) > MAX_SORT_KEY_BYTES) throw new PositionError(`a position of ${Buffer.byteLength(last)} bytes with its prefix`);
+  if (last !== undefined && Buffer.byteLength(last) > MAX_SORT_KEY_BYTES)
+    throw new PositionError(`a position of ${Buffer.byteLength(last)} bytes with its prefix`);
   const stopped = (): RangeResult<T> => ({ items, ended: false, after: last?.slice(range.prefix.length) });
   const key = prefixCondition(range.pk, range.prefix);
   for (;;) {

@@ -45,7 +45,12 @@ export class PushConnectionStore {
     await this.deps.doc.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: this.deps.table, Item: { ...keys.pushConnection(tenantId, cluster, connectionId), connectionId, connectedAt: now.toISOString(), ...grant, [TTL_ATTRIBUTE]: ttl } } },
+          {
+            Put: {
+              TableName: this.deps.table,
+              Item: { ...keys.pushConnection(tenantId, cluster, connectionId), connectionId, connectedAt: now.toISOString(), ...grant, [TTL_ATTRIBUTE]: ttl },
+            },
+          },
           { Put: { TableName: this.deps.table, Item: { ...keys.pushConnectionLookup(connectionId), tenantId, cluster, ...grant, [TTL_ATTRIBUTE]: ttl } } },
         ],
       }),

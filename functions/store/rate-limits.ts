@@ -109,7 +109,15 @@ export class RateLimitStore {
           // stepped back (or one instance's runs far ahead). Start the bucket afresh rather than shut
           // the budget for the length of the step; a write that changed it meanwhile wins.
           await conditionHeld(
-            this.deps.doc.send(new UpdateCommand({ TableName: this.deps.table, Key: key, UpdateExpression: "SET tat = :now", ConditionExpression: "tat = :old", ExpressionAttributeValues: { ":now": now - 1, ":old": tat } })),
+            this.deps.doc.send(
+              new UpdateCommand({
+                TableName: this.deps.table,
+                Key: key,
+                UpdateExpression: "SET tat = :now",
+                ConditionExpression: "tat = :old",
+                ExpressionAttributeValues: { ":now": now - 1, ":old": tat },
+              }),
+            ),
           );
           full = true;
           continue;

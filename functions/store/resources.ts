@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { type Requirement, type ResourceStatus, type StoredResource, type UserDocument, type UserKind, matchesLabels, nextStoredVersion } from "@meshplane/core/base";
+import {
+  type Requirement,
+  type ResourceStatus,
+  type StoredResource,
+  type UserDocument,
+  type UserKind,
+  matchesLabels,
+  nextStoredVersion,
+} from "@meshplane/core/base";
 import { ConflictError, NotFoundError, PayloadTooLargeError, PreconditionFailedError } from "../shared/errors";
 import { batchGet, queryItems } from "./batch";
 import { conditionHeld } from "./conditions";
@@ -90,9 +98,7 @@ export class ResourceStore {
 
   /** Returns the resource or throws NotFoundError. */
   async get(tenantId: string, kind: UserKind, name: string): Promise<StoredResource> {
-    const out = await this.deps.doc.send(
-      new GetCommand({ TableName: this.deps.table, Key: keys.resource(tenantId, kind, name), ConsistentRead: true }),
-    );
+    const out = await this.deps.doc.send(new GetCommand({ TableName: this.deps.table, Key: keys.resource(tenantId, kind, name), ConsistentRead: true }));
     if (!out.Item) throw new NotFoundError(`${kind} ${name} not found`);
     return toResource(out.Item);
   }
@@ -126,7 +132,10 @@ export class ResourceStore {
   async write(tenantId: string, writes: DocumentWrite[], now: string): Promise<WriteResult[]> {
     let results: WriteResult[] = [];
     const revision = await writeWithRevision(this.deps.doc, this.deps.table, tenantId, async (rev) => {
-      const existing = await this.getMany(tenantId, writes.map((w) => ({ kind: w.doc.kind, name: w.doc.metadata.name })));
+      const existing = await this.getMany(
+        tenantId,
+        writes.map((w) => ({ kind: w.doc.kind, name: w.doc.metadata.name })),
+      );
       results = [];
       const items = [];
       const conditionErrors: (Error | undefined)[] = [];
@@ -149,7 +158,9 @@ export class ResourceStore {
         );
       }
       if (items.length === 0) throw new NoChange();
-      const changes = results.filter((r) => r.action !== "unchanged").map((r): Change => ({ type: "resource", kind: r.resource.kind as UserKind, name: r.resource.metadata.name }));
+      const changes = results
+        .filter((r) => r.action !== "unchanged")
+        .map((r): Change => ({ type: "resource", kind: r.resource.kind as UserKind, name: r.resource.metadata.name }));
       return { items, onConditionFailed: (index) => conditionErrors[index], changes };
     }).catch((error: unknown) => {
       if (error instanceof NoChange) return undefined;

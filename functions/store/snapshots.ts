@@ -54,7 +54,15 @@ function toHead(item: Item | undefined): ClusterHead | undefined {
   return {
     ...(typeof item.incarnation === "string" ? { incarnation: item.incarnation } : {}),
     ...(typeof item.generation === "number"
-      ? { snapshot: { generation: item.generation, hash: item.hash as string, chunks: item.chunks as number, signedAt: item.signedAt as string, exp: item.exp as number } }
+      ? {
+          snapshot: {
+            generation: item.generation,
+            hash: item.hash as string,
+            chunks: item.chunks as number,
+            signedAt: item.signedAt as string,
+            exp: item.exp as number,
+          },
+        }
       : {}),
     ...(item.agentKey ? { agentKey: item.agentKey as Record<string, unknown>, agentKid: item.agentKid as string } : {}),
     ...(Array.isArray(item.directives) ? { directives: item.directives as CertificateDirective[] } : {}),
@@ -77,7 +85,12 @@ export class SnapshotStore {
 
   /** Heads of many clusters (missing ones are absent from the map). */
   async heads(tenantId: string, clusters: readonly string[]): Promise<Map<string, ClusterHead>> {
-    const items = await batchGet(this.deps.doc, this.deps.table, clusters.map((c) => keys.snapshotHead(tenantId, c)), true);
+    const items = await batchGet(
+      this.deps.doc,
+      this.deps.table,
+      clusters.map((c) => keys.snapshotHead(tenantId, c)),
+      true,
+    );
     return new Map(items.map((item) => [clusterOfPk(tenantId, item.PK as string), toHead(item) as ClusterHead]));
   }
 
@@ -107,17 +120,29 @@ export class SnapshotStore {
     const { doc, table } = this.deps;
     const chunks: Buffer[] = [];
     for (let i = 0; i < body.length || i === 0; i += CHUNK_BYTES) chunks.push(body.subarray(i, i + CHUNK_BYTES));
-    await batchWrite(doc, table, chunks.map((data, i) => ({ PutRequest: { Item: { ...keys.snapshotChunk(tenantId, cluster, next.generation, i), data } } })));
+    await batchWrite(
+      doc,
+      table,
+      chunks.map((data, i) => ({ PutRequest: { Item: { ...keys.snapshotChunk(tenantId, cluster, next.generation, i), data } } })),
+    );
     try {
       await doc.send(
         new UpdateCommand({
           TableName: table,
           Key: keys.snapshotHead(tenantId, cluster),
           UpdateExpression: "SET generation = :g, #h = :h, chunks = :c, signedAt = :s, #exp = :e, directives = :d",
-          ConditionExpression: [previous ? "generation = :prev" : "attribute_not_exists(generation)", ...(next.incarnation ? [incarnationIs(next.incarnation)] : [])].join(" AND "),
+          ConditionExpression: [
+            previous ? "generation = :prev" : "attribute_not_exists(generation)",
+            ...(next.incarnation ? [incarnationIs(next.incarnation)] : []),
+          ].join(" AND "),
           ExpressionAttributeNames: { "#h": "hash", "#exp": "exp" },
           ExpressionAttributeValues: {
-            ":g": next.generation, ":h": next.hash, ":c": chunks.length, ":s": next.signedAt, ":e": next.exp, ":d": directives,
+            ":g": next.generation,
+            ":h": next.hash,
+            ":c": chunks.length,
+            ":s": next.signedAt,
+            ":e": next.exp,
+            ":d": directives,
             ...(previous ? { ":prev": previous.generation } : {}),
             ...(next.incarnation ? { ":inc": next.incarnation } : {}),
           },
@@ -134,16 +159,18 @@ export class SnapshotStore {
     const ttl = Math.floor(Date.now() / 1000) + SUPERSEDED_TTL_SECONDS;
     await Promise.all(
       Array.from({ length: head.chunks }, (_, i) =>
-        this.deps.doc.send(
-          new UpdateCommand({
-            TableName: this.deps.table,
-            Key: keys.snapshotChunk(tenantId, cluster, head.generation, i),
-            UpdateExpression: "SET #ttl = :t",
-            ConditionExpression: "attribute_exists(PK)",
-            ExpressionAttributeNames: { "#ttl": TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ":t": ttl },
-          }),
-        ).catch(() => undefined),
+        this.deps.doc
+          .send(
+            new UpdateCommand({
+              TableName: this.deps.table,
+              Key: keys.snapshotChunk(tenantId, cluster, head.generation, i),
+              UpdateExpression: "SET #ttl = :t",
+              ConditionExpression: "attribute_exists(PK)",
+              ExpressionAttributeNames: { "#ttl": TTL_ATTRIBUTE },
+              ExpressionAttributeValues: { ":t": ttl },
+            }),
+          )
+          .catch(() => undefined),
       ),
     );
   }
@@ -176,7 +203,11 @@ export class SnapshotStore {
   async useJti(tenantId: string, cluster: string, jti: string, exp: number): Promise<boolean> {
     return conditionHeld(
       this.deps.doc.send(
-        new PutCommand({ TableName: this.deps.table, Item: { ...keys.agentJti(tenantId, cluster, jti), [TTL_ATTRIBUTE]: exp + 60 }, ConditionExpression: "attribute_not_exists(PK)" }),
+        new PutCommand({
+          TableName: this.deps.table,
+          Item: { ...keys.agentJti(tenantId, cluster, jti), [TTL_ATTRIBUTE]: exp + 60 },
+          ConditionExpression: "attribute_not_exists(PK)",
+        }),
       ),
     );
   }

@@ -84,7 +84,12 @@ export class TenantStore {
     const { doc, table } = this.deps;
     // A tenant as listed is about 100 bytes: the limit alone keeps a page small.
     const ids = await readPage(doc, table, { pk: keys.tenantIndexPk, prefix: "", decode: (item) => ({ value: item.SK as string, bytes: 0 }) }, request);
-    const records = await batchGet(doc, table, ids.items.map((id) => keys.tenant(id)), true);
+    const records = await batchGet(
+      doc,
+      table,
+      ids.items.map((id) => keys.tenant(id)),
+      true,
+    );
     const active = new Map(records.filter((r) => r.state === "active").map((r) => [r.id as string, toTenant(r)]));
     const items = ids.items.flatMap((id) => active.get(id) ?? []);
     return ids.next === undefined ? { items } : { items, next: ids.next };
@@ -112,18 +117,30 @@ export class TenantStore {
     const { doc, table } = this.deps;
     // Credentials first, so nothing can authenticate into a half-deleted tenant.
     const tokens = await queryItems(doc, table, tenantPk(tenantId), keys.tokenRecordPrefix);
-    await batchWrite(doc, table, tokens.map((t) => ({ DeleteRequest: { Key: keys.tokenLookup(t.hash as string) } })));
+    await batchWrite(
+      doc,
+      table,
+      tokens.map((t) => ({ DeleteRequest: { Key: keys.tokenLookup(t.hash as string) } })),
+    );
     const clusters = await queryItems(doc, table, tenantPk(tenantId), keys.clusterPrefix);
     const bootstraps = clusters.filter((c) => c.bootstrapHash).map((c) => ({ DeleteRequest: { Key: keys.bootstrapLookup(c.bootstrapHash as string) } }));
     await batchWrite(doc, table, bootstraps);
     let items = tokens.length + bootstraps.length;
     for (const cluster of clusters) {
       const inCluster = await queryKeys(doc, table, clusterPk(tenantId, cluster.name as string));
-      await batchWrite(doc, table, inCluster.map((Key) => ({ DeleteRequest: { Key } })));
+      await batchWrite(
+        doc,
+        table,
+        inCluster.map((Key) => ({ DeleteRequest: { Key } })),
+      );
       items += inCluster.length;
     }
     const own = (await queryKeys(doc, table, tenantPk(tenantId))).filter((k) => k.SK !== "TENANT");
-    await batchWrite(doc, table, own.map((Key) => ({ DeleteRequest: { Key } })));
+    await batchWrite(
+      doc,
+      table,
+      own.map((Key) => ({ DeleteRequest: { Key } })),
+    );
     await batchWrite(doc, table, [{ DeleteRequest: { Key: keys.tenantIndex(tenantId) } }]);
     await doc.send(new DeleteCommand({ TableName: table, Key: keys.tenant(tenantId) }));
     return { tokens: tokens.length, clusters: clusters.length, items: items + own.length + 2 };

@@ -31,9 +31,7 @@ export interface TokenInfo {
 }
 
 /** What a presented credential resolves to. */
-export type Principal =
-  | { kind: "operator"; tokenId: string }
-  | { kind: "tenant"; tenantId: string; role: Role; tokenId: string };
+export type Principal = { kind: "operator"; tokenId: string } | { kind: "tenant"; tenantId: string; role: Role; tokenId: string };
 
 /** How often `lastUsedAt` is written at most: every request would double the write cost of reads. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -51,14 +49,35 @@ export interface NewToken {
 export function tenantTokenItems(table: string, tenantId: string, input: NewToken, now: string): { token: string; info: TokenInfo; puts: Item[] } {
   const token = newSecret(TOKEN_PREFIX.tenant);
   const hash = hashSecret(token);
-  const info: TokenInfo = { id: newId(), name: input.name, role: input.role, createdAt: now, createdBy: input.createdBy, ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}) };
+  const info: TokenInfo = {
+    id: newId(),
+    name: input.name,
+    role: input.role,
+    createdAt: now,
+    createdBy: input.createdBy,
+    ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+  };
   const ttl = input.expiresAt ? { [TTL_ATTRIBUTE]: Math.floor(Date.parse(input.expiresAt) / 1000) + 86_400 } : {};
   return {
     token,
     info,
     puts: [
       { Put: { TableName: table, Item: { ...keys.tokenRecord(tenantId, info.id), ...info, hash, ...ttl }, ConditionExpression: "attribute_not_exists(PK)" } },
-      { Put: { TableName: table, Item: { ...keys.tokenLookup(hash), kind: "tenant", tenantId, tokenId: info.id, role: info.role, ...(info.expiresAt ? { expiresAt: info.expiresAt } : {}), ...ttl }, ConditionExpression: "attribute_not_exists(PK)" } },
+      {
+        Put: {
+          TableName: table,
+          Item: {
+            ...keys.tokenLookup(hash),
+            kind: "tenant",
+            tenantId,
+            tokenId: info.id,
+            role: info.role,
+            ...(info.expiresAt ? { expiresAt: info.expiresAt } : {}),
+            ...ttl,
+          },
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
     ],
   };
 }
@@ -74,7 +93,15 @@ export class TokenStore {
       await this.deps.doc.send(
         new TransactWriteCommand({
           TransactItems: [
-            { ConditionCheck: { TableName: this.deps.table, Key: keys.tenant(tenantId), ConditionExpression: "#s = :active", ExpressionAttributeNames: { "#s": "state" }, ExpressionAttributeValues: { ":active": "active" } } },
+            {
+              ConditionCheck: {
+                TableName: this.deps.table,
+                Key: keys.tenant(tenantId),
+                ConditionExpression: "#s = :active",
+                ExpressionAttributeNames: { "#s": "state" },
+                ExpressionAttributeValues: { ":active": "active" },
+              },
+            },
             ...puts,
           ],
         }),
@@ -212,7 +239,8 @@ export class TokenStore {
       const old = new Set([...(recorded ? [recorded] : []), ...revoke.map(hashSecret)]);
       old.delete(hash);
       // The marker as read is the precondition: two replacements cannot both think they revoke the same predecessor.
-      const unchanged = marker === undefined ? "attribute_not_exists(PK)" : recorded === undefined ? "attribute_exists(PK) AND attribute_not_exists(#h)" : "#h = :was";
+      const unchanged =
+        marker === undefined ? "attribute_not_exists(PK)" : recorded === undefined ? "attribute_exists(PK) AND attribute_not_exists(#h)" : "#h = :was";
       try {
         await doc.send(
           new TransactWriteCommand({
@@ -228,7 +256,12 @@ export class TokenStore {
               },
               { Put: { TableName: table, Item: operatorLookup(hash, now) } },
               ...[...old].map((h) => ({
-                Delete: { TableName: table, Key: keys.tokenLookup(h), ConditionExpression: "attribute_not_exists(PK) OR kind = :operator", ExpressionAttributeValues: { ":operator": "operator" } },
+                Delete: {
+                  TableName: table,
+                  Key: keys.tokenLookup(h),
+                  ConditionExpression: "attribute_not_exists(PK) OR kind = :operator",
+                  ExpressionAttributeValues: { ":operator": "operator" },
+                },
               })),
             ],
           }),
@@ -254,7 +287,15 @@ export class TokenStore {
     // between must not be resurrected (hence the existence condition).
     const update = (key: Record<string, string>) =>
       this.deps.doc
-        .send(new UpdateCommand({ TableName: this.deps.table, Key: key, UpdateExpression: "SET lastUsedAt = :now", ConditionExpression: "attribute_exists(PK)", ExpressionAttributeValues: { ":now": now } }))
+        .send(
+          new UpdateCommand({
+            TableName: this.deps.table,
+            Key: key,
+            UpdateExpression: "SET lastUsedAt = :now",
+            ConditionExpression: "attribute_exists(PK)",
+            ExpressionAttributeValues: { ":now": now },
+          }),
+        )
         .catch(() => undefined);
     await update(keys.tokenLookup(hash));
     if (item.kind === "tenant") await update(keys.tokenRecord(item.tenantId as string, item.tokenId as string));

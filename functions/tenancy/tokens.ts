@@ -47,7 +47,12 @@ async function issue(deps: TokenDeps, tenantId: string, request: TokenRequest, c
 }
 
 /** A tenant's admin (its token `creatorTokenId`) makes a token; logged. Answers the secret, returned only this once, and what is stored of it. */
-export async function createToken(deps: TokenDeps, tenantId: string, creatorTokenId: string, request: TokenRequest): Promise<{ token: string; info: TokenInfo }> {
+export async function createToken(
+  deps: TokenDeps,
+  tenantId: string,
+  creatorTokenId: string,
+  request: TokenRequest,
+): Promise<{ token: string; info: TokenInfo }> {
   const createdBy = { kind: "tenant" as const, tokenId: creatorTokenId };
   const made = await issue(deps, tenantId, request, createdBy);
   deps.log.info("token created", { tokenId: made.info.id, role: made.info.role, createdBy: createdBy.tokenId });

@@ -11,7 +11,10 @@ import { trustInput } from "../trust/ca-record";
 import type { CaRecord, SnapshotHead, StoredReport, Store } from "../store/index";
 
 /** Where each user kind sits in a TranslateInput. */
-export const USER_LISTS = { VirtualMesh: "virtualMeshes", TrafficPolicy: "trafficPolicies", AccessPolicy: "accessPolicies" } as const satisfies Record<UserKind, keyof TranslateInput>;
+export const USER_LISTS = { VirtualMesh: "virtualMeshes", TrafficPolicy: "trafficPolicies", AccessPolicy: "accessPolicies" } as const satisfies Record<
+  UserKind,
+  keyof TranslateInput
+>;
 
 /**
  * Reads the stored part of one tenant's input: registered clusters, what their agents discovered,

@@ -74,7 +74,9 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
     generations.set(cluster, generation);
     // A push only says "fetch": an agent that misses it finds the generation at its next poll.
     if (deps.push && generation !== (heads.get(cluster)?.snapshot?.generation ?? 0)) {
-      await Promise.resolve(deps.push.published(job.tenantId, cluster, generation)).catch((error: unknown) => deps.log.error("push failed", { cluster, ...describeError(error) }));
+      await Promise.resolve(deps.push.published(job.tenantId, cluster, generation)).catch((error: unknown) =>
+        deps.log.error("push failed", { cluster, ...describeError(error) }),
+      );
     }
   });
 
@@ -94,7 +96,14 @@ export async function translateTenant(deps: WorkerDeps, job: TranslateJob): Prom
     tenant: job.tenantId,
     revision: tenant.revision,
     clusters: input.clusters.length,
-    ...(loaded ? { input: loaded.stats.mode, ...(loaded.stats.reason ? { fullLoadReason: loaded.stats.reason } : {}), itemsRead: loaded.stats.itemsRead, itemsHeld: loaded.stats.itemsHeld } : {}),
+    ...(loaded
+      ? {
+          input: loaded.stats.mode,
+          ...(loaded.stats.reason ? { fullLoadReason: loaded.stats.reason } : {}),
+          itemsRead: loaded.stats.itemsRead,
+          itemsHeld: loaded.stats.itemsHeld,
+        }
+      : {}),
     published: [...generations].filter(([c, g]) => g !== (heads.get(c)?.snapshot?.generation ?? 0)).length,
     statusesWritten: written,
   });

@@ -18,7 +18,12 @@ const PLANNED = { resourceVersion: "planned", uid: "planned" };
  * document identical to what is stored leaves it untouched. Pure; `input` is not changed.
  */
 export function withPlannedWrites(input: TranslateInput, writes: readonly DocumentWrite[], now: string): TranslateInput {
-  const out: TranslateInput = { ...input, virtualMeshes: [...input.virtualMeshes], trafficPolicies: [...input.trafficPolicies], accessPolicies: [...input.accessPolicies] };
+  const out: TranslateInput = {
+    ...input,
+    virtualMeshes: [...input.virtualMeshes],
+    trafficPolicies: [...input.trafficPolicies],
+    accessPolicies: [...input.accessPolicies],
+  };
   for (const { doc } of writes) {
     const list = out[USER_LISTS[doc.kind]] as StoredResource[];
     const i = list.findIndex((r) => r.metadata.name === doc.metadata.name);
@@ -91,7 +96,14 @@ function diff(before: ReadonlyMap<string, KubeObject>, after: ReadonlyMap<string
     added: [...after].filter(([k]) => !before.has(k)).map(([, o]) => o),
     changed: changed.map(([, o]) => o),
     previous: changed.map(([k]) => before.get(k) as KubeObject),
-    removed: [...before].filter(([k]) => !after.has(k)).map(([, o]) => ({ apiVersion: o.apiVersion, kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name })),
+    removed: [...before]
+      .filter(([k]) => !after.has(k))
+      .map(([, o]) => ({
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+        name: o.metadata.name,
+      })),
   };
 }
 
@@ -111,7 +123,9 @@ export async function planWrites(deps: PlanDeps, tenantId: string, writes: reado
   const clusters: Record<string, ClusterPlan> = {};
   for (const [cluster, out] of Object.entries(output.clusters)) {
     const head = heads.get(cluster)?.snapshot;
-    const before = new Map((head ? (await storedPayload(store, tenantId, cluster, head)).objects : []).map((o) => [objectKeyOf(o as KubeObject), o as KubeObject]));
+    const before = new Map(
+      (head ? (await storedPayload(store, tenantId, cluster, head)).objects : []).map((o) => [objectKeyOf(o as KubeObject), o as KubeObject]),
+    );
     clusters[cluster] = diff(before, new Map(out.objects.map((o) => [objectKeyOf(o), o])));
   }
   return { clusters, statuses: output.statuses };

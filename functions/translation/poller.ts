@@ -44,7 +44,9 @@ export function startPoller(options: {
         const failed = new Set(batchItemFailures.map((f) => f.itemIdentifier));
         const done = records.filter((r) => !failed.has(r.messageId));
         if (done.length > 0) {
-          await options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }));
+          await options.sqs.send(
+            new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }),
+          );
         }
       } catch (error) {
         if (state.running) options.log.error("queue poll failed", describeError(error));

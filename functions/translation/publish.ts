@@ -22,7 +22,14 @@ export interface PublishDeps {
  * (ConflictError, so the job is retried on fresh input) if the cluster was re-created meanwhile.
  * Returns the generation the cluster is at afterwards (0 = never published).
  */
-export async function publishCluster(deps: PublishDeps, tenantId: string, cluster: string, output: ClusterOutput, head: ClusterHead | undefined, now: Date): Promise<number> {
+export async function publishCluster(
+  deps: PublishDeps,
+  tenantId: string,
+  cluster: string,
+  output: ClusterOutput,
+  head: ClusterHead | undefined,
+  now: Date,
+): Promise<number> {
   const current = head?.snapshot;
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const fresh = current !== undefined && current.exp - nowSeconds > deps.refreshBeforeSeconds;
@@ -44,6 +51,13 @@ export async function publishCluster(deps: PublishDeps, tenantId: string, cluste
   const fields = JSON.stringify(payload);
   const body = Buffer.concat([Buffer.from(`${fields.slice(0, -1)},"objects":`), objectsJson(output), Buffer.from("}")]);
   const jws = await deps.signer.sign(body, SNAPSHOT_TYPE);
-  await deps.store.snapshots.write(tenantId, cluster, current, { generation, hash: output.hash, signedAt: now.toISOString(), exp: payload.exp, ...(head?.incarnation ? { incarnation: head.incarnation } : {}) }, gzipSync(jws), output.certificates);
+  await deps.store.snapshots.write(
+    tenantId,
+    cluster,
+    current,
+    { generation, hash: output.hash, signedAt: now.toISOString(), exp: payload.exp, ...(head?.incarnation ? { incarnation: head.incarnation } : {}) },
+    gzipSync(jws),
+    output.certificates,
+  );
   return generation;
 }

@@ -45,7 +45,10 @@ export function withClusterStatus(
   const byCluster = objectsByParent(outputs);
   const failuresByCluster = new Map<string, Map<string, string>>();
   for (const [cluster, report] of reports) {
-    failuresByCluster.set(cluster, new Map(report.failures.map((f) => [objectKey(f.kind, f.namespace, f.name), `${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}: ${f.error}`])));
+    failuresByCluster.set(
+      cluster,
+      new Map(report.failures.map((f) => [objectKey(f.kind, f.namespace, f.name), `${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}: ${f.error}`])),
+    );
   }
   const clustersInOrder = [...byCluster].sort(([a], [b]) => (a < b ? -1 : 1));
   const out: Record<ResourceKey, ResourceStatus> = {};
@@ -59,9 +62,13 @@ export function withClusterStatus(
       const report = reports.get(cluster);
       const failures = failuresByCluster.get(cluster);
       const errors = ids.flatMap((id) => (failures?.has(id) ? [failures.get(id) as string] : []));
-      if (report?.error && (report.generation < generation)) errors.push(`agent: ${report.error}`);
+      if (report?.error && report.generation < generation) errors.push(`agent: ${report.error}`);
       if (ids.some((id) => failures?.has(id))) failed = true;
-      clusters[cluster] = { generation, applied: report !== undefined && report.generation >= generation && errors.length === 0, ...(errors.length > 0 ? { errors } : {}) };
+      clusters[cluster] = {
+        generation,
+        applied: report !== undefined && report.generation >= generation && errors.length === 0,
+        ...(errors.length > 0 ? { errors } : {}),
+      };
     }
     const withClusters: ResourceStatus = Object.keys(clusters).length > 0 ? { ...status, clusters } : { ...status };
     if (failed && withClusters.state === "ACCEPTED") withClusters.state = "FAILED";

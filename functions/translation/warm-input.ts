@@ -53,7 +53,13 @@ export interface WarmOptions {
 export const DEFAULT_WARM: WarmOptions = { maxTenants: 8, maxAgeMs: 15 * 60_000, maxTranslators: 2, now: () => Date.now() };
 
 const itemsOf = (input: TranslateInput): number =>
-  input.clusters.length + input.meshes.length + input.workloads.length + input.destinations.length + input.virtualMeshes.length + input.trafficPolicies.length + input.accessPolicies.length;
+  input.clusters.length +
+  input.meshes.length +
+  input.workloads.length +
+  input.destinations.length +
+  input.virtualMeshes.length +
+  input.trafficPolicies.length +
+  input.accessPolicies.length;
 
 export class WarmInputs {
   private readonly held = new Map<string, Held>();
@@ -143,7 +149,15 @@ export class WarmInputs {
     const input = await loadTranslateInput(this.store, tenant.id);
     const applied = new Map(entries.map((e): [string, number] => [e.id, e.revision]));
     const translator = new Translator();
-    this.keep(tenant.id, { incarnation: tenant.createdAt, revision: tenant.revision, unlogged: tenant.unloggedChanges ?? 0, input, loadedAt: this.options.now(), applied, translator });
+    this.keep(tenant.id, {
+      incarnation: tenant.createdAt,
+      revision: tenant.revision,
+      unlogged: tenant.unloggedChanges ?? 0,
+      input,
+      loadedAt: this.options.now(),
+      applied,
+      translator,
+    });
     const items = itemsOf(input);
     return { input: { ...input }, stats: { mode: "full", reason, itemsRead: entries.length + items, itemsHeld: items }, translator };
   }
@@ -171,7 +185,8 @@ export class WarmInputs {
     while (this.held.size > this.options.maxTenants) this.held.delete(this.held.keys().next().value as string);
     // The map is in order of use, the latest last: only the latest keep their translation.
     let translators = 0;
-    for (const other of [...this.held.values()].toReversed()) if (other.translator !== undefined && ++translators > this.options.maxTranslators) delete other.translator;
+    for (const other of [...this.held.values()].toReversed())
+      if (other.translator !== undefined && ++translators > this.options.maxTranslators) delete other.translator;
   }
 }
 

@@ -57,7 +57,16 @@ export async function newRootAuthority(deps: AuthorityDeps, tenantId: string, vm
   const key = await deps.vault.seal(Buffer.from(keyPem), sealContext(tenantId, vm.metadata.name, vm.metadata.uid));
   const fingerprint = fingerprintSha256(root.certPem);
   const notAfter = certificateInfo(root.certPem).notAfter.toISOString();
-  return { issuerPem: root.certPem, issuerFingerprint: fingerprint, chainPem: root.certPem, rootPem: root.certPem, rootFingerprint: fingerprint, notAfter, rootNotAfter: notAfter, key };
+  return {
+    issuerPem: root.certPem,
+    issuerFingerprint: fingerprint,
+    chainPem: root.certPem,
+    rootPem: root.certPem,
+    rootFingerprint: fingerprint,
+    notAfter,
+    rootNotAfter: notAfter,
+    key,
+  };
 }
 
 /**
@@ -73,11 +82,23 @@ export async function newCaRecord(deps: AuthorityDeps, tenantId: string, vm: Vir
     return { ...base, kind: "generated", keyAlgorithm: generatedOptions(shared).keyAlgorithm, state: "READY", authorities: [authority] };
   }
   const keyAlgorithm = external.keyAlgorithm ?? "ECDSA_P256";
-  return { ...base, kind: "external", keyAlgorithm, state: "AWAITING_CERTIFICATE", authorities: [], pending: await pendingSigningKey(deps, tenantId, vm, keyAlgorithm) };
+  return {
+    ...base,
+    kind: "external",
+    keyAlgorithm,
+    state: "AWAITING_CERTIFICATE",
+    authorities: [],
+    pending: await pendingSigningKey(deps, tenantId, vm, keyAlgorithm),
+  };
 }
 
 /** meshplane's signing key for a bring-your-own CA and the CSR the user signs (CA:TRUE, path length 1). */
-export async function pendingSigningKey(deps: AuthorityDeps, tenantId: string, vm: VirtualMesh, keyAlgorithm: KeyAlgorithm): Promise<NonNullable<CaRecord["pending"]>> {
+export async function pendingSigningKey(
+  deps: AuthorityDeps,
+  tenantId: string,
+  vm: VirtualMesh,
+  keyAlgorithm: KeyAlgorithm,
+): Promise<NonNullable<CaRecord["pending"]>> {
   const keyPair = await generateKeyPair(deps.crypto, keyAlgorithm);
   const csrPem = await createCsr(deps.crypto, { keyPair, orgName: DEFAULT_ORG, commonName: `${vm.metadata.name} signing CA`, pathLen: 1 });
   const keyPem = await exportPrivateKeyPem(deps.crypto, keyPair.privateKey);
@@ -90,7 +111,12 @@ export async function pendingSigningKey(deps: AuthorityDeps, tenantId: string, v
  * Validates an uploaded chain for the pending signing key (key match, CA, path length, validity —
  * PkiError naming what is wrong) and returns the authority it makes.
  */
-export async function authorityFromUpload(deps: Pick<AuthorityDeps, "crypto">, pending: NonNullable<CaRecord["pending"]>, chainPem: string, now: Date): Promise<Authority> {
+export async function authorityFromUpload(
+  deps: Pick<AuthorityDeps, "crypto">,
+  pending: NonNullable<CaRecord["pending"]>,
+  chainPem: string,
+  now: Date,
+): Promise<Authority> {
   const chain = await validateCaChain(deps.crypto, { chainPem, signingPublicKey: Buffer.from(pending.publicKeySpki, "base64"), now });
   const [issuerPem] = chain.chainPems as [string];
   const chainText = pemBundle(chain.chainPems);
@@ -126,5 +152,11 @@ export async function signMeshCsr(deps: AuthorityDeps, tenantId: string, record:
   });
   const certChain = pemBundle([certPem, ...splitPemBundle(signing.chainPem)]);
   const rootBundle = pemBundle(bundle.map((a) => a.rootPem));
-  return { certChain, rootBundle, issuer: signing.issuerFingerprint, notAfter: certificateInfo(certPem).notAfter.toISOString(), fingerprint: fingerprintSha256(certPem) };
+  return {
+    certChain,
+    rootBundle,
+    issuer: signing.issuerFingerprint,
+    notAfter: certificateInfo(certPem).notAfter.toISOString(),
+    fingerprint: fingerprintSha256(certPem),
+  };
 }

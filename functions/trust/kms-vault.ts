@@ -16,7 +16,12 @@ export class KmsKeyVault implements KeyVault {
     if (!out.Plaintext || !out.CiphertextBlob) throw new Error("KMS returned no data key");
     const dataKey = Buffer.from(out.Plaintext);
     try {
-      return { alg: "A256GCM", kek: out.KeyId ?? this.deps.keyId, wrappedKey: Buffer.from(out.CiphertextBlob).toString("base64"), ...gcmEncrypt(dataKey, plaintext, canonicalJson(context)) };
+      return {
+        alg: "A256GCM",
+        kek: out.KeyId ?? this.deps.keyId,
+        wrappedKey: Buffer.from(out.CiphertextBlob).toString("base64"),
+        ...gcmEncrypt(dataKey, plaintext, canonicalJson(context)),
+      };
     } finally {
       dataKey.fill(0);
       out.Plaintext.fill(0);
@@ -24,7 +29,9 @@ export class KmsKeyVault implements KeyVault {
   }
 
   async open(sealed: SealedKey, context: SealContext): Promise<Uint8Array> {
-    const out = await this.deps.kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.wrappedKey, "base64"), KeyId: sealed.kek, EncryptionContext: context }));
+    const out = await this.deps.kms.send(
+      new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.wrappedKey, "base64"), KeyId: sealed.kek, EncryptionContext: context }),
+    );
     if (!out.Plaintext) throw new Error("KMS returned no plaintext");
     const dataKey = Buffer.from(out.Plaintext);
     try {

@@ -17,6 +17,9 @@ export async function guardRootChange({ store }: { store: Store }, tenantId: str
   });
   if (current === undefined) return write;
   const field = rootChangingField(current as StoredResource<"VirtualMesh">, write.doc as unknown as Pick<StoredResource<"VirtualMesh">, "spec">);
-  if (field !== undefined) throw new ForbiddenError(`${field}: this edit changes the root of VirtualMesh ${write.doc.metadata.name}'s CA and needs the admin role (it then moves to the new root in phases)`);
+  if (field !== undefined)
+    throw new ForbiddenError(
+      `${field}: this edit changes the root of VirtualMesh ${write.doc.metadata.name}'s CA and needs the admin role (it then moves to the new root in phases)`,
+    );
   return { ...write, ifMatch: write.ifMatch ?? current.metadata.resourceVersion };
 }

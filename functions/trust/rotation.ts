@@ -37,7 +37,13 @@ function needsNewRoot(record: CaRecord, vm: VirtualMesh, now: Date): boolean {
  * - to a generated root: a new root joins the current one (ADDING_ROOT) and the phases follow.
  * A CA that never had a root (a bring-your-own CA still waiting for its certificate) is replaced.
  */
-async function switchRootKind(deps: TrustDeps, tenantId: string, record: CaRecord, vm: VirtualMesh, now: Date): Promise<Omit<CaRecord, "version"> | "replace" | undefined> {
+async function switchRootKind(
+  deps: TrustDeps,
+  tenantId: string,
+  record: CaRecord,
+  vm: VirtualMesh,
+  now: Date,
+): Promise<Omit<CaRecord, "version"> | "replace" | undefined> {
   const kind = rootKindOf(vm);
   if (record.kind === kind || record.phase !== "STABLE") return undefined;
   const current = currentAuthority(record).signing;
@@ -49,7 +55,13 @@ async function switchRootKind(deps: TrustDeps, tenantId: string, record: CaRecor
     return { ...base, kind, keyAlgorithm, pending: await pendingSigningKey(deps.authority, tenantId, vm, keyAlgorithm) };
   }
   const successor = await newRootAuthority(deps.authority, tenantId, vm, now);
-  return { ...base, kind, keyAlgorithm: vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.generated?.keyAlgorithm ?? "ECDSA_P256", phase: "ADDING_ROOT", authorities: [current, successor] };
+  return {
+    ...base,
+    kind,
+    keyAlgorithm: vm.spec.mtlsConfig?.shared?.rootCertificateAuthority?.generated?.keyAlgorithm ?? "ECDSA_P256",
+    phase: "ADDING_ROOT",
+    authorities: [current, successor],
+  };
 }
 
 /**
@@ -60,7 +72,12 @@ async function switchRootKind(deps: TrustDeps, tenantId: string, record: CaRecor
  * its successor (phase ADDING_ROOT). The CA of a VirtualMesh that stops asking for shared trust is
  * kept, so asking again continues with the same root. Returns the CAs in use, by VirtualMesh name.
  */
-export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, virtualMeshes: readonly VirtualMesh[], now: Date): Promise<Map<string, CaRecord>> {
+export async function reconcileAuthorities(
+  deps: TrustDeps,
+  tenantId: string,
+  virtualMeshes: readonly VirtualMesh[],
+  now: Date,
+): Promise<Map<string, CaRecord>> {
   const existing = new Map((await deps.store.cas.list(tenantId)).map((r) => [r.virtualMesh, r]));
   const out = new Map<string, CaRecord>();
   for (const vm of virtualMeshes) {
@@ -82,7 +99,11 @@ export async function reconcileAuthorities(deps: TrustDeps, tenantId: string, vi
     } else if (needsNewRoot(record, vm, now)) {
       const successor = await newRootAuthority(deps.authority, tenantId, vm, now);
       const { version, rotationRequested: _done, ...rest } = record;
-      record = await deps.store.cas.put(tenantId, { ...rest, phase: "ADDING_ROOT", authorities: [...record.authorities, successor], updatedAt: now.toISOString() }, version);
+      record = await deps.store.cas.put(
+        tenantId,
+        { ...rest, phase: "ADDING_ROOT", authorities: [...record.authorities, successor], updatedAt: now.toISOString() },
+        version,
+      );
       deps.log.info("root rotation started", { tenant: tenantId, virtualMesh: vm.metadata.name, newRoot: successor.rootFingerprint });
     }
     out.set(vm.metadata.name, record);
@@ -103,7 +124,14 @@ const NEXT_PHASE = { ADDING_ROOT: "SWITCHING", SWITCHING: "DROPPING", DROPPING: 
  * what the phase asks for (its agent's report is in step), so no mesh is ever more than one phase
  * behind and every member's certificates keep verifying everywhere. Returns whether any CA moved.
  */
-export async function advanceRotations(deps: TrustDeps, tenantId: string, input: TranslateInput, output: TranslateOutput, records: Map<string, CaRecord>, now: Date): Promise<boolean> {
+export async function advanceRotations(
+  deps: TrustDeps,
+  tenantId: string,
+  input: TranslateInput,
+  output: TranslateOutput,
+  records: Map<string, CaRecord>,
+  now: Date,
+): Promise<boolean> {
   let moved = false;
   const reportOf = certificateReports(input.certificates);
   const clusterOf = new Map(input.meshes.map((m) => [m.metadata.name, m.spec.cluster]));

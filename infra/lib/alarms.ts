@@ -50,11 +50,17 @@ export class MeshplaneAlarms extends Construct {
     new Dashboard(this, "Dashboard", {
       widgets: [
         [
-          new GraphWidget({ title: "API requests and errors", left: [props.httpApi.metricCount({ period }), props.httpApi.metricClientError({ period }), props.httpApi.metricServerError({ period })] }),
+          new GraphWidget({
+            title: "API requests and errors",
+            left: [props.httpApi.metricCount({ period }), props.httpApi.metricClientError({ period }), props.httpApi.metricServerError({ period })],
+          }),
           new GraphWidget({ title: "API latency", left: [props.httpApi.metricLatency({ period })] }),
         ],
         [
-          new GraphWidget({ title: "Worker invocations and errors", left: [props.worker.metricInvocations({ period }), props.worker.metricErrors({ period })] }),
+          new GraphWidget({
+            title: "Worker invocations and errors",
+            left: [props.worker.metricInvocations({ period }), props.worker.metricErrors({ period })],
+          }),
           new GraphWidget({ title: "Worker duration", left: [props.worker.metricDuration({ period })] }),
           new GraphWidget({ title: "Dead-letter queue", left: [props.dlq.metricApproximateNumberOfMessagesVisible({ period })] }),
         ],

@@ -50,13 +50,27 @@ export class MeshplaneApi {
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(
-          JSON.stringify({ requestId: "$context.requestId", ip: "$context.identity.sourceIp", method: "$context.httpMethod", path: "$context.path", status: "$context.status", latency: "$context.responseLatency", error: "$context.integrationErrorMessage" }),
+          JSON.stringify({
+            requestId: "$context.requestId",
+            ip: "$context.identity.sourceIp",
+            method: "$context.httpMethod",
+            path: "$context.path",
+            status: "$context.status",
+            latency: "$context.responseLatency",
+            error: "$context.integrationErrorMessage",
+          }),
         ),
       },
     });
     this.url = this.stage.url.replace(/\/$/, "");
     this.function.addEnvironment("MESHPLANE_PUBLIC_URL", this.url);
-    this.function.addToRolePolicy(tableAccess(props.table.tableArn, ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem"], LEADING_KEYS.api));
+    this.function.addToRolePolicy(
+      tableAccess(
+        props.table.tableArn,
+        ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem"],
+        LEADING_KEYS.api,
+      ),
+    );
     this.function.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [props.queue.queueArn] }));
     // The API publishes public keys only; it never signs.
     this.function.addToRolePolicy(new PolicyStatement({ actions: ["kms:GetPublicKey"], resources: [props.signingKey.keyArn] }));

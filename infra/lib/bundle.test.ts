@@ -9,7 +9,13 @@ import { FUNCTION_ENTRIES } from "./entries";
 function inputs(bundle: FunctionBundle, initial: boolean): string[] {
   const outputs = Object.entries(bundle.metafile.outputs).filter(([path]) => path.endsWith(".mjs"));
   const files = new Set(bundle.files.filter((f) => f.initial === initial).map((f) => join(bundle.dir, f.file)));
-  return outputs.filter(([path]) => files.has(join(ROOT, path))).flatMap(([, o]) => Object.entries(o.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([path]) => path));
+  return outputs
+    .filter(([path]) => files.has(join(ROOT, path)))
+    .flatMap(([, o]) =>
+      Object.entries(o.inputs)
+        .filter(([, i]) => i.bytesInOutput > 0)
+        .map(([path]) => path),
+    );
 }
 
 const all = (bundle: FunctionBundle) => [...inputs(bundle, true), ...inputs(bundle, false)];

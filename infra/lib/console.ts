@@ -40,7 +40,10 @@ export interface MeshplaneConsoleProps {
 
 /** Builds the console as `npm start` does (scripts/build-console.ts), on the machine that synthesises. */
 function builtConsole(): string {
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/build-console.ts"), "--if-stale"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/build-console.ts"), "--if-stale"], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   if (run.status !== 0) throw new Error("building the console failed (scripts/build-console.ts)");
   return join(ROOT, "packages/console/dist");
 }
@@ -83,7 +86,11 @@ export class MeshplaneConsole extends Construct {
         strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
       },
       customHeadersBehavior: {
-        customHeaders: ["cross-origin-opener-policy", "cross-origin-resource-policy", "permissions-policy"].map((header) => ({ header, value: CONSOLE_SECURITY_HEADERS[header] as string, override: true })),
+        customHeaders: ["cross-origin-opener-policy", "cross-origin-resource-policy", "permissions-policy"].map((header) => ({
+          header,
+          value: CONSOLE_SECURITY_HEADERS[header] as string,
+          override: true,
+        })),
       },
     });
     // https://<id>.execute-api.<region>.amazonaws.com/ → its host name.

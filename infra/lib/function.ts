@@ -30,7 +30,10 @@ class LocalBundling implements BundlingOptions {
   constructor(readonly entry: string) {
     this.local = {
       tryBundle(outputDir) {
-        const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "infra/bin/bundle.ts"), entry, outputDir], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+        const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "infra/bin/bundle.ts"), entry, outputDir], {
+          cwd: ROOT,
+          stdio: ["ignore", "inherit", "inherit"],
+        });
         if (run.status !== 0) throw new Error(`bundling ${entry} failed (${run.error?.message ?? `exit ${run.status}`})`);
         return true;
       },

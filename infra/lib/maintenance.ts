@@ -34,7 +34,13 @@ export class MeshplaneMaintenance {
     });
     this.function.addToRolePolicy(tableAccess(props.table.tableArn, ["GetItem", "Query"], LEADING_KEYS.maintenance));
     this.function.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [props.queue.queueArn] }));
-    new Rule(scope, "ReconcileSchedule", { schedule: Schedule.rate(Duration.minutes(5)), targets: [new LambdaFunction(this.function, { event: RuleTargetInput.fromObject({ task: "reconcile" }) })] });
-    new Rule(scope, "RefreshSchedule", { schedule: Schedule.rate(Duration.hours(6)), targets: [new LambdaFunction(this.function, { event: RuleTargetInput.fromObject({ task: "refresh" }) })] });
+    new Rule(scope, "ReconcileSchedule", {
+      schedule: Schedule.rate(Duration.minutes(5)),
+      targets: [new LambdaFunction(this.function, { event: RuleTargetInput.fromObject({ task: "reconcile" }) })],
+    });
+    new Rule(scope, "RefreshSchedule", {
+      schedule: Schedule.rate(Duration.hours(6)),
+      targets: [new LambdaFunction(this.function, { event: RuleTargetInput.fromObject({ task: "refresh" }) })],
+    });
   }
 }

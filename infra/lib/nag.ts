@@ -9,31 +9,39 @@ export function acknowledgeFindings(stack: Stack): void {
   NagSuppressions.addStackSuppressions(stack, [
     {
       id: "AwsSolutions-APIG4",
-      reason: "Every route is authenticated inside the API (tenant bearer tokens, operator credential, or ES256-signed agent JWTs with replay protection); an API Gateway authorizer would split that logic and could not verify agent JWTs against per-cluster keys in the table.",
+      reason:
+        "Every route is authenticated inside the API (tenant bearer tokens, operator credential, or ES256-signed agent JWTs with replay protection); an API Gateway authorizer would split that logic and could not verify agent JWTs against per-cluster keys in the table.",
     },
     {
       id: "AwsSolutions-IAM4",
-      reason: "AWSLambdaBasicExecutionRole only allows writing the function's own CloudWatch Logs; it is the AWS-maintained minimum for Lambda logging (appliesTo: service-role/AWSLambdaBasicExecutionRole).",
+      reason:
+        "AWSLambdaBasicExecutionRole only allows writing the function's own CloudWatch Logs; it is the AWS-maintained minimum for Lambda logging (appliesTo: service-role/AWSLambdaBasicExecutionRole).",
       appliesTo: ["Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"],
     },
     {
       id: "AwsSolutions-IAM4",
-      reason: "AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy API Gateway's account role needs to write WebSocket stage logs; the role can only be assumed by API Gateway.",
+      reason:
+        "AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy API Gateway's account role needs to write WebSocket stage logs; the role can only be assumed by API Gateway.",
       appliesTo: ["Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs"],
     },
     {
       id: "AwsSolutions-IAM5",
-      reason: "X-Ray trace segment APIs (xray:PutTraceSegments, xray:PutTelemetryRecords) do not support resource-level permissions, and the custom-resource provider framework must be allowed to invoke the versions of its own onEvent function.",
+      reason:
+        "X-Ray trace segment APIs (xray:PutTraceSegments, xray:PutTelemetryRecords) do not support resource-level permissions, and the custom-resource provider framework must be allowed to invoke the versions of its own onEvent function.",
       appliesTo: ["Resource::*", { regex: "/^Resource::<OperatorBootstrapFunction[A-Za-z0-9]+\\.Arn>:\\*$/g" }],
     },
     {
       id: "AwsSolutions-IAM5",
-      reason: "The push channel's connection ids are made by API Gateway as agents connect, so posting to and closing them is granted on this WebSocket API's own stage's @connections path, for any connection id — and only to the worker and the push function.",
-      appliesTo: [{ regex: "/^Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<PushApi[A-Za-z0-9]+>\\/live\\/\\*\\/@connections\\/\\*$/g" }],
+      reason:
+        "The push channel's connection ids are made by API Gateway as agents connect, so posting to and closing them is granted on this WebSocket API's own stage's @connections path, for any connection id — and only to the worker and the push function.",
+      appliesTo: [
+        { regex: "/^Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<PushApi[A-Za-z0-9]+>\\/live\\/\\*\\/@connections\\/\\*$/g" },
+      ],
     },
     {
       id: "AwsSolutions-IAM5",
-      reason: "CDK's BucketDeployment handler uploads the console: it reads the deploy-time asset from the CDK assets bucket and writes and replaces objects in the console's site bucket, through CDK's grantRead/grantReadWrite (s3:GetObject*, s3:GetBucket*, s3:List*, s3:DeleteObject*, s3:Abort*) scoped to exactly those two buckets.",
+      reason:
+        "CDK's BucketDeployment handler uploads the console: it reads the deploy-time asset from the CDK assets bucket and writes and replaces objects in the console's site bucket, through CDK's grantRead/grantReadWrite (s3:GetObject*, s3:GetBucket*, s3:List*, s3:DeleteObject*, s3:Abort*) scoped to exactly those two buckets.",
       appliesTo: [
         "Action::s3:GetObject*",
         "Action::s3:GetBucket*",
@@ -50,11 +58,13 @@ export function acknowledgeFindings(stack: Stack): void {
     },
     {
       id: "AwsSolutions-CFR2",
-      reason: "Every API route authenticates and is rate-limited per tenant, credential and agent in the API itself (docs/api.md), and the API stage is throttled; the console's own files are static. A WAF web ACL for CloudFront must live in us-east-1 and is left to operators who want one.",
+      reason:
+        "Every API route authenticates and is rate-limited per tenant, credential and agent in the API itself (docs/api.md), and the API stage is throttled; the console's own files are static. A WAF web ACL for CloudFront must live in us-east-1 and is left to operators who want one.",
     },
     {
       id: "AwsSolutions-CFR4",
-      reason: "Without a custom domain the distribution uses CloudFront's default certificate, whose security policy CloudFront fixes at TLSv1; a deployment with its own domain and ACM certificate sets TLSv1.2_2021 (docs/console.md).",
+      reason:
+        "Without a custom domain the distribution uses CloudFront's default certificate, whose security policy CloudFront fixes at TLSv1; a deployment with its own domain and ACM certificate sets TLSv1.2_2021 (docs/console.md).",
     },
     {
       id: "AwsSolutions-L1",
@@ -62,7 +72,8 @@ export function acknowledgeFindings(stack: Stack): void {
     },
     {
       id: "AwsSolutions-SMG4",
-      reason: "The operator credential has a rotation function (the bootstrap function, which revokes the old credential as it installs the new one) but no schedule: it is rotated on demand with `aws secretsmanager rotate-secret`, since a scheduled rotation would leave operators holding a credential that silently stopped working.",
+      reason:
+        "The operator credential has a rotation function (the bootstrap function, which revokes the old credential as it installs the new one) but no schedule: it is rotated on demand with `aws secretsmanager rotate-secret`, since a scheduled rotation would leave operators holding a credential that silently stopped working.",
     },
     {
       id: "AwsSolutions-SQS3",

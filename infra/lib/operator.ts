@@ -39,8 +39,16 @@ export class MeshplaneOperatorCredential {
         resources: [secretArn],
       }),
     );
-    bootstrap.addPermission("SecretsManagerRotates", { principal: new ServicePrincipal("secretsmanager.amazonaws.com"), sourceArn: secretArn, sourceAccount: Stack.of(scope).account });
-    const rotation = new CfnRotationSchedule(scope, "OperatorCredentialRotation", { secretId: secretArn, rotationLambdaArn: bootstrap.functionArn, rotateImmediatelyOnUpdate: false });
+    bootstrap.addPermission("SecretsManagerRotates", {
+      principal: new ServicePrincipal("secretsmanager.amazonaws.com"),
+      sourceArn: secretArn,
+      sourceAccount: Stack.of(scope).account,
+    });
+    const rotation = new CfnRotationSchedule(scope, "OperatorCredentialRotation", {
+      secretId: secretArn,
+      rotationLambdaArn: bootstrap.functionArn,
+      rotateImmediatelyOnUpdate: false,
+    });
     rotation.node.addDependency(bootstrap.permissionsNode.findChild("SecretsManagerRotates"), bootstrap.role ?? bootstrap);
     const provider = new Provider(scope, "OperatorBootstrapProvider", {
       onEventHandler: bootstrap,

@@ -63,7 +63,16 @@ export class MeshplanePush {
       throttle: { rateLimit: 500, burstLimit: 1000 },
       accessLogSettings: {
         destination: new LogGroupLogDestination(logs),
-        format: AccessLogFormat.custom(JSON.stringify({ requestId: "$context.requestId", ip: "$context.identity.sourceIp", route: "$context.routeKey", connection: "$context.connectionId", status: "$context.status", error: "$context.integrationErrorMessage" })),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: "$context.requestId",
+            ip: "$context.identity.sourceIp",
+            route: "$context.routeKey",
+            connection: "$context.connectionId",
+            status: "$context.status",
+            error: "$context.integrationErrorMessage",
+          }),
+        ),
       },
     });
     this.stage.node.addDependency(apiGatewayAccount);

@@ -59,13 +59,25 @@ export class MeshplaneStack extends Stack {
     const operator = new MeshplaneOperatorCredential(this, { defaults, table });
     // The web console: S3 behind CloudFront, with the API on the same origin (docs/console.md).
     new MeshplaneConsole(this, "Console", { apiUrl: api.stage.url, removalPolicy });
-    new MeshplaneAlarms(this, "Alarms", { httpApi: api.httpApi, apiFn: api.function, worker: worker.function, dlq: data.dlq, ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}) });
+    new MeshplaneAlarms(this, "Alarms", {
+      httpApi: api.httpApi,
+      apiFn: api.function,
+      worker: worker.function,
+      dlq: data.dlq,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
 
     new CfnOutput(this, "ApiUrl", { value: api.url, description: "base URL of the API (agents' controlPlane.url)" });
     new CfnOutput(this, "JwksUrl", { value: `${api.url}/.well-known/jwks.json`, description: "snapshot signing keys to pin in agents" });
-    new CfnOutput(this, "OperatorSecretArn", { value: operator.secret.secretArn, description: "the operator credential (aws secretsmanager get-secret-value)" });
+    new CfnOutput(this, "OperatorSecretArn", {
+      value: operator.secret.secretArn,
+      description: "the operator credential (aws secretsmanager get-secret-value)",
+    });
     new CfnOutput(this, "DeadLetterQueueUrl", { value: data.dlq.queueUrl });
-    new CfnOutput(this, "PushUrl", { value: push.stage.url, description: "the agents' push channel (controlPlane.pushUrl; set in the helm line the API returns)" });
+    new CfnOutput(this, "PushUrl", {
+      value: push.stage.url,
+      description: "the agents' push channel (controlPlane.pushUrl; set in the helm line the API returns)",
+    });
 
     acknowledgeFindings(this);
   }

@@ -38,7 +38,9 @@ export class MeshplaneWorker {
       timeout: Duration.seconds(120),
     });
     this.function.addEventSource(new SqsEventSource(props.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 20 }));
-    this.function.addToRolePolicy(tableAccess(props.table.tableArn, ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"], LEADING_KEYS.worker));
+    this.function.addToRolePolicy(
+      tableAccess(props.table.tableArn, ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"], LEADING_KEYS.worker),
+    );
     this.function.addToRolePolicy(new PolicyStatement({ actions: ["kms:Sign", "kms:GetPublicKey"], resources: [props.signingKey.keyArn] }));
     this.function.addToRolePolicy(new PolicyStatement({ actions: ["kms:GenerateDataKey"], resources: [props.caKey.keyArn], conditions: CA_CONTEXT }));
   }

@@ -4,7 +4,8 @@
  * console's own origin only — the API shares it, so `connect-src 'self'` is all it needs; no inline
  * script or style, no frames, no plugins.
  */
-export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'report-sample'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'report-sample'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": CONSOLE_CSP,

@@ -23,7 +23,12 @@ export const FULL_SHAPE: BenchShape = { clusters: 100, servicesPerCluster: 100, 
 export function shapeOf(args: readonly string[], defaultClusters = FULL_SHAPE.clusters): BenchShape {
   const [clusters, services, policies] = args.map(Number);
   const trafficPolicies = policies ?? FULL_SHAPE.trafficPolicies;
-  return { clusters: clusters ?? defaultClusters, servicesPerCluster: services ?? FULL_SHAPE.servicesPerCluster, trafficPolicies, accessPolicies: Math.floor(trafficPolicies / 2) };
+  return {
+    clusters: clusters ?? defaultClusters,
+    servicesPerCluster: services ?? FULL_SHAPE.servicesPerCluster,
+    trafficPolicies,
+    accessPolicies: Math.floor(trafficPolicies / 2),
+  };
 }
 
 const pad = (n: number, width = 3) => String(n).padStart(width, "0");
@@ -43,7 +48,18 @@ function mesh(cluster: string, i: number): Mesh {
         trustDomain: `${cluster}.local`,
         istiodServiceAccount: "istiod",
         smartDnsProxyingEnabled: true,
-        gateways: [{ kind: "eastwest", name: "istio-eastwestgateway", namespace: "istio-system", selector: { istio: "eastwestgateway" }, tlsPortName: "tls", externalPort: 15443, containerPort: 15443, addresses: [{ ip: `34.${Math.floor(i / 250)}.${i % 250}.1` }] }],
+        gateways: [
+          {
+            kind: "eastwest",
+            name: "istio-eastwestgateway",
+            namespace: "istio-system",
+            selector: { istio: "eastwestgateway" },
+            tlsPortName: "tls",
+            externalPort: 15443,
+            containerPort: 15443,
+            addresses: [{ ip: `34.${Math.floor(i / 250)}.${i % 250}.1` }],
+          },
+        ],
       },
     },
   };
@@ -115,7 +131,14 @@ function trafficPolicy(shape: BenchShape, k: number): StoredResource<"TrafficPol
       const r = ref(shape, k);
       return stored("TrafficPolicy", name, {
         destinationSelector: one,
-        policy: { trafficShift: { destinations: [{ kubeService: { ...r, subset: { version: "v1" } }, weight: 90 }, { kubeService: { ...r, subset: { version: "v2" } }, weight: 10 }] } },
+        policy: {
+          trafficShift: {
+            destinations: [
+              { kubeService: { ...r, subset: { version: "v1" } }, weight: 90 },
+              { kubeService: { ...r, subset: { version: "v2" } }, weight: 10 },
+            ],
+          },
+        },
       });
     }
     case 7:

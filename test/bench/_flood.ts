@@ -5,7 +5,9 @@
  * parent it sends the answers counted by status (0: no answer, the connection failed).
  */
 const [url, token, flooders] = [process.argv[2] as string, process.argv[3] as string, Number(process.argv[4])];
-const plan = JSON.stringify({ documents: [{ apiVersion: "meshplane.dev/v1", kind: "TrafficPolicy", metadata: { name: "planned" }, spec: { policy: { requestTimeout: "1s" } } }] });
+const plan = JSON.stringify({
+  documents: [{ apiVersion: "meshplane.dev/v1", kind: "TrafficPolicy", metadata: { name: "planned" }, spec: { policy: { requestTimeout: "1s" } } }],
+});
 const counts: Record<number, number> = {};
 const state = { flooding: true };
 let answered = 0;

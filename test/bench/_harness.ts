@@ -85,19 +85,44 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
   const authority: AuthorityDeps = { vault: LocalKeyVault.open(join(keyDir, "ca-kek")), crypto: globalThis.crypto };
   // BENCH_LOG=1 writes the control plane's log to stderr, to see why a bench failed.
   const silent = createLogger({}, process.env.BENCH_LOG ? (line) => process.stderr.write(`${line}\n`) : () => undefined);
-  const app = createApp({ store, signer, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }), log: silent, authority, csrSigner: inProcessCsrSigner({ store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: silent, now: () => new Date() }), sharing: SINGLE_PROCESS_SHARING, ...(options.limits ? { limits: options.limits } : {}) });
+  const app = createApp({
+    store,
+    signer,
+    queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: sqs.queueUrl, endpoint: sqs.endpoint }),
+    log: silent,
+    authority,
+    csrSigner: inProcessCsrSigner({ store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: silent, now: () => new Date() }),
+    sharing: SINGLE_PROCESS_SHARING,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The push channel on the same server, as `npm start` serves it (docs/push.md).
   const push = new PushHub({ store, now: () => new Date(), log: silent, publicUrl: url, maxPerCluster: 4 });
   push.attach(server as never);
-  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: silent, now: () => new Date(), authority, push };
+  const worker: WorkerDeps = {
+    store,
+    signer,
+    issuer: url,
+    validitySeconds: 7 * 86_400,
+    refreshBeforeSeconds: 2 * 86_400,
+    log: silent,
+    now: () => new Date(),
+    authority,
+    push,
+  };
   const sqsClient = new SQSClient({ region: "us-east-1", endpoint: sqs.endpoint, credentials: CREDENTIALS });
-  const poller = options.worker ? startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(worker), log: silent, waitSeconds: 1 }) : undefined;
+  const poller = options.worker
+    ? startPoller({ sqs: sqsClient, queueUrl: sqs.queueUrl, handler: createWorker(worker), log: silent, waitSeconds: 1 })
+    : undefined;
   const operatorToken = (await store.tokens.ensureOperator(new Date().toISOString())) as string;
   const request = (method: string, path: string, token: string, body?: unknown) =>
-    fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
   return {
     url,
     endpoints: { dynamo: dynamo.endpoint, sqs: sqs.endpoint },

@@ -59,13 +59,21 @@ const plane = await benchPlane({ worker: true });
 let agent: LabAgent | undefined;
 try {
   const admin = await plane.tenant("bench");
-  const cp = { url: plane.url, signer: plane.signer, request: (m: string, p: string, o: { token?: string; body?: unknown } = {}) => plane.request(m, p, o.token ?? "", o.body) } as unknown as ControlPlane;
+  const cp = {
+    url: plane.url,
+    signer: plane.signer,
+    request: (m: string, p: string, o: { token?: string; body?: unknown } = {}) => plane.request(m, p, o.token ?? "", o.body),
+  } as unknown as ControlPlane;
   // The agent process inherits this process's environment: the image's, for as long as it starts.
   const env = imageEnv();
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   try {
-    agent = await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml"), ["--poll-interval=15", "--poll-jitter=0.2", "--resync-interval=300"]);
+    agent = await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml"), [
+      "--poll-interval=15",
+      "--poll-jitter=0.2",
+      "--resync-interval=300",
+    ]);
   } finally {
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
@@ -84,10 +92,20 @@ try {
   const c = agent.cluster;
   created(await c.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "load" } }), "namespace load");
   for (let i = 0; i < PODS; i++) {
-    created(await c.request("POST", "/api/v1/namespaces/load/pods", {
-      apiVersion: "v1", kind: "Pod", metadata: { name: `load-${i}`, namespace: "load", labels: { app: "load" }, annotations: { "sidecar.istio.io/status": "{}" } },
-      spec: { containers: [{ name: "app", image: "example/app:1" }, { name: "istio-proxy", image: "docker.io/istio/proxyv2:1.24.2" }] },
-    }), `pod load-${i}`);
+    created(
+      await c.request("POST", "/api/v1/namespaces/load/pods", {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: `load-${i}`, namespace: "load", labels: { app: "load" }, annotations: { "sidecar.istio.io/status": "{}" } },
+        spec: {
+          containers: [
+            { name: "app", image: "example/app:1" },
+            { name: "istio-proxy", image: "docker.io/istio/proxyv2:1.24.2" },
+          ],
+        },
+      }),
+      `pod load-${i}`,
+    );
   }
 
   // OBJECTS managed objects, in one signed snapshot published as the control plane would.
@@ -95,17 +113,35 @@ try {
   const head = clusterHead?.snapshot;
   const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": "bench", "meshplane.dev/cluster": "cluster-east" };
   const objects = Array.from({ length: OBJECTS }, (_, i) => ({
-    apiVersion: "networking.istio.io/v1", kind: "VirtualService",
+    apiVersion: "networking.istio.io/v1",
+    kind: "VirtualService",
     metadata: { name: `vs-${i}`, namespace: "load", labels, annotations: { "meshplane.dev/parents": "[]" } },
     spec: { hosts: [`svc-${i}.load.svc.cluster.local`], http: [{ route: [{ destination: { host: `svc-${i}.load.svc.cluster.local` } }], timeout: "5s" }] },
   }));
   const hash = new Canonicalizer().contentHash(objects, []);
   const generation = (head?.generation ?? 0) + 1;
   const now = Math.floor(Date.now() / 1000);
-  const payload: SnapshotPayload = { iss: plane.url, aud: snapshotAudience("bench", "cluster-east", clusterHead?.incarnation), tenant: "bench", cluster: "cluster-east", generation, iat: now, exp: now + 86_400, hash, objects: objects as never, certificates: [] };
+  const payload: SnapshotPayload = {
+    iss: plane.url,
+    aud: snapshotAudience("bench", "cluster-east", clusterHead?.incarnation),
+    tenant: "bench",
+    cluster: "cluster-east",
+    generation,
+    iat: now,
+    exp: now + 86_400,
+    hash,
+    objects: objects as never,
+    certificates: [],
+  };
   const jws = await plane.signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
   const published = performance.now();
-  await plane.store.snapshots.write("bench", "cluster-east", head, { generation, hash, signedAt: new Date().toISOString(), exp: payload.exp, ...(clusterHead?.incarnation ? { incarnation: clusterHead.incarnation } : {}) }, gzipSync(jws));
+  await plane.store.snapshots.write(
+    "bench",
+    "cluster-east",
+    head,
+    { generation, hash, signedAt: new Date().toISOString(), exp: payload.exp, ...(clusterHead?.incarnation ? { incarnation: clusterHead.incarnation } : {}) },
+    gzipSync(jws),
+  );
   // As the worker does after publishing: tell the agent's push channel.
   plane.push.published("bench", "cluster-east", generation);
   let seen = 0;
@@ -122,7 +158,9 @@ try {
     if (vs.status !== 200) throw new Error(`generation ${generation} applied, but VirtualService load/vs-${i} is ${vs.status}`);
   }
   const loaded = await sample(pid, SAMPLE_MS);
-  console.log(`${PODS} pods + ${OBJECTS} objects: ${loaded.rssMiB} MiB RSS, ${loaded.mcpu} mCPU; ${OBJECTS} objects applied in ${applyStepMs} ms, ${applyMs} ms after publication (told through the push channel)`);
+  console.log(
+    `${PODS} pods + ${OBJECTS} objects: ${loaded.rssMiB} MiB RSS, ${loaded.mcpu} mCPU; ${OBJECTS} objects applied in ${applyStepMs} ms, ${applyMs} ms after publication (told through the push channel)`,
+  );
 
   // Propagation: API write → object in the cluster, default poll interval, push channel on.
   const samples: number[] = [];
@@ -131,12 +169,24 @@ try {
     // Writes land at a random point of the agent's poll cycle, as users' writes do.
     await new Promise((r) => setTimeout(r, Math.random() * SPREAD_MS));
     const t0 = performance.now();
-    await expectStatus(plane.request("POST", "/v1/trafficpolicies", admin, {
-      apiVersion: "meshplane.dev/v1", kind: "TrafficPolicy", metadata: { name },
-      spec: { destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "ratings" }] } }], policy: { requestTimeout: `${i + 1}s` } },
-    }), 201, `POST /v1/trafficpolicies ${name}`);
+    await expectStatus(
+      plane.request("POST", "/v1/trafficpolicies", admin, {
+        apiVersion: "meshplane.dev/v1",
+        kind: "TrafficPolicy",
+        metadata: { name },
+        spec: {
+          destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "ratings" }] } }],
+          policy: { requestTimeout: `${i + 1}s` },
+        },
+      }),
+      201,
+      `POST /v1/trafficpolicies ${name}`,
+    );
     for (;;) {
-      const vs = await c.request<{ spec?: { http?: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/ratings");
+      const vs = await c.request<{ spec?: { http?: { timeout?: string }[] } }>(
+        "GET",
+        "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/ratings",
+      );
       if (vs.body.spec?.http?.some((r) => r.timeout === `${i + 1}s`)) break;
       await new Promise((r) => setTimeout(r, 100));
     }

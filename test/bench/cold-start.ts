@@ -58,14 +58,44 @@ try {
     MESHPLANE_CA_KEK_FILE: join(out, "ca-kek"),
     MESHPLANE_DYNAMODB_ENDPOINT: plane.endpoints.dynamo,
   };
-  const api = firstEvent(bundles.api, {
-    version: "2.0", routeKey: "$default", rawPath: "/v1/tenants", rawQueryString: "", headers: { authorization: `Bearer ${plane.operatorToken}` },
-    requestContext: { http: { method: "GET", path: "/v1/tenants", protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "bench" }, requestId: "r", routeKey: "$default", stage: "$default", timeEpoch: Date.now() },
-    isBase64Encoded: false,
-  }, env);
-  const worker = firstEvent(bundles.worker, {
-    Records: [{ messageId: "m1", receiptHandle: "r", body: JSON.stringify({ tenantId: "nobody", revision: 1 }), attributes: { MessageGroupId: "nobody" }, messageAttributes: {}, md5OfBody: "", eventSource: "aws:sqs", eventSourceARN: "arn", awsRegion: "us-east-1" }],
-  }, env);
+  const api = firstEvent(
+    bundles.api,
+    {
+      version: "2.0",
+      routeKey: "$default",
+      rawPath: "/v1/tenants",
+      rawQueryString: "",
+      headers: { authorization: `Bearer ${plane.operatorToken}` },
+      requestContext: {
+        http: { method: "GET", path: "/v1/tenants", protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "bench" },
+        requestId: "r",
+        routeKey: "$default",
+        stage: "$default",
+        timeEpoch: Date.now(),
+      },
+      isBase64Encoded: false,
+    },
+    env,
+  );
+  const worker = firstEvent(
+    bundles.worker,
+    {
+      Records: [
+        {
+          messageId: "m1",
+          receiptHandle: "r",
+          body: JSON.stringify({ tenantId: "nobody", revision: 1 }),
+          attributes: { MessageGroupId: "nobody" },
+          messageAttributes: {},
+          md5OfBody: "",
+          eventSource: "aws:sqs",
+          eventSourceARN: "arn",
+          awsRegion: "us-east-1",
+        },
+      ],
+    },
+    env,
+  );
   // A cold start that fails is no figure: the API lists the operator's tenants, the worker finds nothing to translate for a tenant that does not exist.
   if (api.status !== 200) throw new Error(`the API bundle answered its first event ${String(api.status)}, not 200`);
   if (worker.status !== "batch:0") throw new Error(`the worker bundle answered its first event ${String(worker.status)}, not batch:0 (no failed record)`);
@@ -87,7 +117,9 @@ try {
     worker_status: worker.status,
   };
   for (const [name, b] of Object.entries(bundles)) console.log(describeBundle(name, b));
-  console.log(`first event: api ${figures.api_first_event_ms} ms (loaded after ${figures.api_load_ms} ms); worker ${figures.worker_first_event_ms} ms (loaded after ${figures.worker_load_ms} ms)`);
+  console.log(
+    `first event: api ${figures.api_first_event_ms} ms (loaded after ${figures.api_load_ms} ms); worker ${figures.worker_first_event_ms} ms (loaded after ${figures.worker_load_ms} ms)`,
+  );
   console.log(JSON.stringify(figures));
 } finally {
   await plane.stop();

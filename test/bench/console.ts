@@ -12,7 +12,13 @@ import { launchChromium, signIn, startLocalPlane } from "../support/console-brow
 import { seedConsoleTenant } from "../support/console-seed";
 
 const RUNS = Number(process.env.RUNS ?? 5);
-const med = (xs: number[]) => Math.round(percentile([...xs].sort((a, b) => a - b), 50));
+const med = (xs: number[]) =>
+  Math.round(
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    ),
+  );
 const DESTINATIONS = Number(process.env.DESTINATIONS ?? 10_000);
 
 async function main(): Promise<void> {
@@ -36,7 +42,9 @@ async function main(): Promise<void> {
       await page.goto(`${plane.url}/#/destinations`);
       await page.waitForSelector(".vscroll [role=row]");
       const first = performance.now() - t0;
-      await page.waitForSelector(`text=${(DESTINATIONS + 14).toLocaleString("en")} of ${(DESTINATIONS + 14).toLocaleString("en")} destinations`, { timeout: 120_000 });
+      await page.waitForSelector(`text=${(DESTINATIONS + 14).toLocaleString("en")} of ${(DESTINATIONS + 14).toLocaleString("en")} destinations`, {
+        timeout: 120_000,
+      });
       const all = performance.now() - t0;
       const t1 = performance.now();
       await page.goto(`${plane.url}/#/`);

@@ -44,7 +44,9 @@ try {
   const flooder = fork(join(import.meta.dirname, "_flood.ts"), [plane.url, a, String(FLOODERS)], { execArgv: ["--import", "tsx"] });
   // A flooding process that dies fails the bench instead of leaving it waiting for a message.
   // (It exits 0 only once it has sent them.)
-  const died = new Promise<never>((_, fail) => flooder.on("exit", (code, signal) => code !== 0 && fail(new Error(`the flooding process failed (${signal ?? code}) before sending its counts`))));
+  const died = new Promise<never>((_, fail) =>
+    flooder.on("exit", (code, signal) => code !== 0 && fail(new Error(`the flooding process failed (${signal ?? code}) before sending its counts`))),
+  );
   await Promise.race([new Promise((ok) => flooder.once("message", ok)), died]); // loaded, every loop answered once
   await new Promise((r) => setTimeout(r, 2000)); // past its burst, at its budgets' sustained rates
   const loud = await sampleB();
@@ -69,7 +71,9 @@ try {
   if (figures.b_errors > 0) throw new Error(`tenant B got ${figures.b_errors} answers other than 200`);
   const unexpected = [...counts.keys()].filter((status) => status !== 200 && status !== 429);
   if (unexpected.length > 0) throw new Error(`tenant A got answers other than 200 and 429: ${JSON.stringify(figures.a_by_status)}`);
-  console.log(`tenant B p99: ${figures.quiet_p99_ms} ms quiet, ${figures.flood_p99_ms} ms while A floods (${figures.p99_ratio}×); A: ${JSON.stringify(figures.a_by_status)}`);
+  console.log(
+    `tenant B p99: ${figures.quiet_p99_ms} ms quiet, ${figures.flood_p99_ms} ms while A floods (${figures.p99_ratio}×); A: ${JSON.stringify(figures.a_by_status)}`,
+  );
   console.log(JSON.stringify(figures));
 } finally {
   await plane.stop();

@@ -23,7 +23,8 @@ try {
     const { bodies, bytes, ms } = await followPages((p) => plane.request("GET", p, admin), path);
     const totalMs = performance.now() - started;
     const got = namesOf(bodies);
-    if (got.length !== expected.length || got.some((n, i) => n !== expected[i])) throw new Error(`${path}: ${got.length} items, not the ${expected.length} expected in order`);
+    if (got.length !== expected.length || got.some((n, i) => n !== expected[i]))
+      throw new Error(`${path}: ${got.length} items, not the ${expected.length} expected in order`);
     const sorted = [...ms].sort((a, b) => a - b);
     return {
       pages: bodies.length,
@@ -36,7 +37,10 @@ try {
     };
   };
   const all = await list(`/v1/trafficpolicies?limit=${LIMIT}`, names);
-  const selected = await list(`/v1/trafficpolicies?limit=${LIMIT}&labelSelector=team%3Dt1`, names.filter((_, i) => i % 3 === 1));
+  const selected = await list(
+    `/v1/trafficpolicies?limit=${LIMIT}&labelSelector=team%3Dt1`,
+    names.filter((_, i) => i % 3 === 1),
+  );
   console.log(`${POLICIES} policies seeded in ${(seedMs / 1000).toFixed(1)} s; listed in ${all.pages} pages, ${all.total_ms} ms`);
   console.log(JSON.stringify({ bench: "list-pages", policies: POLICIES, limit: LIMIT, seed_ms: Math.round(seedMs), all, selected }));
 } finally {

@@ -98,10 +98,15 @@ try {
   }
   // A snapshot to be unchanged against: publish one directly through the store.
   const hash = `sha256:${"0".repeat(64)}`;
-  for (const a of agents) await plane.store.snapshots.write(a.tenant, a.cluster, undefined, { generation: 1, hash, signedAt: new Date().toISOString(), exp: 2e9 }, Buffer.from("x"));
+  for (const a of agents)
+    await plane.store.snapshots.write(a.tenant, a.cluster, undefined, { generation: 1, hash, signedAt: new Date().toISOString(), exp: 2e9 }, Buffer.from("x"));
   const etag = snapshotEtag(1, hash);
   const poll = async (token: string) => {
-    await expectStatus(fetch(`${plane.url}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${token}`, "if-none-match": etag } }), 304, "GET /v1/agent/snapshot");
+    await expectStatus(
+      fetch(`${plane.url}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${token}`, "if-none-match": etag } }),
+      304,
+      "GET /v1/agent/snapshot",
+    );
   };
   // The warm-up poll of each cluster records its lastSeenAt (a write per 5 minutes, priced below).
   for (const a of agents) await poll(await a.client.token("GET"));
@@ -112,9 +117,11 @@ try {
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < tokens.length) await poll(tokens[next++] as string);
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < tokens.length) await poll(tokens[next++] as string);
+    }),
+  );
   const seconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const polls = tokens.length;
@@ -130,21 +137,41 @@ try {
     dynamodb_writes_per_poll: Number((plane.ops.get("Put", "PutItem", "Update", "UpdateItem", "TransactWrite", "BatchWrite") / polls).toFixed(2)),
     cores: cpus().length,
   };
-  const at15 = clusterMonth({ pollSeconds: 15, reads: figures.dynamodb_reads_per_poll, writes: figures.dynamodb_writes_per_poll, cpuMs: figures.process_cpu_ms_per_poll });
-  const withPush = clusterMonth({ pollSeconds: 300, reads: figures.dynamodb_reads_per_poll, writes: figures.dynamodb_writes_per_poll, cpuMs: figures.process_cpu_ms_per_poll, push: true });
+  const at15 = clusterMonth({
+    pollSeconds: 15,
+    reads: figures.dynamodb_reads_per_poll,
+    writes: figures.dynamodb_writes_per_poll,
+    cpuMs: figures.process_cpu_ms_per_poll,
+  });
+  const withPush = clusterMonth({
+    pollSeconds: 300,
+    reads: figures.dynamodb_reads_per_poll,
+    writes: figures.dynamodb_writes_per_poll,
+    cpuMs: figures.process_cpu_ms_per_poll,
+    push: true,
+  });
   console.log(`${polls} polls of ${agents.length} clusters → 304 in ${seconds.toFixed(2)} s with ${CONCURRENCY} in flight, at the shipped budgets`);
-  for (const [what, c] of [["15 s poll", at15], ["push + 300 s poll", withPush]] as const) {
-    console.log(`per cluster-month, ${what}: $${c.total.toFixed(3)} (${Object.entries(c.items).map(([k, v]) => `${k} $${v.toFixed(4)}`).join(", ")})`);
+  for (const [what, c] of [
+    ["15 s poll", at15],
+    ["push + 300 s poll", withPush],
+  ] as const) {
+    console.log(
+      `per cluster-month, ${what}: $${c.total.toFixed(3)} (${Object.entries(c.items)
+        .map(([k, v]) => `${k} $${v.toFixed(4)}`)
+        .join(", ")})`,
+    );
   }
   const fleets = (c: ReturnType<typeof clusterMonth>) => Object.fromEntries(FLEETS.map((n) => [n, Math.round(fleetMonth(n, c))]));
-  console.log(JSON.stringify({
-    ...figures,
-    cluster_month_usd_15s_poll: round(at15.total),
-    cluster_month_usd_push_300s_poll: round(withPush.total),
-    fixed_month_usd: FIXED_USD,
-    fleet_month_usd_15s_poll: fleets(at15),
-    fleet_month_usd_push_300s_poll: fleets(withPush),
-  }));
+  console.log(
+    JSON.stringify({
+      ...figures,
+      cluster_month_usd_15s_poll: round(at15.total),
+      cluster_month_usd_push_300s_poll: round(withPush.total),
+      fixed_month_usd: FIXED_USD,
+      fleet_month_usd_15s_poll: fleets(at15),
+      fleet_month_usd_push_300s_poll: fleets(withPush),
+    }),
+  );
 } finally {
   await plane.stop();
 }

@@ -45,7 +45,8 @@ try {
   for (;;) {
     const tenant = await plane.store.tenants.get("bench");
     if (tenant.translatedRevision >= tenant.revision) break;
-    if (Date.now() - settling > DEADLINE_MS) throw new Error(`revision ${tenant.revision} of the discovery reports never translated (at ${tenant.translatedRevision})`);
+    if (Date.now() - settling > DEADLINE_MS)
+      throw new Error(`revision ${tenant.revision} of the discovery reports never translated (at ${tenant.translatedRevision})`);
     await new Promise((r) => setTimeout(r, 50));
   }
 
@@ -72,7 +73,8 @@ try {
         samples.push(at - started);
         pending.delete(c);
       }
-      if (performance.now() - started > DEADLINE_MS) throw new Error(`${pending.size} of ${CLUSTERS} clusters never got the requestTimeout ${timeout}: ${[...pending].slice(0, 5).join(", ")}`);
+      if (performance.now() - started > DEADLINE_MS)
+        throw new Error(`${pending.size} of ${CLUSTERS} clusters never got the requestTimeout ${timeout}: ${[...pending].slice(0, 5).join(", ")}`);
       if (pending.size > 0) await new Promise((r) => setTimeout(r, 10));
     }
   };
@@ -85,7 +87,11 @@ try {
   for (let i = 0; i < WRITES; i++) {
     const timeout = `${i + 2}s`;
     t0 = performance.now();
-    await expectStatus(plane.request("PUT", "/v1/trafficpolicies/reviews-timeout", admin, policy(timeout)), 200, `write ${i}: PUT /v1/trafficpolicies/reviews-timeout`);
+    await expectStatus(
+      plane.request("PUT", "/v1/trafficpolicies/reviews-timeout", admin, policy(timeout)),
+      200,
+      `write ${i}: PUT /v1/trafficpolicies/reviews-timeout`,
+    );
     const start = samples.length;
     await waitAll(timeout, t0, samples);
     perWrite.push(Math.max(...samples.slice(start)));

@@ -15,7 +15,13 @@ import { benchPlane, percentile } from "./_harness";
 const AGENTS = Number(process.argv[2] ?? 1000);
 const rss = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
 
-const plane = await benchPlane({ limits: { agent: { limit: 1e9, windowMs: 10_000, lease: 1000 }, write: { limit: 1e9, windowMs: 10_000, lease: 1000 }, read: { limit: 1e9, windowMs: 10_000, lease: 1000 } } });
+const plane = await benchPlane({
+  limits: {
+    agent: { limit: 1e9, windowMs: 10_000, lease: 1000 },
+    write: { limit: 1e9, windowMs: 10_000, lease: 1000 },
+    read: { limit: 1e9, windowMs: 10_000, lease: 1000 },
+  },
+});
 const sockets: WebSocket[] = [];
 try {
   const admin = await plane.tenant("bench");
@@ -67,7 +73,9 @@ try {
   const delays = [...received.values()].map((t) => t - published).sort((a, b) => a - b);
   if (plane.push.size !== AGENTS) throw new Error(`${plane.push.size} channels open, not ${AGENTS}`);
   if (received.size < AGENTS) throw new Error(`${AGENTS - received.size} of ${AGENTS} agents never heard of generation ${target} within 30 s`);
-  console.log(`published to ${AGENTS}: all heard it in ${Math.round(delays.at(-1) ?? Number.NaN)} ms (p50 ${Math.round(percentile(delays, 50))} ms), ${received.size} of ${AGENTS}`);
+  console.log(
+    `published to ${AGENTS}: all heard it in ${Math.round(delays.at(-1) ?? Number.NaN)} ms (p50 ${Math.round(percentile(delays, 50))} ms), ${received.size} of ${AGENTS}`,
+  );
   console.log(
     JSON.stringify({
       bench: "push",

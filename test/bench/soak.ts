@@ -70,7 +70,9 @@ try {
     errors: Object.fromEntries(errors),
     rss_max_mb: Math.round(rssMax / 1024 / 1024),
   };
-  console.log(`${AGENTS} agents polling every ${INTERVAL_S} s for ${figures.duration_s} s: ${figures.requests_per_s} req/s, p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`);
+  console.log(
+    `${AGENTS} agents polling every ${INTERVAL_S} s for ${figures.duration_s} s: ${figures.requests_per_s} req/s, p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms`,
+  );
   // Polls within every agent's budget are all answered: any error is the control plane failing.
   if (errors.size > 0) throw new Error(`polls answered with errors (by status): ${JSON.stringify(figures.errors)}`);
   console.log(JSON.stringify(figures));

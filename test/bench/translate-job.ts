@@ -23,7 +23,8 @@ client.middlewareStack.add(
     const out = result.output ?? {};
     if (out.Item) itemsRead += 1;
     if (typeof out.Count === "number") itemsRead += out.Count;
-    if (out.Responses && typeof out.Responses === "object" && !Array.isArray(out.Responses)) for (const items of Object.values(out.Responses as Record<string, unknown[]>)) itemsRead += items.length;
+    if (out.Responses && typeof out.Responses === "object" && !Array.isArray(out.Responses))
+      for (const items of Object.values(out.Responses as Record<string, unknown[]>)) itemsRead += items.length;
     return result;
   },
   { step: "initialize", name: "itemCounter" },
@@ -31,7 +32,14 @@ client.middlewareStack.add(
 
 try {
   const input = benchTenant(shape);
-  const tenantItems = input.clusters.length + input.meshes.length + input.workloads.length + input.destinations.length + input.virtualMeshes.length + input.trafficPolicies.length + input.accessPolicies.length;
+  const tenantItems =
+    input.clusters.length +
+    input.meshes.length +
+    input.workloads.length +
+    input.destinations.length +
+    input.virtualMeshes.length +
+    input.trafficPolicies.length +
+    input.accessPolicies.length;
   console.log(`tenant: ${shape.clusters} clusters × ${shape.servicesPerCluster} services: ${tenantItems} items (clusters, discovered objects, policies)`);
   const created = await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "bench" });
   if (created.status !== 201) throw new Error(`tenant: ${created.status} ${await created.text()}`);
@@ -42,8 +50,15 @@ try {
     const of = <T extends { spec: { cluster: string } }>(list: T[]) => list.filter((o) => o.spec.cluster === cluster);
     await plane.store.discovered.replace("bench", cluster, { meshes: of(input.meshes), workloads: of(input.workloads), destinations: of(input.destinations) });
   }
-  const documents = [...input.virtualMeshes, ...input.trafficPolicies, ...input.accessPolicies].map((r): UserDocument => ({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.metadata.name }, spec: r.spec }) as UserDocument);
-  for (let i = 0; i < documents.length; i += 98) await plane.store.resources.write("bench", documents.slice(i, i + 98).map((doc) => ({ doc, mode: "apply" as const })), now.toISOString());
+  const documents = [...input.virtualMeshes, ...input.trafficPolicies, ...input.accessPolicies].map(
+    (r): UserDocument => ({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.metadata.name }, spec: r.spec }) as UserDocument,
+  );
+  for (let i = 0; i < documents.length; i += 98)
+    await plane.store.resources.write(
+      "bench",
+      documents.slice(i, i + 98).map((doc) => ({ doc, mode: "apply" as const })),
+      now.toISOString(),
+    );
   console.log(`seeded in ${Math.round((performance.now() - seeding) / 1000)} s`);
 
   const worker = { ...plane.worker, warm: new WarmInputs(plane.store) };
@@ -55,7 +70,8 @@ try {
     const ms = Math.round(performance.now() - start);
     const read = itemsRead;
     const after = await plane.store.tenants.get("bench");
-    if (after.translatedRevision !== tenant.revision) throw new Error(`the job for revision ${tenant.revision} left the tenant translated at ${after.translatedRevision}`);
+    if (after.translatedRevision !== tenant.revision)
+      throw new Error(`the job for revision ${tenant.revision} left the tenant translated at ${after.translatedRevision}`);
     return { ms, read, heads: await plane.store.snapshots.heads("bench", input.clusters) };
   };
   const cold = await job();
@@ -63,7 +79,11 @@ try {
   if (unpublished.length > 0) throw new Error(`the cold job published no snapshot for ${unpublished.length} clusters: ${unpublished.slice(0, 5).join(", ")}`);
   console.log(`cold job: ${cold.ms} ms, ${cold.read} items read`);
   const first = documents.find((d) => d.kind === "TrafficPolicy") as UserDocument & { kind: UserKind; spec: { policy: Record<string, unknown> } };
-  await plane.store.resources.write("bench", [{ doc: { ...first, spec: { ...first.spec, policy: { ...first.spec.policy, requestTimeout: "42s" } } } as UserDocument, mode: "apply" }], new Date().toISOString());
+  await plane.store.resources.write(
+    "bench",
+    [{ doc: { ...first, spec: { ...first.spec, policy: { ...first.spec.policy, requestTimeout: "42s" } } } as UserDocument, mode: "apply" }],
+    new Date().toISOString(),
+  );
   const warm = await job();
   // The changed policy routes a service every cluster reaches through federation: some get a new snapshot.
   const republished = input.clusters.filter((c) => cold.heads.get(c)?.snapshot?.generation !== warm.heads.get(c)?.snapshot?.generation);

@@ -31,7 +31,11 @@ function timed<T>(run: () => T): { result: T; ms: number } {
  * as a new generation of that policy. The other policies stay the same objects.
  */
 function withOneChange(input: TranslateInput, k: number): TranslateInput {
-  const bump = <R extends { metadata: { generation: number } }>(r: R, spec: unknown): R => ({ ...r, spec, metadata: { ...r.metadata, generation: r.metadata.generation + 1 + k } });
+  const bump = <R extends { metadata: { generation: number } }>(r: R, spec: unknown): R => ({
+    ...r,
+    spec,
+    metadata: { ...r.metadata, generation: r.metadata.generation + 1 + k },
+  });
   if (k % 5 === 4) {
     const [first, ...rest] = input.accessPolicies;
     if (first === undefined) return input;
@@ -56,7 +60,9 @@ function withOneChange(input: TranslateInput, k: number): TranslateInput {
 
 const shape = shapeOf(process.argv.slice(2));
 const input = benchTenant(shape);
-console.log(`tenant: ${shape.clusters} clusters × ${shape.servicesPerCluster} services = ${input.destinations.length} destinations, ${input.workloads.length} workloads, ${input.trafficPolicies.length} TrafficPolicies, ${input.accessPolicies.length} AccessPolicies, 1 VirtualMesh federating everything`);
+console.log(
+  `tenant: ${shape.clusters} clusters × ${shape.servicesPerCluster} services = ${input.destinations.length} destinations, ${input.workloads.length} workloads, ${input.trafficPolicies.length} TrafficPolicies, ${input.accessPolicies.length} AccessPolicies, 1 VirtualMesh federating everything`,
+);
 
 /**
  * The floor: the output's distinct bytes hashed once. Translation must at least produce the
@@ -86,7 +92,13 @@ function floor(out: TranslateOutput): { ms: number; distinct: number; bytes: num
       }
       ids[i] = id;
     });
-    return { name, ids, labels: JSON.stringify(c.objects[0]?.metadata.labels ?? null), head: `${CONTENT_HASH_SCHEME}\n${JSON.stringify(c.certificates)}\n`, hash: c.hash };
+    return {
+      name,
+      ids,
+      labels: JSON.stringify(c.objects[0]?.metadata.labels ?? null),
+      head: `${CONTENT_HASH_SCHEME}\n${JSON.stringify(c.certificates)}\n`,
+      hash: c.hash,
+    };
   });
   index.clear();
   const bytes = distinct.map((json) => Buffer.from(json));
@@ -128,7 +140,9 @@ const translator = new Translator();
 const full = timed(() => summary(translator.translate(input)));
 const fullSummary = full.result;
 const objects = fullSummary.objects;
-console.log(`full translation: ${full.ms.toFixed(0)} ms, ${objects} objects in ${fullSummary.clusters} clusters (${Math.round(objects / (full.ms / 1000))} objects/s)`);
+console.log(
+  `full translation: ${full.ms.toFixed(0)} ms, ${objects} objects in ${fullSummary.clusters} clusters (${Math.round(objects / (full.ms / 1000))} objects/s)`,
+);
 console.log(`statuses: ${fullSummary.accepted} ACCEPTED, ${fullSummary.invalid} INVALID`);
 
 // One-policy changes of five kinds, three rounds, each on the tenant as the previous one left it, as a
@@ -146,7 +160,9 @@ for (let k = 0; k < 15; k++) {
 const unchanged = changes.findIndex((c) => c.clusters === 0);
 if (unchanged >= 0) throw new Error(`policy change ${unchanged} changed no cluster's output`);
 const changeMs = changes.map((c) => c.ms).sort((a, b) => a - b)[7] as number;
-console.log(`one policy changed: ${changes.map((c) => `${c.ms.toFixed(0)} ms (${c.clusters} cluster(s) changed)`).join(", ")}; median ${changeMs.toFixed(0)} ms (incremental)`);
+console.log(
+  `one policy changed: ${changes.map((c) => `${c.ms.toFixed(0)} ms (${c.clusters} cluster(s) changed)`).join(", ")}; median ${changeMs.toFixed(0)} ms (incremental)`,
+);
 
 // Peak memory of the full translation and the policy changes (one translation kept at a time).
 const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
@@ -177,12 +193,16 @@ const last = summary(changed as TranslateOutput);
 const fresh = summary(translate(current));
 const differs = [...fresh.hashes].filter(([name, hash]) => last.hashes.get(name) !== hash).map(([name]) => name);
 if (differs.length > 0 || last.hashes.size !== fresh.hashes.size || last.accepted !== fresh.accepted || last.invalid !== fresh.invalid) {
-  throw new Error(`after the changes, incremental and fresh translation differ (clusters ${differs.slice(0, 5).join(", ") || "none"}; ACCEPTED ${last.accepted} / ${fresh.accepted}, INVALID ${last.invalid} / ${fresh.invalid})`);
+  throw new Error(
+    `after the changes, incremental and fresh translation differ (clusters ${differs.slice(0, 5).join(", ") || "none"}; ACCEPTED ${last.accepted} / ${fresh.accepted}, INVALID ${last.invalid} / ${fresh.invalid})`,
+  );
 }
 const floored = floor(changed as TranslateOutput);
 const floorMs = floored.ms;
 changed = undefined;
-console.log(`floor (the output's ${floored.distinct} distinct objects, ${Math.round(floored.bytes / 1024 / 1024)} MiB, hashed once into every cluster's content hash): ${floorMs.toFixed(0)} ms; full / floor = ${(full.ms / floorMs).toFixed(2)}`);
+console.log(
+  `floor (the output's ${floored.distinct} distinct objects, ${Math.round(floored.bytes / 1024 / 1024)} MiB, hashed once into every cluster's content hash): ${floorMs.toFixed(0)} ms; full / floor = ${(full.ms / floorMs).toFixed(2)}`,
+);
 console.log(
   JSON.stringify({
     bench: "translate",

@@ -45,10 +45,15 @@ async function accessible(page: Page): Promise<void> {
 async function paste(page: Page, text: string): Promise<void> {
   await page.locator(".cm-content").evaluate((el, t) => {
     // Browser globals, typed here because this program is compiled without the DOM library.
-    const g = globalThis as unknown as { DataTransfer: new () => { setData(k: string, v: string): void }; ClipboardEvent: new (type: string, init: object) => unknown };
+    const g = globalThis as unknown as {
+      DataTransfer: new () => { setData(k: string, v: string): void };
+      ClipboardEvent: new (type: string, init: object) => unknown;
+    };
     const data = new g.DataTransfer();
     data.setData("text/plain", t);
-    (el as unknown as { dispatchEvent(e: unknown): boolean }).dispatchEvent(new g.ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    (el as unknown as { dispatchEvent(e: unknown): boolean }).dispatchEvent(
+      new g.ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
+    );
   }, text);
 }
 
@@ -110,7 +115,9 @@ describe("console", () => {
     await signIn(page, plane.url, seeded.adminToken);
     await page.click("nav >> text=Topology");
     await page.waitForSelector("figure.graph svg");
-    expect(await page.getAttribute("figure.graph svg", "aria-label")).toContain("istiod-istio--system-cluster-east exports 5 destination(s) to istiod-istio--system-cluster-west");
+    expect(await page.getAttribute("figure.graph svg", "aria-label")).toContain(
+      "istiod-istio--system-cluster-east exports 5 destination(s) to istiod-istio--system-cluster-west",
+    );
     const exported = await page.textContent("section:has(h2:text('Exported destinations'))");
     expect(exported).toContain("bookinfo/reviews");
     expect(exported).toContain(":15443");
@@ -218,14 +225,21 @@ describe("console", () => {
     const put = await fetch(`${plane.url}/v1/trafficpolicies/details-faults`, {
       method: "PUT",
       headers: { authorization: `Bearer ${seeded.adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ apiVersion: "meshplane.dev/v1", kind: "TrafficPolicy", metadata: { name: "details-faults" }, spec: { ...current.spec, policy: { ...current.spec.policy, requestTimeout: "9s" } } }),
+      body: JSON.stringify({
+        apiVersion: "meshplane.dev/v1",
+        kind: "TrafficPolicy",
+        metadata: { name: "details-faults" },
+        spec: { ...current.spec, policy: { ...current.spec.policy, requestTimeout: "9s" } },
+      }),
     });
     expect(put.status).toBe(200);
     await page.click("button:text('Preview')");
     await page.waitForSelector(".plan");
     await page.click("button:text('Apply')");
     await page.waitForSelector("text=Someone changed this policy since you opened it");
-    const after = (await (await fetch(`${plane.url}/v1/trafficpolicies/details-faults`, { headers: { authorization: `Bearer ${seeded.adminToken}` } })).json()) as { spec: { policy: { requestTimeout?: string } } };
+    const after = (await (
+      await fetch(`${plane.url}/v1/trafficpolicies/details-faults`, { headers: { authorization: `Bearer ${seeded.adminToken}` } })
+    ).json()) as { spec: { policy: { requestTimeout?: string } } };
     expect(after.spec.policy.requestTimeout).toBe("9s");
     clean(seen);
     await context.close();

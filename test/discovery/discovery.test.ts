@@ -63,7 +63,9 @@ describe("Bookinfo on Istio (cluster-east)", () => {
   const destination = (name: string) => result.destinations.find((d) => d.spec.name === name);
 
   it("finds one default-revision mesh whose only mesh gateway is the east-west one, reached by hostname", () => {
-    expect(result.meshes.map((m) => [m.metadata.name, m.spec.istio?.revision, m.spec.istio?.trustDomain])).toEqual([["istiod-istio--system-cluster-east", undefined, "cluster.local"]]);
+    expect(result.meshes.map((m) => [m.metadata.name, m.spec.istio?.revision, m.spec.istio?.trustDomain])).toEqual([
+      ["istiod-istio--system-cluster-east", undefined, "cluster.local"],
+    ]);
     expect(result.meshes[0]?.spec.istio?.gateways.map((g) => [g.kind, g.name, g.externalPort, g.addresses])).toEqual([
       ["eastwest", "istio-eastwestgateway", 15443, [{ hostname: "k8s-istiosys-istioeas-5e1f2a3b4c-0123456789abcdef.elb.eu-west-1.amazonaws.com" }]],
     ]);
@@ -89,8 +91,20 @@ describe("Bookinfo on Istio (cluster-east)", () => {
   });
 
   it("leaves out services without workloads unless annotated, and everything outside the mesh", () => {
-    expect(result.destinations.map((d) => d.spec.name)).toEqual(["details", "istio-eastwestgateway", "istio-ingressgateway", "legacy-billing", "productpage", "ratings", "reviews"]);
-    expect(destination("legacy-billing")?.spec).toMatchObject({ workloads: [], mesh: "istiod-istio--system-cluster-east", endpoints: [{ ip: "192.168.40.12", labels: {} }] });
+    expect(result.destinations.map((d) => d.spec.name)).toEqual([
+      "details",
+      "istio-eastwestgateway",
+      "istio-ingressgateway",
+      "legacy-billing",
+      "productpage",
+      "ratings",
+      "reviews",
+    ]);
+    expect(destination("legacy-billing")?.spec).toMatchObject({
+      workloads: [],
+      mesh: "istiod-istio--system-cluster-east",
+      endpoints: [{ ip: "192.168.40.12", labels: {} }],
+    });
   });
 
   it("stops discovering legacy-billing once its annotation is removed", () => {
@@ -125,7 +139,12 @@ describe("revisioned Istio with a NodePort east-west gateway (cluster-west)", ()
 
   it("reads revision, trust domain and DNS proxying from istiod-1-24 and ConfigMap istio-1-24", () => {
     expect(result.meshes).toHaveLength(1);
-    expect(mesh?.spec.istio).toMatchObject({ revision: "1-24", trustDomain: "west.example.com", istiodServiceAccount: "istiod-1-24", smartDnsProxyingEnabled: true });
+    expect(mesh?.spec.istio).toMatchObject({
+      revision: "1-24",
+      trustDomain: "west.example.com",
+      istiodServiceAccount: "istiod-1-24",
+      smartDnsProxyingEnabled: true,
+    });
   });
 
   it("reaches the gateway on its nodePort at each gateway node's ExternalIP, else InternalIP", () => {

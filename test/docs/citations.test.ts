@@ -16,7 +16,9 @@ const OUTSIDE = /\b(?:API|STYLE|ARCHITECTURE)\.md\b/;
 
 /** The sources git tracks (tests included), with their text. */
 function sources(): { file: string; text: string }[] {
-  const files = execFileSync("git", ["ls-files", "*.ts", "*.tsx", "*.sh", "*.go", "*.yaml", "*.mjs"], { cwd: ROOT, encoding: "utf8" }).split("\n").filter(Boolean);
+  const files = execFileSync("git", ["ls-files", "*.ts", "*.tsx", "*.sh", "*.go", "*.yaml", "*.mjs"], { cwd: ROOT, encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
   return files.map((file) => ({ file, text: readFileSync(join(ROOT, file), "utf8") }));
 }
 

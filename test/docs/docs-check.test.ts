@@ -93,7 +93,13 @@ describe("the docs check", () => {
 
   describe("figures", () => {
     it("finds numbers with units of time, size, CPU, share and money, not in code", () => {
-      expect(figuresOf("took 1.1 s and 68–69 MiB, 3.3 mCPU, 51 %, $0.23; `5 s` and 404s are not").map((f) => f.figure)).toEqual(["1.1 s", "68–69 MiB", "3.3 mCPU", "51 %", "$0.23"]);
+      expect(figuresOf("took 1.1 s and 68–69 MiB, 3.3 mCPU, 51 %, $0.23; `5 s` and 404s are not").map((f) => f.figure)).toEqual([
+        "1.1 s",
+        "68–69 MiB",
+        "3.3 mCPU",
+        "51 %",
+        "$0.23",
+      ]);
       expect(figuresOf("10,000 clusters: 1,321 KiB").map((f) => f.figure)).toEqual(["1,321 KiB"]);
     });
 
@@ -118,24 +124,34 @@ describe("the docs check", () => {
     });
 
     it("asks each figure's section, or a heading above it, to name the bench that produces it", () => {
-      expect(check("# Push\n\nA change lands within 1.1 s (`test/e2e/push.test.ts`).\n")).toEqual(['3: figure "1.1 s" names no bench in its section (npm run bench -- <name>)']);
+      expect(check("# Push\n\nA change lands within 1.1 s (`test/e2e/push.test.ts`).\n")).toEqual([
+        '3: figure "1.1 s" names no bench in its section (npm run bench -- <name>)',
+      ]);
       expect(check("# Push\n\nA change lands within 1.1 s (`npm run bench -- agent`).\n")).toEqual([]);
       expect(check("# Push\n\nMeasured by `push`: 1.1 s.\n")).toEqual([]);
       expect(check("## Measured (`npm run bench -- agent`)\n\n### Idle\n\n68 MiB.\n")).toEqual([]);
       // Another section's bench does not count.
-      expect(check("# A\n\n`npm run bench -- agent`\n\n# B\n\n68 MiB.\n")).toEqual(['7: figure "68 MiB" names no bench in its section (npm run bench -- <name>)']);
+      expect(check("# A\n\n`npm run bench -- agent`\n\n# B\n\n68 MiB.\n")).toEqual([
+        '7: figure "68 MiB" names no bench in its section (npm run bench -- <name>)',
+      ]);
       // A bench that does not exist names nothing.
       expect(check("# A\n\n`npm run bench -- nope`: 68 MiB.\n").at(-1)).toBe('3: figure "68 MiB" names no bench in its section (npm run bench -- <name>)');
     });
 
     it("reads a paragraph as one text, so a figure broken across lines is still found, on its line", () => {
-      expect(check("# Build\n\nThe first build takes 5–15\nminutes.\n")).toEqual(['3: figure "5–15 minutes" names no bench in its section (npm run bench -- <name>)']);
-      expect(check("# Build\n\nA `code span` first,\nthen 8 minutes.\n")).toEqual(['4: figure "8 minutes" names no bench in its section (npm run bench -- <name>)']);
+      expect(check("# Build\n\nThe first build takes 5–15\nminutes.\n")).toEqual([
+        '3: figure "5–15 minutes" names no bench in its section (npm run bench -- <name>)',
+      ]);
+      expect(check("# Build\n\nA `code span` first,\nthen 8 minutes.\n")).toEqual([
+        '4: figure "8 minutes" names no bench in its section (npm run bench -- <name>)',
+      ]);
     });
 
     it("leaves table columns headed by what they set", () => {
       expect(check("# Limits\n\n| class | window | per |\n|---|---|---|\n| read | 1 s | tenant |\n")).toEqual([]);
-      expect(check("# Runs\n\n| class | took |\n|---|---|\n| read | 1 s |\n")).toEqual(['5: figure "1 s" names no bench in its section (npm run bench -- <name>)']);
+      expect(check("# Runs\n\n| class | took |\n|---|---|\n| read | 1 s |\n")).toEqual([
+        '5: figure "1 s" names no bench in its section (npm run bench -- <name>)',
+      ]);
     });
   });
 });

@@ -49,13 +49,26 @@ export function repoOf(root: string, cli: Command): Repo {
 
 /** The docs the check reads: README.md and docs/*.md. */
 export function docFiles(root: string): string[] {
-  return ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+  return [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 /** GitHub's id for a heading: lower case, punctuation dropped, spaces to hyphens. */
 export function headingId(text: string): string {
-  const plain = text.replace(/`([^`]*)`/g, "$1").replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/[*_]/g, "");
-  return plain.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-");
+  const plain = text
+    .replace(/`([^`]*)`/g, "$1")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[*_]/g, "");
+  return plain
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, "")
+    .replace(/\s/g, "-");
 }
 
 /** The ids of a markdown text's headings (repeats get -1, -2, … as on GitHub). */
@@ -114,7 +127,10 @@ function words(command: string): string[] {
 /** The commands of a shell line: split at pipes, `&&`, `;`, `$(` and comments. */
 function commandsOf(line: string): string[] {
   const noComment = line.replace(/(^|\s)#.*$/, "");
-  return noComment.split(/\|\||&&|\||;|\$\(|\)/).map((c) => c.trim()).filter(Boolean);
+  return noComment
+    .split(/\|\||&&|\||;|\$\(|\)/)
+    .map((c) => c.trim())
+    .filter(Boolean);
 }
 
 function optionNames(c: Command): string[] {
@@ -150,7 +166,13 @@ export function checkCliCommand(cli: Command, args: string[]): string[] {
     if (word === "--") break;
     if (!/^--?[A-Za-z]/.test(word)) continue;
     const flag = word.split("=")[0] as string;
-    if (!known.has(flag)) problems.push(`\`meshplane ${chain.slice(1).map((c) => c.name()).join(" ")}\` has no option ${flag}`.replace("  ", " "));
+    if (!known.has(flag))
+      problems.push(
+        `\`meshplane ${chain
+          .slice(1)
+          .map((c) => c.name())
+          .join(" ")}\` has no option ${flag}`.replace("  ", " "),
+      );
   }
   return problems;
 }
@@ -218,7 +240,8 @@ const FIGURE = new RegExp(String.raw`(?<![\w.$,])(?:\$(?:${NUMBER})|(?:${NUMBER}
  * Words before a figure that make it a setting or a limit; or a setting's name (a code span that is
  * not a path) just before it: `interval` 10 s, `--timeout` (300 s).
  */
-const SETTING_BEFORE = /(?:\b(?:every|default|defaults to|at most|up to|over|after|before|older than|idle for|capped at|TTL of|limit of|limited to)\s+|\[0,\s*|\bmin\(|_`[^.;`]{0,10})$/i;
+const SETTING_BEFORE =
+  /(?:\b(?:every|default|defaults to|at most|up to|over|after|before|older than|idle for|capped at|TTL of|limit of|limited to)\s+|\[0,\s*|\bmin\(|_`[^.;`]{0,10})$/i;
 /** Words after a figure that make it a setting or a limit, or a setting's name just after it. */
 const SETTING_AFTER = /^(?:\s*\)?\s*by default|\s*[\w-]*\s?limit|\s*lease|\s*apart|\s*TTL|\s*timeout|\s*doubling|\s*×|[^.;`]{0,10}`_)/i;
 /** `$1.00/million`, `$0.25 per million`, `$1.00 for the HTTP API`. */
@@ -240,7 +263,10 @@ export function figuresOf(text: string, settingColumns: ReadonlySet<number> = ne
     // `--timeout`, `sync.push`), else as `///` (a path or a command, which names no setting); a
     // link's target as blanks.
     const prose = cell
-      .replace(/(`+)([^`]*)\1/g, (m, ticks: string, span: string) => `${ticks}${(/^-{0,2}[\w.$]+(?:=\S*)?$/.test(span) ? "_" : "/").repeat(span.length)}${ticks}`)
+      .replace(
+        /(`+)([^`]*)\1/g,
+        (m, ticks: string, span: string) => `${ticks}${(/^-{0,2}[\w.$]+(?:=\S*)?$/.test(span) ? "_" : "/").repeat(span.length)}${ticks}`,
+      )
       .replace(/\]\([^)]*\)/g, (m) => `]${" ".repeat(m.length - 1)}`);
     for (const m of prose.matchAll(FIGURE)) {
       const before = prose.slice(Math.max(0, m.index - 24), m.index);

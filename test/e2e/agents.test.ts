@@ -18,7 +18,6 @@ function file(secret: { data?: Record<string, string> }, key: string): string {
   return Buffer.from(secret.data?.[key] as string, "base64").toString();
 }
 
-
 /**
  * End to end on real parts: two kube-apiservers (each with etcd, RBAC and the Istio/SMI CRDs), the
  * control plane on DynamoDB Local and the SQS emulator with its worker, and two agent processes
@@ -36,15 +35,21 @@ const MANAGED = "app.kubernetes.io%2Fmanaged-by%3Dmeshplane";
 async function managed(agent: LabAgent): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const { group, versions, plural } of GENERATED_KINDS) {
-    const res = await agent.cluster.request<{ items: { kind?: string; metadata: { namespace: string; name: string; resourceVersion: string } }[] }>("GET", `/apis/${group}/${versions[0]}/${plural}?labelSelector=${MANAGED}`);
+    const res = await agent.cluster.request<{ items: { kind?: string; metadata: { namespace: string; name: string; resourceVersion: string } }[] }>(
+      "GET",
+      `/apis/${group}/${versions[0]}/${plural}?labelSelector=${MANAGED}`,
+    );
     for (const item of res.body.items ?? []) out.set(`${plural} ${item.metadata.namespace}/${item.metadata.name}`, item.metadata.resourceVersion);
   }
   return out;
 }
 
 const vsTimeout = async (agent: LabAgent) => {
-  const res = await agent.cluster.request<{ spec: { http: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews");
-  return res.status === 200 ? res.body.spec.http.find((r) => r.timeout)?.timeout ?? "none" : undefined;
+  const res = await agent.cluster.request<{ spec: { http: { timeout?: string }[] } }>(
+    "GET",
+    "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews",
+  );
+  return res.status === 200 ? (res.body.spec.http.find((r) => r.timeout)?.timeout ?? "none") : undefined;
 };
 
 const reviewsPolicy = (timeout: string) =>
@@ -63,7 +68,9 @@ beforeAll(async () => {
   ]);
   // A VirtualService someone made by hand: meshplane must never touch it.
   const handmade = await east.cluster.request("POST", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices", {
-    apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "handmade", namespace: "bookinfo" },
+    apiVersion: "networking.istio.io/v1",
+    kind: "VirtualService",
+    metadata: { name: "handmade", namespace: "bookinfo" },
     spec: { hosts: ["ratings"], http: [{ route: [{ destination: { host: "ratings" } }] }] },
   });
   expect(handmade.status).toBe(201);
@@ -78,7 +85,9 @@ afterAll(async () => {
   await cp?.stop();
 });
 
-const handmadeVersion = async () => (await east.cluster.request<{ metadata: { resourceVersion: string } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/handmade")).body.metadata.resourceVersion;
+const handmadeVersion = async () =>
+  (await east.cluster.request<{ metadata: { resourceVersion: string } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/handmade"))
+    .body.metadata.resourceVersion;
 
 describe("two clusters, two agents, one control plane", () => {
   let handmade: string;
@@ -91,7 +100,9 @@ describe("two clusters, two agents, one control plane", () => {
     });
     // Discovered lists page cluster by cluster (docs/api.md): east's mesh, then west's.
     expect(meshes).toEqual(["istiod-istio--system-cluster-east", "istiod--1--24-istio--system-cluster-west"]);
-    const destinations = ((await (await cp.request("GET", "/v1/destinations?namespace=bookinfo", { token: admin })).json()) as { items: { metadata: { name: string } }[] }).items.map((d) => d.metadata.name);
+    const destinations = (
+      (await (await cp.request("GET", "/v1/destinations?namespace=bookinfo", { token: admin })).json()) as { items: { metadata: { name: string } }[] }
+    ).items.map((d) => d.metadata.name);
     expect(destinations).toContain("reviews-bookinfo-cluster-east");
     const clusters = ((await (await cp.request("GET", "/v1/clusters", { token: admin })).json()) as { items: { name: string; state: string }[] }).items;
     expect(clusters.map((c) => c.state)).toEqual(["registered", "registered"]);
@@ -100,7 +111,9 @@ describe("two clusters, two agents, one control plane", () => {
   it("policies become Istio objects in the right clusters, accepted by the apiservers' CRD validation", async () => {
     const documents = [
       {
-        apiVersion: "meshplane.dev/v1", kind: "VirtualMesh", metadata: { name: "global" },
+        apiVersion: "meshplane.dev/v1",
+        kind: "VirtualMesh",
+        metadata: { name: "global" },
         spec: {
           meshes: [{ name: "istiod-istio--system-cluster-east" }, { name: "istiod--1--24-istio--system-cluster-west" }],
           mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } },
@@ -109,14 +122,25 @@ describe("two clusters, two agents, one control plane", () => {
         },
       },
       reviewsPolicy("5s"),
-      { apiVersion: "meshplane.dev/v1", kind: "AccessPolicy", metadata: { name: "bookinfo-reads" }, spec: { sourceSelector: [{ kubeIdentityMatcher: { namespaces: ["bookinfo"] } }], destinationSelector: [{ kubeServiceMatcher: { namespaces: ["bookinfo"], labels: { app: "reviews" } } }], allowedMethods: ["GET"] } },
+      {
+        apiVersion: "meshplane.dev/v1",
+        kind: "AccessPolicy",
+        metadata: { name: "bookinfo-reads" },
+        spec: {
+          sourceSelector: [{ kubeIdentityMatcher: { namespaces: ["bookinfo"] } }],
+          destinationSelector: [{ kubeServiceMatcher: { namespaces: ["bookinfo"], labels: { app: "reviews" } } }],
+          allowedMethods: ["GET"],
+        },
+      },
     ];
     expect((await cp.request("POST", "/v1/apply", { token: admin, body: { documents } })).status).toBe(200);
     expect(await eventually("the VirtualService in cluster-east", () => vsTimeout(east))).toBe("5s");
     // The two meshes have different trust domains: the status names the exact setting, and the
     // user sets it (as istioctl would) in each cluster; discovery reports it and the mesh is accepted.
     const refused = await eventually("the trust-domain error", async () => {
-      const status = ((await (await cp.request("GET", "/v1/virtualmeshes/global", { token: admin })).json()) as { status: { meshes?: Record<string, { errors?: string[] }> } }).status;
+      const status = (
+        (await (await cp.request("GET", "/v1/virtualmeshes/global", { token: admin })).json()) as { status: { meshes?: Record<string, { errors?: string[] }> } }
+      ).status;
       return status.meshes?.["istiod-istio--system-cluster-east"]?.errors?.find((e) => e.includes("trustDomainAliases"));
     });
     expect(refused).toContain("add west.example.com to meshConfig.trustDomainAliases");
@@ -128,10 +152,18 @@ describe("two clusters, two agents, one control plane", () => {
       const status = ((await (await cp.request("GET", "/v1/virtualmeshes/global", { token: admin })).json()) as { status: { state: string } }).status;
       return status.state === "ACCEPTED" ? true : undefined;
     });
-    const cacerts = await eventually("cacerts written in both clusters", async () => {
-      const got = await Promise.all([east, west].map(async (a) => (await a.cluster.request("GET", "/api/v1/namespaces/istio-system/secrets/cacerts")).body as { data?: Record<string, string> }));
-      return got.every((s) => s.data?.["ca-cert.pem"]) ? got : undefined;
-    }, 60_000);
+    const cacerts = await eventually(
+      "cacerts written in both clusters",
+      async () => {
+        const got = await Promise.all(
+          [east, west].map(
+            async (a) => (await a.cluster.request("GET", "/api/v1/namespaces/istio-system/secrets/cacerts")).body as { data?: Record<string, string> },
+          ),
+        );
+        return got.every((s) => s.data?.["ca-cert.pem"]) ? got : undefined;
+      },
+      60_000,
+    );
     const roots = cacerts.map((s) => Buffer.from(s.data?.["root-cert.pem"] as string, "base64").toString());
     expect(roots[0]).toBe(roots[1]);
     expect(Object.keys(cacerts[0]?.data ?? {}).sort()).toEqual(["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"]);
@@ -156,7 +188,11 @@ describe("two clusters, two agents, one control plane", () => {
     ]);
     const statuses = await eventually("every policy applied in its clusters", async () => {
       const out: Record<string, { state: string; clusters?: Record<string, { applied: boolean; errors?: string[] }> }> = {};
-      for (const [plural, name] of [["virtualmeshes", "global"], ["trafficpolicies", "reviews-timeout"], ["accesspolicies", "bookinfo-reads"]]) {
+      for (const [plural, name] of [
+        ["virtualmeshes", "global"],
+        ["trafficpolicies", "reviews-timeout"],
+        ["accesspolicies", "bookinfo-reads"],
+      ]) {
         out[name as string] = ((await (await cp.request("GET", `/v1/${plural}/${name}`, { token: admin })).json()) as { status: never }).status;
       }
       return Object.values(out).every((s) => s.clusters && Object.values(s.clusters).every((c) => c.applied)) ? out : undefined;
@@ -164,7 +200,17 @@ describe("two clusters, two agents, one control plane", () => {
     for (const [name, s] of Object.entries(statuses)) expect(s.state, `${name}: ${JSON.stringify(s)}`).toBe("ACCEPTED");
     const inEast = [...(await managed(east)).keys()];
     const inWest = [...(await managed(west)).keys()];
-    expect(inEast).toEqual(expect.arrayContaining(["virtualservices bookinfo/reviews", "destinationrules bookinfo/reviews", "authorizationpolicies bookinfo/reviews", "authorizationpolicies istio-system/global-access-control", "peerauthentications istio-system/default"].map((k) => expect.stringContaining(k.split(" ")[0] as string))));
+    expect(inEast).toEqual(
+      expect.arrayContaining(
+        [
+          "virtualservices bookinfo/reviews",
+          "destinationrules bookinfo/reviews",
+          "authorizationpolicies bookinfo/reviews",
+          "authorizationpolicies istio-system/global-access-control",
+          "peerauthentications istio-system/default",
+        ].map((k) => expect.stringContaining(k.split(" ")[0] as string)),
+      ),
+    );
     expect(inEast.some((k) => k.startsWith("serviceentries "))).toBe(true);
     expect(inWest.some((k) => k.startsWith("gateways "))).toBe(true);
     expect(inWest.some((k) => k.startsWith("virtualservices bookinfo/"))).toBe(false);
@@ -180,7 +226,9 @@ describe("two clusters, two agents, one control plane", () => {
     await eventually("the deleted DestinationRule restored", async () => ((await east.cluster.request("GET", dr)).status === 200 ? true : undefined), 30_000);
 
     await cp.request("DELETE", "/v1/trafficpolicies/reviews-timeout", { token: admin });
-    await eventually("the VirtualService pruned", async () => ((await east.cluster.request("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews")).status === 404 ? true : undefined));
+    await eventually("the VirtualService pruned", async () =>
+      (await east.cluster.request("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews")).status === 404 ? true : undefined,
+    );
     expect(await handmadeVersion()).toBe(handmade);
     expect(await east.metrics()).toMatch(/meshplane_agent_drift_corrections_total [1-9]/);
   });
@@ -197,7 +245,11 @@ describe("two replicas", () => {
     for (const replica of [west, second]) expect((await fetch(`http://127.0.0.1:${await replica.healthPort()}/readyz`)).status).toBe(200);
     west.process.kill("SIGTERM");
     await new Promise((r) => west.process.once("exit", r));
-    await eventually("the second replica to lead and apply", async () => ((await leads(second)) && /^meshplane_agent_applied_generation [1-9]/m.test(await second.metrics()) ? true : undefined), 60_000);
+    await eventually(
+      "the second replica to lead and apply",
+      async () => ((await leads(second)) && /^meshplane_agent_applied_generation [1-9]/m.test(await second.metrics()) ? true : undefined),
+      60_000,
+    );
   });
 });
 
@@ -211,25 +263,43 @@ async function current(cluster: string): Promise<{ jws: string; payload: Snapsho
   const head = (await cp.store.snapshots.head("e2e", cluster, true))?.snapshot;
   const { gunzipSync } = await import("node:zlib");
   const jws = gunzipSync(await cp.store.snapshots.body("e2e", cluster, head as never)).toString();
-  return { jws, payload: JSON.parse(Buffer.from(jws.split(".")[1] as string, "base64url").toString()) as SnapshotPayload, generation: head?.generation as number };
+  return {
+    jws,
+    payload: JSON.parse(Buffer.from(jws.split(".")[1] as string, "base64url").toString()) as SnapshotPayload,
+    generation: head?.generation as number,
+  };
 }
 
 const resign = async (signer: LocalKeySigner, payload: SnapshotPayload) => signer.sign(Buffer.from(JSON.stringify(payload)), SNAPSHOT_TYPE);
 
 describe("fail static", () => {
-
   it.each<[string, string, (c: Awaited<ReturnType<typeof current>>) => Promise<[string, number]>]>([
-    ["a tampered snapshot", "bad-signature", async (c) => {
-      const [h, , s] = c.jws.split(".");
-      const forged = { ...c.payload, generation: c.generation + 1, objects: [] };
-      return [`${h}.${Buffer.from(JSON.stringify(forged)).toString("base64url")}.${s}`, c.generation + 1];
-    }],
-    ["a snapshot signed by an unknown key", "unknown-key", async (c) => {
-      const rogue = LocalKeySigner.open(join(mkdtempSync(join(tmpdir(), "rogue-")), "k.json"));
-      return [await resign(rogue, { ...c.payload, generation: c.generation + 1, objects: [] }), c.generation + 1];
-    }],
+    [
+      "a tampered snapshot",
+      "bad-signature",
+      async (c) => {
+        const [h, , s] = c.jws.split(".");
+        const forged = { ...c.payload, generation: c.generation + 1, objects: [] };
+        return [`${h}.${Buffer.from(JSON.stringify(forged)).toString("base64url")}.${s}`, c.generation + 1];
+      },
+    ],
+    [
+      "a snapshot signed by an unknown key",
+      "unknown-key",
+      async (c) => {
+        const rogue = LocalKeySigner.open(join(mkdtempSync(join(tmpdir(), "rogue-")), "k.json"));
+        return [await resign(rogue, { ...c.payload, generation: c.generation + 1, objects: [] }), c.generation + 1];
+      },
+    ],
     ["an older generation replayed", "rollback", async (c) => [await resign(cp.signer, { ...c.payload, generation: 1, objects: [] }), c.generation + 1]],
-    ["an expired snapshot", "expired", async (c) => [await resign(cp.signer, { ...c.payload, generation: c.generation + 1, exp: Math.floor(Date.now() / 1000) - 3600, objects: [] }), c.generation + 1]],
+    [
+      "an expired snapshot",
+      "expired",
+      async (c) => [
+        await resign(cp.signer, { ...c.payload, generation: c.generation + 1, exp: Math.floor(Date.now() / 1000) - 3600, objects: [] }),
+        c.generation + 1,
+      ],
+    ],
   ])("%s: the cluster stays exactly as it was and the agent says why", async (_what, reason, make) => {
     const before = await managed(east);
     expect(before.size).toBeGreaterThan(0);
@@ -244,7 +314,9 @@ describe("fail static", () => {
     expect(await managed(east)).toEqual(before);
     // Put the genuine snapshot back for the next case.
     await serve("cluster-east", await resign(cp.signer, { ...c.payload, generation: generation + 1 }), generation + 1, c.payload.hash);
-    await eventually("the agent back in sync", async () => ((await east.metrics()).includes(`meshplane_agent_applied_generation ${generation + 1}`) ? true : undefined));
+    await eventually("the agent back in sync", async () =>
+      (await east.metrics()).includes(`meshplane_agent_applied_generation ${generation + 1}`) ? true : undefined,
+    );
   });
 
   it("with the control plane gone the cluster stays as it was", async () => {

@@ -6,7 +6,13 @@ import { GENERATED_KINDS } from "@meshplane/core";
 import { GENERATED_KIND_VERBS } from "../../packages/agent/src/ownership";
 import { newMemory } from "../../packages/agent/src/loop/memory";
 import { Kube } from "../../packages/agent/src/kube/kube";
-import { FakeControlPlane, cycleAt, fakeDeps, runCertificateStage as certificateStage, runRestartStage as restartStage } from "../../packages/agent/src/testing/fakes";
+import {
+  FakeControlPlane,
+  cycleAt,
+  fakeDeps,
+  runCertificateStage as certificateStage,
+  runRestartStage as restartStage,
+} from "../../packages/agent/src/testing/fakes";
 import { type LabCluster, serviceAccountIdentity, startCluster } from "../lab/cluster";
 import { pathOf } from "../support/seed-cluster";
 import { AGENT_NS, eventually, renderChart } from "./lab-agents";
@@ -23,11 +29,17 @@ type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourc
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; rules?: Rule[]; spec?: Record<string, unknown> };
 
 /** Each group × resource a rule names, as `group:resource[names]`. */
-const grants = (rule: Rule): string[] => rule.apiGroups.flatMap((g) => rule.resources.map((r) => `${g}:${r}${rule.resourceNames ? `[${rule.resourceNames.join(",")}]` : ""}`));
+const grants = (rule: Rule): string[] =>
+  rule.apiGroups.flatMap((g) => rule.resources.map((r) => `${g}:${r}${rule.resourceNames ? `[${rule.resourceNames.join(",")}]` : ""}`));
 const clusterRules = (objects: Obj[]): Rule[] => objects.find((o) => o.kind === "ClusterRole")?.rules ?? [];
 
 /** The agent container's args as the chart renders them with `values`. */
-const argsOf = (values: Record<string, string>) => (renderChart({ ...VALUES, ...values }, JWKS).find((o) => (o as Obj).kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]?.args ?? [];
+const argsOf = (values: Record<string, string>) =>
+  (
+    renderChart({ ...VALUES, ...values }, JWKS).find((o) => (o as Obj).kind === "Deployment") as unknown as {
+      spec: { template: { spec: { containers: { args: string[] }[] } } };
+    }
+  ).spec.template.spec.containers[0]?.args ?? [];
 
 const WRITES = ["create", "update", "patch", "delete"];
 
@@ -56,8 +68,15 @@ function writable(objects: Obj[]): string[] {
 
 /** Each RoleBinding binds the agent's ServiceAccount to the Role of its own name, in its namespace. */
 function expectBindings(objects: Obj[]): void {
-  const roles = objects.filter((o) => o.kind === "Role").map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort();
-  const bindings = objects.filter((o) => o.kind === "RoleBinding") as unknown as { metadata: { name: string; namespace: string }; roleRef: { kind: string; name: string }; subjects: { kind: string; name: string; namespace: string }[] }[];
+  const roles = objects
+    .filter((o) => o.kind === "Role")
+    .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
+    .sort();
+  const bindings = objects.filter((o) => o.kind === "RoleBinding") as unknown as {
+    metadata: { name: string; namespace: string };
+    roleRef: { kind: string; name: string };
+    subjects: { kind: string; name: string; namespace: string }[];
+  }[];
   expect(bindings.map((b) => `${b.metadata.namespace}/${b.roleRef.name}`).sort()).toEqual(roles);
   for (const b of bindings) expect(b.subjects).toEqual([{ kind: "ServiceAccount", name: "meshplane-agent", namespace: AGENT_NS }]);
 }
@@ -87,11 +106,15 @@ const AGENT_TOKEN = `chart-agent-${Math.random().toString(36).slice(2)}`;
 const ISTIOD_ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
 
 /** Where an object of the chart is created: a Role or RoleBinding in its own namespace. */
-const pathOfChartObject = (obj: Obj) => (obj.kind === "Role" || obj.kind === "RoleBinding" ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${obj.metadata.namespace ?? AGENT_NS}/${obj.kind.toLowerCase()}s` : (PATHS[obj.kind] ?? pathOf(obj)));
+const pathOfChartObject = (obj: Obj) =>
+  obj.kind === "Role" || obj.kind === "RoleBinding"
+    ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${obj.metadata.namespace ?? AGENT_NS}/${obj.kind.toLowerCase()}s`
+    : (PATHS[obj.kind] ?? pathOf(obj));
 
 /** Creates the namespaces (the apiserver keeps a namespace's objects out until it exists), then the chart's RBAC objects. */
 async function installRbac(objects: Obj[], namespaces: string[]): Promise<void> {
-  for (const name of [AGENT_NS, ...namespaces]) await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  for (const name of [AGENT_NS, ...namespaces])
+    await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
   for (const obj of objects.filter((o) => o.kind.startsWith("ClusterRole") || o.kind.startsWith("Role"))) {
     const res = await cluster.request("POST", pathOfChartObject(obj), obj);
     expect([201, 409], `${obj.kind} ${obj.metadata.namespace ?? ""}/${obj.metadata.name}: ${JSON.stringify(res.body)}`).toContain(res.status);
@@ -99,8 +122,13 @@ async function installRbac(objects: Obj[], namespaces: string[]): Promise<void> 
 }
 
 const deploymentOf = (namespace: string, name: string) => ({
-  apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace },
-  spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: `example/${name}:1` }] } } },
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name, namespace },
+  spec: {
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: `example/${name}:1` }] } },
+  },
 });
 
 let cluster: LabCluster;
@@ -113,7 +141,9 @@ describe("the agent's Helm chart", () => {
   it("passes helm lint", () => {
     const helm = execFileSync("bash", [join(ROOT, "scripts/helm.sh")], { encoding: "utf8" }).trim();
     const args = Object.entries(VALUES).flatMap(([k, v]) => ["--set-string", `${k}=${v}`]);
-    const out = execFileSync(helm, ["lint", join(ROOT, "packages/agent/chart"), ...args, "--set-json", `trust.jwks=${JWKS["trust.jwks"]}`, "--strict"], { encoding: "utf8" });
+    const out = execFileSync(helm, ["lint", join(ROOT, "packages/agent/chart"), ...args, "--set-json", `trust.jwks=${JWKS["trust.jwks"]}`, "--strict"], {
+      encoding: "utf8",
+    });
     expect(out).toContain("1 chart(s) linted, 0 chart(s) failed");
   });
 
@@ -130,21 +160,48 @@ describe("the agent's Helm chart", () => {
     ["certificates.namespaces", '[""]', {}],
     ["certificates.autoRestartPods.namespaces", "[]", { "certificates.autoRestartPods.enabled": "true" }],
     ["certificates.autoRestartPods.namespaces", '[""]', { "certificates.autoRestartPods.enabled": "true" }],
-    ["certificates.autoRestartPods.workloads", '[""]', { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop"]' }],
+    [
+      "certificates.autoRestartPods.workloads",
+      '[""]',
+      { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop"]' },
+    ],
   ])("refuses %s=%s, naming the value", (value, list, more) => {
     expect(() => renderChart(VALUES, { ...JWKS, ...more, [value]: list })).toThrow(new RegExp(`${value.replaceAll(".", "\\.")} must`));
   });
 
   it("grants least privilege: no wildcards, writes only to generated kinds, cacerts and istiod, secrets by name only", () => {
     const objects = renderChart({ ...VALUES, "networkPolicy.enabled": "true" }, JWKS) as Obj[];
-    expect(objects.map((o) => o.kind).sort()).toEqual(["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "NetworkPolicy", "PodDisruptionBudget", "Role", "Role", "RoleBinding", "RoleBinding", "Secret", "ServiceAccount"]);
+    expect(objects.map((o) => o.kind).sort()).toEqual([
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "ConfigMap",
+      "Deployment",
+      "NetworkPolicy",
+      "PodDisruptionBudget",
+      "Role",
+      "Role",
+      "RoleBinding",
+      "RoleBinding",
+      "Secret",
+      "ServiceAccount",
+    ]);
     expectBindings(objects);
     const roles = objects.filter((o) => o.kind === "ClusterRole" || o.kind === "Role");
     for (const rule of roles.flatMap((r) => r.rules ?? [])) {
       expect([...rule.apiGroups, ...rule.resources, ...rule.verbs]).not.toContain("*");
     }
     expect(writable(objects)).toEqual([...GENERATED, "istio-system/:secrets[cacerts]", "istio-system/apps:deployments[istiod]"].sort());
-    const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { replicas: number; template: { spec: { securityContext: Record<string, unknown>; containers: { securityContext: Record<string, unknown>; readinessProbe: unknown; livenessProbe: unknown; resources: unknown }[] } } } };
+    const deployment = objects.find((o) => o.kind === "Deployment") as unknown as {
+      spec: {
+        replicas: number;
+        template: {
+          spec: {
+            securityContext: Record<string, unknown>;
+            containers: { securityContext: Record<string, unknown>; readinessProbe: unknown; livenessProbe: unknown; resources: unknown }[];
+          };
+        };
+      };
+    };
     expect(deployment.spec.replicas).toBe(2);
     const pod = deployment.spec.template.spec;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
@@ -166,21 +223,55 @@ describe("the agent's Helm chart", () => {
 
   it.each([
     ["certificates off", { "certificates.enabled": "false" }, GENERATED],
-    ["revisioned istiods", { "certificates.istiodDeployments": '["istiod","istiod-1-24"]' }, [...GENERATED, ...certificatesIn("istio-system", "istiod,istiod-1-24")]],
-    ["two meshes' namespaces", { "certificates.namespaces": '["istio-system","mesh-b","mesh-b"]' }, [...GENERATED, ...certificatesIn("istio-system"), ...certificatesIn("mesh-b")]],
-    ["workload restarts in two namespaces", { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop","web"]' }, [...GENERATED, ...certificatesIn("istio-system"), ...["shop", "web"].flatMap((ns) => [`${ns}/apps:deployments`, `${ns}/apps:statefulsets`, `${ns}/apps:daemonsets`])]],
-    ["restarts of named workloads", { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop"]', "certificates.autoRestartPods.workloads": '["cart","checkout"]' }, [...GENERATED, ...certificatesIn("istio-system"), "shop/apps:deployments[cart,checkout]", "shop/apps:statefulsets[cart,checkout]", "shop/apps:daemonsets[cart,checkout]"]],
+    [
+      "revisioned istiods",
+      { "certificates.istiodDeployments": '["istiod","istiod-1-24"]' },
+      [...GENERATED, ...certificatesIn("istio-system", "istiod,istiod-1-24")],
+    ],
+    [
+      "two meshes' namespaces",
+      { "certificates.namespaces": '["istio-system","mesh-b","mesh-b"]' },
+      [...GENERATED, ...certificatesIn("istio-system"), ...certificatesIn("mesh-b")],
+    ],
+    [
+      "workload restarts in two namespaces",
+      { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop","web"]' },
+      [
+        ...GENERATED,
+        ...certificatesIn("istio-system"),
+        ...["shop", "web"].flatMap((ns) => [`${ns}/apps:deployments`, `${ns}/apps:statefulsets`, `${ns}/apps:daemonsets`]),
+      ],
+    ],
+    [
+      "restarts of named workloads",
+      {
+        "certificates.autoRestartPods.enabled": "true",
+        "certificates.autoRestartPods.namespaces": '["shop"]',
+        "certificates.autoRestartPods.workloads": '["cart","checkout"]',
+      },
+      [
+        ...GENERATED,
+        ...certificatesIn("istio-system"),
+        "shop/apps:deployments[cart,checkout]",
+        "shop/apps:statefulsets[cart,checkout]",
+        "shop/apps:daemonsets[cart,checkout]",
+      ],
+    ],
     ["workload restarts without certificates", { "certificates.enabled": "false", "certificates.autoRestartPods.enabled": "true" }, GENERATED],
   ])("with %s, grants exactly the writes it needs, in the namespaces named", (_what, values, expected) => {
     const objects = renderChart(VALUES, { ...JWKS, ...values }) as Obj[];
     expect(writable(objects)).toEqual([...expected].sort());
     expectBindings(objects);
-    const args = (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]?.args ?? [];
+    const args =
+      (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec
+        .containers[0]?.args ?? [];
     expect(args).toContain(`--certificates=${(values as Record<string, string>)["certificates.enabled"] ?? "true"}`);
   });
 
   it("passes the push channel's own URL to the agent when one is set (AWS), and none otherwise", () => {
-    expect(argsOf({ "controlPlane.pushUrl": "wss://abc123.execute-api.eu-west-1.amazonaws.com/live" })).toContain("--push-url=wss://abc123.execute-api.eu-west-1.amazonaws.com/live");
+    expect(argsOf({ "controlPlane.pushUrl": "wss://abc123.execute-api.eu-west-1.amazonaws.com/live" })).toContain(
+      "--push-url=wss://abc123.execute-api.eu-west-1.amazonaws.com/live",
+    );
     expect(argsOf({}).some((a) => a.startsWith("--push-url"))).toBe(false);
   });
 
@@ -198,8 +289,17 @@ describe("the agent's Helm chart", () => {
   });
 
   it("renders objects a real apiserver accepts (server-side dry run)", async () => {
-    const objects = renderChart({ ...VALUES, "networkPolicy.enabled": "true" }, { ...JWKS, "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["shop"]', "certificates.autoRestartPods.workloads": '["web"]' }) as Obj[];
-    for (const name of [AGENT_NS, "istio-system", "shop"]) await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    const objects = renderChart(
+      { ...VALUES, "networkPolicy.enabled": "true" },
+      {
+        ...JWKS,
+        "certificates.autoRestartPods.enabled": "true",
+        "certificates.autoRestartPods.namespaces": '["shop"]',
+        "certificates.autoRestartPods.workloads": '["web"]',
+      },
+    ) as Obj[];
+    for (const name of [AGENT_NS, "istio-system", "shop"])
+      await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
     for (const obj of objects) {
       const res = await cluster.request("POST", `${pathOfChartObject(obj)}?dryRun=All&fieldValidation=Strict`, obj);
       expect(res.status, `${obj.kind} ${obj.metadata.name}: ${JSON.stringify(res.body)}`).toBe(201);
@@ -208,11 +308,23 @@ describe("the agent's Helm chart", () => {
 
   it("lets the agent write cacerts and restart istiod under exactly the chart's RBAC, and nothing more", async () => {
     await installRbac(renderChart(VALUES, JWKS) as Obj[], ["istio-system", "shop", "mesh-b"]);
-    for (const [ns, name] of [["istio-system", "istiod"], ["shop", "web"], ["mesh-b", "istiod"]] as const) expect((await cluster.request("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentOf(ns, name))).status).toBe(201);
+    for (const [ns, name] of [
+      ["istio-system", "istiod"],
+      ["shop", "web"],
+      ["mesh-b", "istiod"],
+    ] as const)
+      expect((await cluster.request("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentOf(ns, name))).status).toBe(201);
     const secrets = "/api/v1/namespaces/istio-system/secrets";
-    await cluster.request("POST", secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "other", namespace: "istio-system" }, stringData: { x: "y" } });
+    await cluster.request("POST", secrets, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "other", namespace: "istio-system" },
+      stringData: { x: "y" },
+    });
     // RBAC reaches the authorizer through an informer: wait until the agent may read cacerts.
-    await eventually("the chart's roles in effect", async () => ((await cluster.request("GET", `${secrets}/cacerts`, undefined, AGENT_TOKEN)).status === 404 ? true : undefined));
+    await eventually("the chart's roles in effect", async () =>
+      (await cluster.request("GET", `${secrets}/cacerts`, undefined, AGENT_TOKEN)).status === 404 ? true : undefined,
+    );
 
     const kc = new KubeConfig();
     kc.loadFromString(cluster.kubeconfig(AGENT_TOKEN));
@@ -225,31 +337,63 @@ describe("the agent's Helm chart", () => {
     await restartStage(ctx);
     kube.close();
     expect(memory.meshes.get("mesh")?.result).toMatchObject({ mesh: "mesh", state: "issued" });
-    const secret = (await cluster.request<{ type: string; data: Record<string, string>; metadata: { annotations: Record<string, string>; managedFields: { manager: string }[] } }>("GET", `${secrets}/cacerts`)).body;
+    const secret = (
+      await cluster.request<{
+        type: string;
+        data: Record<string, string>;
+        metadata: { annotations: Record<string, string>; managedFields: { manager: string }[] };
+      }>("GET", `${secrets}/cacerts`)
+    ).body;
     expect(secret.type).toBe("Opaque");
     expect(Object.keys(secret.data).sort()).toEqual(["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"]);
     expect(secret.metadata.annotations["meshplane.dev/istiod-restarted-for"]).toBe(secret.metadata.annotations["meshplane.dev/roots-changed-at"]);
     expect(new Set(secret.metadata.managedFields.map((f) => f.manager))).toEqual(new Set(["meshplane-agent"]));
-    const istiod = (await cluster.request<{ spec: { template: { metadata: { annotations?: Record<string, string> } } } }>("GET", "/apis/apps/v1/namespaces/istio-system/deployments/istiod")).body;
+    const istiod = (
+      await cluster.request<{ spec: { template: { metadata: { annotations?: Record<string, string> } } } }>(
+        "GET",
+        "/apis/apps/v1/namespaces/istio-system/deployments/istiod",
+      )
+    ).body;
     expect(istiod.spec.template.metadata.annotations?.["meshplane.dev/restarted-at"]).toBeDefined();
 
-    const asAgent = (method: string, path: string, body?: unknown, contentType?: string) => cluster.request(method, path, body, AGENT_TOKEN, contentType ? { contentType } : undefined);
+    const asAgent = (method: string, path: string, body?: unknown, contentType?: string) =>
+      cluster.request(method, path, body, AGENT_TOKEN, contentType ? { contentType } : undefined);
     const apply = "application/apply-patch+yaml";
     const restart = { spec: { template: { metadata: { annotations: { "meshplane.dev/restarted-at": "now" } } } } };
     expect((await asAgent("GET", `${secrets}/other`)).status).toBe(403);
     expect((await asAgent("POST", secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "cacerts" } })).status).toBe(403);
-    expect((await asAgent("PATCH", `${secrets}/mine?fieldManager=meshplane-agent`, { apiVersion: "v1", kind: "Secret", metadata: { name: "mine" } }, apply)).status).toBe(403);
+    expect(
+      (await asAgent("PATCH", `${secrets}/mine?fieldManager=meshplane-agent`, { apiVersion: "v1", kind: "Secret", metadata: { name: "mine" } }, apply)).status,
+    ).toBe(403);
     expect((await asAgent("PATCH", "/apis/apps/v1/namespaces/shop/deployments/web", restart)).status).toBe(403);
     // A namespace the values do not name: no cacerts, no istiod restart there.
     expect((await asAgent("GET", "/api/v1/namespaces/mesh-b/secrets/cacerts")).status).toBe(403);
-    expect((await asAgent("PATCH", "/api/v1/namespaces/mesh-b/secrets/cacerts?fieldManager=meshplane-agent", { apiVersion: "v1", kind: "Secret", metadata: { name: "cacerts" } }, apply)).status).toBe(403);
+    expect(
+      (
+        await asAgent(
+          "PATCH",
+          "/api/v1/namespaces/mesh-b/secrets/cacerts?fieldManager=meshplane-agent",
+          { apiVersion: "v1", kind: "Secret", metadata: { name: "cacerts" } },
+          apply,
+        )
+      ).status,
+    ).toBe(403);
     expect((await asAgent("PATCH", "/apis/apps/v1/namespaces/mesh-b/deployments/istiod", restart)).status).toBe(403);
   });
 
   it("with workload restarts on, lets the agent restart only the workloads of the namespaces and names the values give", async () => {
-    const values = { "certificates.autoRestartPods.enabled": "true", "certificates.autoRestartPods.namespaces": '["store"]', "certificates.autoRestartPods.workloads": '["cart"]' };
+    const values = {
+      "certificates.autoRestartPods.enabled": "true",
+      "certificates.autoRestartPods.namespaces": '["store"]',
+      "certificates.autoRestartPods.workloads": '["cart"]',
+    };
     await installRbac(renderChart(VALUES, { ...JWKS, ...values }) as Obj[], ["store", "elsewhere"]);
-    for (const [ns, name] of [["store", "cart"], ["store", "admin"], ["elsewhere", "cart"]] as const) expect((await cluster.request("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentOf(ns, name))).status).toBe(201);
+    for (const [ns, name] of [
+      ["store", "cart"],
+      ["store", "admin"],
+      ["elsewhere", "cart"],
+    ] as const)
+      expect((await cluster.request("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentOf(ns, name))).status).toBe(201);
     const restart = { spec: { template: { metadata: { annotations: { "meshplane.dev/restarted-at": "now" } } } } };
     const patch = (ns: string, name: string) => cluster.request("PATCH", `/apis/apps/v1/namespaces/${ns}/deployments/${name}`, restart, AGENT_TOKEN);
     await eventually("the restart Role in effect", async () => ((await patch("store", "cart")).status === 200 ? true : undefined));

@@ -44,7 +44,8 @@ async function site(name: string, fixture: string): Promise<Site> {
   return { name, cluster, kubeconfig: await cluster.writeKubeconfig(), kubelet: runAgentDeployment(cluster, token) };
 }
 
-const install = (s: Site, extra: string[] = []) => cli.run(["cluster", "register", s.name, "--install", "--kubeconfig", s.kubeconfig, "--helm", helm, "--values", agentValues, "--timeout", "120", ...extra]);
+const install = (s: Site, extra: string[] = []) =>
+  cli.run(["cluster", "register", s.name, "--install", "--kubeconfig", s.kubeconfig, "--helm", helm, "--values", agentValues, "--timeout", "120", ...extra]);
 /** The TrafficPolicy a user writes for reviews in cluster-east. */
 const reviewsTimeout = (timeout: string) => `apiVersion: meshplane.dev/v1
 kind: TrafficPolicy
@@ -74,10 +75,12 @@ afterAll(async () => {
     const agent = s.kubelet.current();
     if (agent) writeFileSync(join(cli?.dir ?? "/tmp", `agent-${s.name}.log`), agent.output());
   }
-  await Promise.all(sites.map(async (s) => {
-    await s.kubelet.stop();
-    await s.cluster.stop();
-  }));
+  await Promise.all(
+    sites.map(async (s) => {
+      await s.kubelet.stop();
+      await s.cluster.stop();
+    }),
+  );
   await poller?.stop();
   await cp?.stop();
 });
@@ -107,7 +110,20 @@ describe("meshplane against two lab clusters", () => {
   });
 
   it("a failed helm run leaves nothing behind: no release, and the cluster is deregistered again", async () => {
-    const res = await cli.run(["cluster", "register", "cluster-nowhere", "--install", "--kubeconfig", east().kubeconfig, "--kube-context", "no-such-context", "--helm", helm, "--timeout", "30"]);
+    const res = await cli.run([
+      "cluster",
+      "register",
+      "cluster-nowhere",
+      "--install",
+      "--kubeconfig",
+      east().kubeconfig,
+      "--kube-context",
+      "no-such-context",
+      "--helm",
+      helm,
+      "--timeout",
+      "30",
+    ]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("helm failed");
     expect(res.stderr).toContain("no-such-context");
@@ -124,7 +140,9 @@ describe("meshplane against two lab clusters", () => {
 
   it("apply --wait fails naming the mesh and the fix while trust cannot work, and passes once the user made the fix", async () => {
     const vm = join(cli.dir, "virtualmesh.yaml");
-    writeFileSync(vm, `apiVersion: meshplane.dev/v1
+    writeFileSync(
+      vm,
+      `apiVersion: meshplane.dev/v1
 kind: VirtualMesh
 metadata: {name: global}
 spec:
@@ -132,20 +150,27 @@ spec:
   mtlsConfig: {shared: {rootCertificateAuthority: {generated: {}}}}
   federation: {selectors: [{}], hostnameSuffix: global}
   globalAccessPolicy: ENABLED
-`);
+`,
+    );
     const refused = await cli.run(["apply", "-f", vm, "--wait", "--timeout", "120"]);
     expect(refused.code, refused.stderr).toBe(1);
     expect(refused.stderr).toContain("virtualmeshes/global: INVALID");
     expect(refused.stderr).toContain("add west.example.com to meshConfig.trustDomainAliases");
     await addTrustDomainAlias(east(), "istio", "west.example.com");
     await addTrustDomainAlias(west(), "istio-1-24", "cluster.local");
-    await eventually("VirtualMesh global ACCEPTED", async () => {
-      const got = JSON.parse((await cli.run(["get", "vm", "global", "-o", "json"])).stdout) as { status: { state: string } };
-      return got.status.state === "ACCEPTED" ? true : undefined;
-    }, 120_000);
+    await eventually(
+      "VirtualMesh global ACCEPTED",
+      async () => {
+        const got = JSON.parse((await cli.run(["get", "vm", "global", "-o", "json"])).stdout) as { status: { state: string } };
+        return got.status.state === "ACCEPTED" ? true : undefined;
+      },
+      120_000,
+    );
 
     const policies = join(cli.dir, "policies.yaml");
-    writeFileSync(policies, `${reviewsTimeout("5s")}---
+    writeFileSync(
+      policies,
+      `${reviewsTimeout("5s")}---
 apiVersion: meshplane.dev/v1
 kind: AccessPolicy
 metadata: {name: bookinfo-reads, labels: {team: bookinfo}}
@@ -153,13 +178,17 @@ spec:
   sourceSelector: [{kubeIdentityMatcher: {namespaces: [bookinfo]}}]
   destinationSelector: [{kubeServiceMatcher: {namespaces: [bookinfo], labels: {app: reviews}}}]
   allowedMethods: [GET]
-`);
+`,
+    );
     const applied = await cli.run(["apply", "-f", policies, "--wait", "--timeout", "120"]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stderr).toMatch(/✔ trafficpolicies\/reviews-timeout: ACCEPTED, applied by \d cluster\(s\)/);
     expect(applied.stderr).toMatch(/✔ accesspolicies\/bookinfo-reads: ACCEPTED, applied by \d cluster\(s\)/);
     // Applied means in the cluster: the agent wrote the VirtualService with the timeout.
-    const vs = await east().cluster.request<{ spec: { http: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews");
+    const vs = await east().cluster.request<{ spec: { http: { timeout?: string }[] } }>(
+      "GET",
+      "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews",
+    );
     expect(vs.body.spec.http.some((r) => r.timeout === "5s")).toBe(true);
   });
 
@@ -172,7 +201,12 @@ spec:
     expect(res.code, screen).toBe(0);
     // The first frame waits; later frames erase it and draw over it; the last one stays.
     const yellow = (text: string) => `${ESC}[33m${text}${ESC}[39m`;
-    expect([`${yellow("…")} trafficpolicies/reviews-timeout: waiting for translation`, ...[0, 1].map((n) => `${yellow("…")} trafficpolicies/reviews-timeout: ACCEPTED, applied by ${n}/2 cluster(s)`)].some((frame) => screen.includes(frame))).toBe(true);
+    expect(
+      [
+        `${yellow("…")} trafficpolicies/reviews-timeout: waiting for translation`,
+        ...[0, 1].map((n) => `${yellow("…")} trafficpolicies/reviews-timeout: ACCEPTED, applied by ${n}/2 cluster(s)`),
+      ].some((frame) => screen.includes(frame)),
+    ).toBe(true);
     expect(screen).toContain(`${ESC}[2K`);
     expect(screen).toContain(`${ESC}[?25l`);
     const shown = screen.lastIndexOf(`${ESC}[?25h`);
@@ -181,7 +215,10 @@ spec:
     expect(shown).toBeGreaterThan(final);
     // Nothing after the last frame but its line end and terminal modes switched back.
     expect(screen.slice(final).replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, "g"), "")).toMatch(/applied by 2 cluster\(s\)\r?\n$/);
-    const vs = await east().cluster.request<{ spec: { http: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews");
+    const vs = await east().cluster.request<{ spec: { http: { timeout?: string }[] } }>(
+      "GET",
+      "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews",
+    );
     expect(vs.body.spec.http.some((r) => r.timeout === "6s")).toBe(true);
   });
 
@@ -194,16 +231,28 @@ spec:
     // Federated by the VirtualMesh (its objects name the VirtualMesh as parent, not the destination).
     expect(described.stdout).toContain("from cluster-west as reviews.bookinfo.svc.cluster-east.global, through the east-west gateway of cluster-east (");
     // Under shared trust, the list shows each cluster's intermediate CA expiry (from its agent's report).
-    const certificates = await eventually("certificates in cluster list", async () => {
-      const items = (JSON.parse((await cli.run(["cluster", "list", "-o", "json"])).stdout) as { items: { name: string; certificates?: { state: string; notAfter?: string }[] }[] }).items;
-      return items.every((i) => i.certificates?.some((c) => c.state === "issued" && c.notAfter)) ? items : undefined;
-    }, 60_000);
+    const certificates = await eventually(
+      "certificates in cluster list",
+      async () => {
+        const items = (
+          JSON.parse((await cli.run(["cluster", "list", "-o", "json"])).stdout) as {
+            items: { name: string; certificates?: { state: string; notAfter?: string }[] }[];
+          }
+        ).items;
+        return items.every((i) => i.certificates?.some((c) => c.state === "issued" && c.notAfter)) ? items : undefined;
+      },
+      60_000,
+    );
     expect(certificates.map((i) => i.name)).toEqual(["cluster-east", "cluster-west"]);
     expect((await cli.run(["cluster", "list"])).stdout).toMatch(/^cluster-east\s+registered.*\s\d+d$/m);
-    const check = await eventually("check passes", async () => {
-      const res = await cli.run(["check"]);
-      return res.code === 0 ? res : undefined;
-    }, 60_000);
+    const check = await eventually(
+      "check passes",
+      async () => {
+        const res = await cli.run(["check"]);
+        return res.code === 0 ? res : undefined;
+      },
+      60_000,
+    );
     expect(check.stdout).toContain("cluster-east");
     expect(check.stdout).toMatch(/✔ cluster cluster-west: agent connected, generation \d+ applied, no failures, certificates valid \d+ more days/);
   });

@@ -70,7 +70,9 @@ export function renderChart(values: Record<string, string>, json: Record<string,
   for (const [k, v] of Object.entries(values)) args.push("--set-string", `${k}=${v}`);
   for (const [k, v] of Object.entries(json)) args.push("--set-json", `${k}=${v}`);
   const out = execFileSync(helm, args, { encoding: "utf8" });
-  return parseAllDocuments(out).map((d) => d.toJS() as Record<string, unknown>).filter(Boolean);
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as Record<string, unknown>)
+    .filter(Boolean);
 }
 
 /**
@@ -78,18 +80,31 @@ export function renderChart(values: Record<string, string>, json: Record<string,
  * and the agent running as a process under the chart's ServiceAccount identity (a static token the
  * apiserver maps to it) — so every call it makes is checked against exactly the chart's roles.
  */
-export async function startLabAgent(cp: ControlPlane, adminToken: string, name: string, fixture: string, agentArgs: string[] = ["--poll-interval=1", "--poll-jitter=0", "--resync-interval=10"]): Promise<LabAgent> {
+export async function startLabAgent(
+  cp: ControlPlane,
+  adminToken: string,
+  name: string,
+  fixture: string,
+  agentArgs: string[] = ["--poll-interval=1", "--poll-jitter=0", "--resync-interval=10"],
+): Promise<LabAgent> {
   const agentToken = `agent-${name}-${Math.random().toString(36).slice(2)}`;
   const cluster = await startCluster({ name, tokens: [{ token: agentToken, ...serviceAccountIdentity(AGENT_NS, "meshplane-agent") }] });
   await seedCluster(cluster, fixture);
   const reg = (await (await cp.request("POST", "/v1/clusters", { token: adminToken, body: { name } })).json()) as { bootstrapToken: string };
   const jwks = JSON.stringify(await cp.signer.jwks());
   // The lab's fixtures run a default and a revisioned istiod: the agent may restart both.
-  const rendered = renderChart({ "controlPlane.url": cp.url, "cluster.name": name, "bootstrap.token": reg.bootstrapToken }, { "trust.jwks": jwks, "certificates.istiodDeployments": '["istiod","istiod-1-24"]' });
+  const rendered = renderChart(
+    { "controlPlane.url": cp.url, "cluster.name": name, "bootstrap.token": reg.bootstrapToken },
+    { "trust.jwks": jwks, "certificates.istiodDeployments": '["istiod","istiod-1-24"]' },
+  );
   await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
   for (const obj of rendered as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[]) {
     if (["Deployment", "PodDisruptionBudget", "NetworkPolicy"].includes(obj.kind)) continue; // no kubelet runs pods here
-    const path = obj.kind.startsWith("ClusterRole") ? `/apis/rbac.authorization.k8s.io/v1/${obj.kind === "ClusterRole" ? "clusterroles" : "clusterrolebindings"}` : obj.kind === "Role" || obj.kind === "RoleBinding" ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${obj.metadata.namespace ?? AGENT_NS}/${obj.kind.toLowerCase()}s` : pathOf(obj);
+    const path = obj.kind.startsWith("ClusterRole")
+      ? `/apis/rbac.authorization.k8s.io/v1/${obj.kind === "ClusterRole" ? "clusterroles" : "clusterrolebindings"}`
+      : obj.kind === "Role" || obj.kind === "RoleBinding"
+        ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${obj.metadata.namespace ?? AGENT_NS}/${obj.kind.toLowerCase()}s`
+        : pathOf(obj);
     const res = await cluster.request("POST", path, obj);
     if (!res.ok) throw new Error(`install ${obj.kind} ${obj.metadata.name}: ${res.status} ${res.body.message ?? ""}`);
   }
@@ -99,7 +114,18 @@ export async function startLabAgent(cp: ControlPlane, adminToken: string, name: 
   writeFileSync(join(dir, "token"), secret.stringData.token);
   writeFileSync(join(dir, "jwks.json"), trust.data["jwks.json"]);
   const kubeconfig = await cluster.writeKubeconfig(agentToken, join(dir, "kubeconfig"));
-  const args = [await agentBundle(), `--control-plane-url=${cp.url}`, `--cluster=${name}`, `--namespace=${AGENT_NS}`, `--bootstrap-token-file=${join(dir, "token")}`, `--trusted-keys-file=${join(dir, "jwks.json")}`, ...agentArgs, "--discovery-debounce=200", "--health-port=0", `--kubeconfig=${kubeconfig}`];
+  const args = [
+    await agentBundle(),
+    `--control-plane-url=${cp.url}`,
+    `--cluster=${name}`,
+    `--namespace=${AGENT_NS}`,
+    `--bootstrap-token-file=${join(dir, "token")}`,
+    `--trusted-keys-file=${join(dir, "jwks.json")}`,
+    ...agentArgs,
+    "--discovery-debounce=200",
+    "--health-port=0",
+    `--kubeconfig=${kubeconfig}`,
+  ];
   const first = spawnAgent(args, `${name}-agent-0`);
   const replicas: AgentProcess[] = [];
   const child = first.process;
@@ -184,10 +210,12 @@ export function runAgentDeployment(cluster: LabCluster, token: string, namespace
       const target = join(into, mount.name);
       mkdirSync(target, { recursive: true });
       if (volume?.secret) {
-        const secret = (await cluster.request<{ data?: Record<string, string> }>("GET", `/api/v1/namespaces/${namespace}/secrets/${volume.secret.secretName}`)).body;
+        const secret = (await cluster.request<{ data?: Record<string, string> }>("GET", `/api/v1/namespaces/${namespace}/secrets/${volume.secret.secretName}`))
+          .body;
         for (const [key, value] of Object.entries(secret.data ?? {})) writeFileSync(join(target, key), Buffer.from(value, "base64"));
       } else if (volume?.configMap) {
-        const map = (await cluster.request<{ data?: Record<string, string> }>("GET", `/api/v1/namespaces/${namespace}/configmaps/${volume.configMap.name}`)).body;
+        const map = (await cluster.request<{ data?: Record<string, string> }>("GET", `/api/v1/namespaces/${namespace}/configmaps/${volume.configMap.name}`))
+          .body;
         for (const [key, value] of Object.entries(map.data ?? {})) writeFileSync(join(target, key), value);
       }
       mounts.set(mount.mountPath, target);
@@ -195,7 +223,10 @@ export function runAgentDeployment(cluster: LabCluster, token: string, namespace
     return mounts;
   };
   const tick = async () => {
-    const res = await cluster.request<{ metadata: { generation: number }; spec: { replicas?: number; template: PodTemplate } }>("GET", `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
+    const res = await cluster.request<{ metadata: { generation: number }; spec: { replicas?: number; template: PodTemplate } }>(
+      "GET",
+      `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+    );
     if (res.status === 404) {
       await Promise.all((running?.pods ?? []).map((p) => p.stop()));
       running = undefined;
@@ -215,7 +246,10 @@ export function runAgentDeployment(cluster: LabCluster, token: string, namespace
     const kubeconfig = await cluster.writeKubeconfig(token, join(pod, "kubeconfig"));
     const bundled = await agentBundle();
     const replicas = res.body.spec.replicas ?? 1;
-    running = { generation: res.body.metadata.generation, pods: Array.from({ length: replicas }, (_, i) => spawnAgent([bundled, ...args, `--kubeconfig=${kubeconfig}`], `${name}-${starts}-${i}`)) };
+    running = {
+      generation: res.body.metadata.generation,
+      pods: Array.from({ length: replicas }, (_, i) => spawnAgent([bundled, ...args, `--kubeconfig=${kubeconfig}`], `${name}-${starts}-${i}`)),
+    };
   };
   let loop = Promise.resolve();
   const timer = setInterval(() => {

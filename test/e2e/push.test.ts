@@ -19,12 +19,18 @@ let fast: LabAgent;
 let poller: { stop: () => Promise<void> };
 
 const timeout = async (agent: LabAgent) => {
-  const res = await agent.cluster.request<{ spec: { http: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews");
+  const res = await agent.cluster.request<{ spec: { http: { timeout?: string }[] } }>(
+    "GET",
+    "/apis/networking.istio.io/v1/namespaces/bookinfo/virtualservices/reviews",
+  );
   return res.status === 200 ? (res.body.spec.http.find((r) => r.timeout)?.timeout ?? "none") : undefined;
 };
 
 const reviews = (cluster: string, value: string) =>
-  trafficPolicy(`reviews-${cluster}`, { destinationSelector: [{ kubeServiceRefs: { services: [{ cluster, namespace: "bookinfo", name: "reviews" }] } }], policy: { requestTimeout: value } });
+  trafficPolicy(`reviews-${cluster}`, {
+    destinationSelector: [{ kubeServiceRefs: { services: [{ cluster, namespace: "bookinfo", name: "reviews" }] } }],
+    policy: { requestTimeout: value },
+  });
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -35,7 +41,11 @@ beforeAll(async () => {
     startLabAgent(cp, admin, "cluster-fast", join(FIXTURES, "istio-bookinfo.yaml"), ["--poll-interval=2", "--poll-jitter=0", "--resync-interval=600"]),
   ]);
   // Both connected and caught up: their first snapshot applied.
-  await eventually("both agents' push channels", async () => (cp.push.connections("push", "cluster-slow") === 1 && cp.push.connections("push", "cluster-fast") === 1 ? true : undefined), 120_000);
+  await eventually(
+    "both agents' push channels",
+    async () => (cp.push.connections("push", "cluster-slow") === 1 && cp.push.connections("push", "cluster-fast") === 1 ? true : undefined),
+    120_000,
+  );
 }, 1_800_000);
 
 afterAll(async () => {
@@ -46,7 +56,11 @@ afterAll(async () => {
 
 describe("push", () => {
   it("an agent that polls every 5 minutes applies a change within seconds: the push told it to look", async () => {
-    await eventually("the first snapshot applied", async () => ((await cp.store.snapshots.head("push", "cluster-slow", true))?.appliedGeneration ?? 0) > 0 ? true : undefined, 60_000);
+    await eventually(
+      "the first snapshot applied",
+      async () => (((await cp.store.snapshots.head("push", "cluster-slow", true))?.appliedGeneration ?? 0) > 0 ? true : undefined),
+      60_000,
+    );
     expect((await cp.request("POST", "/v1/apply", { token: admin, body: { documents: [reviews("cluster-slow", "7s")] } })).status).toBe(200);
     // Well inside the 300 s poll: only the push can have brought it.
     expect(await eventually("the VirtualService in cluster-slow", async () => ((await timeout(slow)) === "7s" ? "7s" : undefined), 60_000)).toBe("7s");

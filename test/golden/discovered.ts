@@ -132,4 +132,3 @@ export function destinationsOf(cluster: string, c: ClusterDescription, meshes: M
     };
   });
 }
-

@@ -13,12 +13,23 @@ import { Translator, translate, type TranslateInput } from "../../packages/core/
 import { buildInput, type TenantDescription } from "./tenant";
 
 const ROOT = "sha256:d0b6b951d313294318002dfa2c33f529a0d58113d36dc35e0a83bb1e0f8638ec";
-const GATEWAY = (ip: string) => ({ kind: "eastwest", name: "istio-eastwestgateway", namespace: "istio-system", selector: { istio: "eastwestgateway" }, tlsPortName: "tls", externalPort: 15443, containerPort: 15443, addresses: [{ ip }] });
+const GATEWAY = (ip: string) => ({
+  kind: "eastwest",
+  name: "istio-eastwestgateway",
+  namespace: "istio-system",
+  selector: { istio: "eastwestgateway" },
+  tlsPortName: "tls",
+  externalPort: 15443,
+  containerPort: 15443,
+  addresses: [{ ip }],
+});
 const REVIEWS_1 = { cluster: "cluster-1", namespace: "bookinfo", name: "reviews" };
 const REVIEWS_2 = { cluster: "cluster-2", namespace: "bookinfo", name: "reviews" };
 const REMOTE_HOST = "reviews.bookinfo.svc.cluster-2.global";
 
-type Description = Omit<TenantDescription, "clusters"> & { clusters: Record<string, { meshes: Record<string, unknown>[]; workloads: unknown[]; services: unknown[] }> };
+type Description = Omit<TenantDescription, "clusters"> & {
+  clusters: Record<string, { meshes: Record<string, unknown>[]; workloads: unknown[]; services: unknown[] }>;
+};
 
 function issued(mesh: string) {
   return { mesh, state: "issued" as const, issuer: ROOT, trustBundle: [ROOT], notAfter: "2024-04-01T00:00:00Z" };
@@ -42,7 +53,12 @@ function base(): Description {
         services: [{ name: "reviews", namespace: "bookinfo" }],
       },
     },
-    virtualMeshes: [{ name: "bookinfo-mesh", spec: { meshes: [{ name: "@cluster-1" }, { name: "@cluster-2" }], mtlsConfig: { shared: {} }, federation: { selectors: [{}] } } }],
+    virtualMeshes: [
+      {
+        name: "bookinfo-mesh",
+        spec: { meshes: [{ name: "@cluster-1" }, { name: "@cluster-2" }], mtlsConfig: { shared: {} }, federation: { selectors: [{}] } },
+      },
+    ],
     trafficPolicies: [],
     trust: { "bookinfo-mesh": { issuer: ROOT, rootFingerprint: ROOT, rootNotAfter: "2034-01-01T00:00:00Z", trustBundle: [ROOT], phase: "STABLE" } },
     certificates: { "cluster-1": [issued("@cluster-1")], "cluster-2": [issued("@cluster-2")] },
@@ -55,19 +71,31 @@ function canary(from = REVIEWS_1, to = REVIEWS_2) {
     name: "canary",
     spec: {
       destinationSelector: [{ kubeServiceRefs: { services: [from] } }],
-      policy: { trafficShift: { destinations: [{ kubeService: { ...from, ...(from === REVIEWS_1 ? { subset: { version: "v1" } } : {}) }, weight: 80 }, { kubeService: to, weight: 20 }] } },
+      policy: {
+        trafficShift: {
+          destinations: [
+            { kubeService: { ...from, ...(from === REVIEWS_1 ? { subset: { version: "v1" } } : {}) }, weight: 80 },
+            { kubeService: to, weight: 20 },
+          ],
+        },
+      },
     },
   };
 }
 
 function timeout(on = REVIEWS_1, sourceSelector?: { kubeWorkloadMatcher: { clusters: string[] } }[]) {
-  return { name: "timeout", spec: { ...(sourceSelector ? { sourceSelector } : {}), destinationSelector: [{ kubeServiceRefs: { services: [on] } }], policy: { requestTimeout: "3s" } } };
+  return {
+    name: "timeout",
+    spec: { ...(sourceSelector ? { sourceSelector } : {}), destinationSelector: [{ kubeServiceRefs: { services: [on] } }], policy: { requestTimeout: "3s" } },
+  };
 }
 
 /** The translator input, with `@<cluster>` replaced by the name discovery gives that cluster's mesh. */
 function inputOf(d: Description): TranslateInput {
   const meshes = buildInput({ clusters: d.clusters } as TenantDescription).meshes;
-  const text = JSON.stringify(d).replaceAll(/"@(cluster-\d)"/g, (_, cluster: string) => JSON.stringify(meshes.find((m) => m.spec.cluster === cluster)?.metadata.name));
+  const text = JSON.stringify(d).replaceAll(/"@(cluster-\d)"/g, (_, cluster: string) =>
+    JSON.stringify(meshes.find((m) => m.spec.cluster === cluster)?.metadata.name),
+  );
   return buildInput(JSON.parse(text) as TenantDescription);
 }
 
@@ -148,11 +176,16 @@ describe("TrafficPolicies whose calls a VirtualMesh cannot carry", () => {
   it("a mirror into a mesh that refuses the callers is held back too", () => {
     const input = scenario((d) => {
       refusing(d, "cluster-2");
-      d.trafficPolicies?.push({ name: "mirror", spec: { destinationSelector: [{ kubeServiceRefs: { services: [REVIEWS_1] } }], policy: { mirror: { kubeService: REVIEWS_2, percentage: 10 } } } });
+      d.trafficPolicies?.push({
+        name: "mirror",
+        spec: { destinationSelector: [{ kubeServiceRefs: { services: [REVIEWS_1] } }], policy: { mirror: { kubeService: REVIEWS_2, percentage: 10 } } },
+      });
     });
     const entry = reviewsIn(status(input, "mirror"), "cluster-1");
     expect(entry.state).toBe("INVALID");
-    expect(entry.errors?.[0]).toMatch(/^mirror destination cluster-2\/bookinfo\/reviews: calls to it from mesh .* fail at the TLS handshake: VirtualMesh bookinfo-mesh is INVALID/);
+    expect(entry.errors?.[0]).toMatch(
+      /^mirror destination cluster-2\/bookinfo\/reviews: calls to it from mesh .* fail at the TLS handshake: VirtualMesh bookinfo-mesh is INVALID/,
+    );
     expect(routesToRemote(input)).toBe(false);
   });
 
@@ -188,7 +221,9 @@ describe("TrafficPolicies whose calls a VirtualMesh cannot carry", () => {
       d.trust = {};
       d.trafficPolicies?.push(canary());
     });
-    expect(reviewsIn(status(noCa, "canary"), "cluster-1").errors?.[0]).toMatch(/wait for shared trust .*: VirtualMesh bookinfo-mesh is PENDING for mesh .*: the root CA of VirtualMesh bookinfo-mesh is being created$/);
+    expect(reviewsIn(status(noCa, "canary"), "cluster-1").errors?.[0]).toMatch(
+      /wait for shared trust .*: VirtualMesh bookinfo-mesh is PENDING for mesh .*: the root CA of VirtualMesh bookinfo-mesh is being created$/,
+    );
     const byo = scenario((d) => {
       d.trust = { "bookinfo-mesh": { state: "AWAITING_CERTIFICATE" } };
       d.trafficPolicies?.push(canary());
@@ -200,20 +235,27 @@ describe("TrafficPolicies whose calls a VirtualMesh cannot carry", () => {
 
   it("shared trust FAILED in cluster-2: FAILED with the agent's words", () => {
     const input = scenario((d) => {
-      d.certificates = { "cluster-1": [issued("@cluster-1")], "cluster-2": [{ mesh: "@cluster-2", state: "failed", error: "Secret istio-system/cacerts exists and is not managed by meshplane" }] };
+      d.certificates = {
+        "cluster-1": [issued("@cluster-1")],
+        "cluster-2": [{ mesh: "@cluster-2", state: "failed", error: "Secret istio-system/cacerts exists and is not managed by meshplane" }],
+      };
       d.trafficPolicies?.push(canary());
     });
     const s = status(input, "canary");
     expect(s.state).toBe("FAILED");
     expect(reviewsIn(s, "cluster-1").state).toBe("FAILED");
-    expect(reviewsIn(s, "cluster-1").errors?.[0]).toMatch(/fail at the TLS handshake: VirtualMesh bookinfo-mesh is FAILED for mesh .*: Secret istio-system\/cacerts exists and is not managed by meshplane$/);
+    expect(reviewsIn(s, "cluster-1").errors?.[0]).toMatch(
+      /fail at the TLS handshake: VirtualMesh bookinfo-mesh is FAILED for mesh .*: Secret istio-system\/cacerts exists and is not managed by meshplane$/,
+    );
     expect(routesToRemote(input)).toBe(false);
   });
 
   it("a root rotation in progress keeps calls working: ACCEPTED", () => {
     const input = scenario((d) => {
       const next = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
-      d.trust = { "bookinfo-mesh": { issuer: next, rootFingerprint: next, rootNotAfter: "2035-01-01T00:00:00Z", trustBundle: [ROOT, next], phase: "ADDING_ROOT" } };
+      d.trust = {
+        "bookinfo-mesh": { issuer: next, rootFingerprint: next, rootNotAfter: "2035-01-01T00:00:00Z", trustBundle: [ROOT, next], phase: "ADDING_ROOT" },
+      };
       d.trafficPolicies?.push(canary());
     });
     expect(status(input, "canary").state).toBe("ACCEPTED");
@@ -227,7 +269,9 @@ describe("TrafficPolicies whose calls a VirtualMesh cannot carry", () => {
     const entry = reviewsIn(status(remoteOnly, "timeout"), "cluster-1");
     expect(entry.state).toBe("INVALID");
     expect(entry.errors?.[0]).toMatch(
-      new RegExp(`^callers in mesh ${meshName(remoteOnly, "cluster-2")} reach this service only through federation, whose calls fail at the TLS handshake: VirtualMesh bookinfo-mesh is INVALID for mesh ${meshName(remoteOnly, "cluster-1")}: `),
+      new RegExp(
+        `^callers in mesh ${meshName(remoteOnly, "cluster-2")} reach this service only through federation, whose calls fail at the TLS handshake: VirtualMesh bookinfo-mesh is INVALID for mesh ${meshName(remoteOnly, "cluster-1")}: `,
+      ),
     );
     const both = scenario((d) => {
       refusing(d, "cluster-1");
@@ -258,7 +302,9 @@ describe("TrafficPolicies whose calls a VirtualMesh cannot carry", () => {
     });
     expect(reviewsIn(status(callers, "timeout"), "cluster-1")).toEqual({
       state: "INVALID",
-      errors: [`callers in mesh ${meshName(callers, "cluster-2")} cannot reach this service: VirtualMesh bookinfo-mesh does not carry it: mesh ${meshName(callers, "cluster-2")} already belongs to VirtualMesh aaa-first`],
+      errors: [
+        `callers in mesh ${meshName(callers, "cluster-2")} cannot reach this service: VirtualMesh bookinfo-mesh does not carry it: mesh ${meshName(callers, "cluster-2")} already belongs to VirtualMesh aaa-first`,
+      ],
     });
   });
 

@@ -21,7 +21,9 @@ describe("every generated object passes its kind's schema", () => {
   it.each(goldenCases())("%s", (name) => {
     const output = translate(loadInput(readCase(name, "input.yaml") as string));
     const problems = Object.entries(output.clusters).flatMap(([cluster, { objects }]) =>
-      objects.flatMap((o) => validateGenerated(o, { strict: true }).map((p) => `${cluster} ${o.apiVersion} ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${p}`)),
+      objects.flatMap((o) =>
+        validateGenerated(o, { strict: true }).map((p) => `${cluster} ${o.apiVersion} ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${p}`),
+      ),
     );
     expect(problems).toEqual([]);
   });

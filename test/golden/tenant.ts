@@ -119,7 +119,11 @@ export type ClusterDescription = z.output<typeof clusterDescription>;
 
 const EPOCH = Date.UTC(2024, 0, 1);
 
-function stored<K extends UserKind>(kind: K, r: Tenant["trafficPolicies"][number] | Tenant["accessPolicies"][number] | Tenant["virtualMeshes"][number], i: number): StoredResource<K> {
+function stored<K extends UserKind>(
+  kind: K,
+  r: Tenant["trafficPolicies"][number] | Tenant["accessPolicies"][number] | Tenant["virtualMeshes"][number],
+  i: number,
+): StoredResource<K> {
   const createdAt = r.createdAt ?? new Date(EPOCH + i * 60_000).toISOString();
   return {
     apiVersion: "meshplane.dev/v1",

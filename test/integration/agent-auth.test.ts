@@ -125,7 +125,11 @@ describe("agent credentials", () => {
     const res = await cp.request("POST", "/v1/clusters", { token: admin, body: { name: "c1" } });
     const { bootstrapToken } = (await res.json()) as { bootstrapToken: string };
     const first = await agentKey();
-    expect(await ControlPlaneClient.register(cp.url, bootstrapToken, first.publicJwk, "test")).toEqual({ tenant: "boot", cluster: "c1", incarnation: expect.any(String) });
+    expect(await ControlPlaneClient.register(cp.url, bootstrapToken, first.publicJwk, "test")).toEqual({
+      tenant: "boot",
+      cluster: "c1",
+      incarnation: expect.any(String),
+    });
     const thief = await agentKey();
     await expect(ControlPlaneClient.register(cp.url, bootstrapToken, thief.publicJwk, "test")).rejects.toMatchObject({ status: 401 });
     expect((await cp.store.snapshots.head("boot", "c1", true))?.agentKid).toBe(await calculateJwkThumbprint(first.publicJwk));
@@ -173,7 +177,14 @@ describe("status reports", () => {
   it("a report with thousands of long failures is stored within one item, the first failures kept and counted", async () => {
     const admin = await cp.tenant("reports");
     const agent = await registeredAgent(cp, admin, "reports", "big");
-    const results = Array.from({ length: 3000 }, (_, i) => ({ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "ns", name: `vs-${i}`, state: "failed" as const, error: "x".repeat(300) }));
+    const results = Array.from({ length: 3000 }, (_, i) => ({
+      apiVersion: "networking.istio.io/v1",
+      kind: "VirtualService",
+      namespace: "ns",
+      name: `vs-${i}`,
+      state: "failed" as const,
+      error: "x".repeat(300),
+    }));
     expect((await agent.client.status({ generation: 0, results })).changed).toBe(true);
     const stored = (await cp.store.agents.reports("reports", ["big"])).get("big");
     expect(stored?.failures).toHaveLength(200);

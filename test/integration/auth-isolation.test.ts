@@ -14,7 +14,14 @@ let adminB: string;
 const tokensB: Record<string, string> = {};
 let tokenIdA = "";
 
-const routes: Route[] = allRoutes({ store: {} as never, queue: {} as never, signer: {} as never, authority: {} as never, csrSigner: {} as never, now: () => new Date() });
+const routes: Route[] = allRoutes({
+  store: {} as never,
+  queue: {} as never,
+  signer: {} as never,
+  authority: {} as never,
+  csrSigner: {} as never,
+  now: () => new Date(),
+});
 
 /** A valid body for each writing route, naming things that exist in tenant A. */
 function bodyFor(r: Route): unknown {
@@ -65,11 +72,15 @@ async function expectTenantAHas(r: Route): Promise<void> {
     const res = await cp.request("GET", listedAt, { token: adminA });
     expect(res.status, listedAt).toBe(200);
     const items = ((await res.json()) as { items: { id?: string; name?: string; metadata?: { name: string } }[] }).items;
-    expect(items.map((i) => i.id ?? i.metadata?.name ?? i.name), listedAt).toContain(value);
+    expect(
+      items.map((i) => i.id ?? i.metadata?.name ?? i.name),
+      listedAt,
+    ).toContain(value);
   }
 }
 
-const call = (r: Route, token?: string) => cp.request(r.method.toUpperCase(), pathFor(r), { ...(token ? { token } : {}), ...(bodyFor(r) !== undefined ? { body: bodyFor(r) } : {}) });
+const call = (r: Route, token?: string) =>
+  cp.request(r.method.toUpperCase(), pathFor(r), { ...(token ? { token } : {}), ...(bodyFor(r) !== undefined ? { body: bodyFor(r) } : {}) });
 
 /** Everything tenant A owns, as its admin reads it. */
 async function snapshotA(): Promise<unknown> {
@@ -108,7 +119,10 @@ describe("credentials on every route", () => {
   });
 
   it("a revoked token stops working at once; an expired one too", async () => {
-    const created = (await (await cp.request("POST", "/v1/tokens", { token: adminB, body: { name: "shortlived", role: "viewer", ttlDays: 1 } })).json()) as { id: string; token: string };
+    const created = (await (await cp.request("POST", "/v1/tokens", { token: adminB, body: { name: "shortlived", role: "viewer", ttlDays: 1 } })).json()) as {
+      id: string;
+      token: string;
+    };
     expect((await cp.request("GET", "/v1/clusters", { token: created.token })).status).toBe(200);
     cp.clock.now = new Date(cp.clock.now.getTime() + 2 * 86_400_000);
     expect((await cp.request("GET", "/v1/clusters", { token: created.token })).status).toBe(401);

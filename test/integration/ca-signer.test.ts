@@ -43,7 +43,11 @@ async function freshCsr(identity = ISTIOD): Promise<string> {
 /** `POST /v1/agent/csr` as the agent of `cluster` sends it. */
 async function post(cluster: string, mesh: string, csr: string): Promise<{ status: number; body: { detail?: string; errors?: { path: string }[] } }> {
   const client = agents.get(cluster) as ControlPlaneClient;
-  const res = await fetch(`${cp.url}/v1/agent/csr`, { method: "POST", headers: { authorization: `Bearer ${await client.token()}`, "content-type": "application/json" }, body: JSON.stringify({ mesh, csr }) });
+  const res = await fetch(`${cp.url}/v1/agent/csr`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${await client.token()}`, "content-type": "application/json" },
+    body: JSON.stringify({ mesh, csr }),
+  });
   return { status: res.status, body: (await res.json()) as { detail?: string } };
 }
 
@@ -60,7 +64,9 @@ beforeAll(async () => {
     await client.discovery(discoveryOf("istio-bookinfo", cluster));
   }
   await cp.work();
-  const meshes = (await (await cp.request("GET", "/v1/meshes", { token: admin })).json()) as { items: { metadata: { name: string }; spec: { cluster: string } }[] };
+  const meshes = (await (await cp.request("GET", "/v1/meshes", { token: admin })).json()) as {
+    items: { metadata: { name: string }; spec: { cluster: string } }[];
+  };
   for (const m of meshes.items) meshOf.set(m.spec.cluster, m.metadata.name);
   expect(CLUSTERS.map((c) => meshOf.has(c))).toEqual([true, true]);
   expect((await cp.request("POST", "/v1/virtualmeshes", { token: admin, body: virtualMesh([...meshOf.values()]) })).status).toBe(201);
@@ -74,7 +80,14 @@ describe("what the CA signer signs", () => {
     const own = (await head("cluster-1"))?.directives?.[0] as CertificateDirective;
     const other = { ...own, mesh: meshOf.get("cluster-2") as string };
     // What a writer of the table who cannot sign snapshots could do: add a directive for another cluster's mesh.
-    await table().send(new UpdateCommand({ TableName: cp.table, Key: keys.snapshotHead(TENANT, "cluster-1"), UpdateExpression: "SET directives = :d", ExpressionAttributeValues: { ":d": [own, other] } }));
+    await table().send(
+      new UpdateCommand({
+        TableName: cp.table,
+        Key: keys.snapshotHead(TENANT, "cluster-1"),
+        UpdateExpression: "SET directives = :d",
+        ExpressionAttributeValues: { ":d": [own, other] },
+      }),
+    );
     const forged = await post("cluster-1", meshOf.get("cluster-2") as string, await freshCsr());
     expect(forged.status).toBe(403);
     expect(forged.body.detail).toContain("no certificate directive");
@@ -91,12 +104,15 @@ describe("what the CA signer signs", () => {
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { certificates: CertificateDirective[] };
     const other = { ...(claims.certificates[0] as CertificateDirective), mesh: meshOf.get("cluster-2") as string };
     const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, certificates: [...claims.certificates, other] })).toString("base64url")}.${signature}`;
-    const chunk = async (data: Buffer) => table().send(new PutCommand({ TableName: cp.table, Item: { ...keys.snapshotChunk(TENANT, "cluster-1", generation, 0), data } }));
+    const chunk = async (data: Buffer) =>
+      table().send(new PutCommand({ TableName: cp.table, Item: { ...keys.snapshotChunk(TENANT, "cluster-1", generation, 0), data } }));
     await chunk(gzipSync(forged));
     try {
       const refused = await post("cluster-1", other.mesh, await freshCsr());
       expect(refused.status).toBe(403);
-      expect(refused.body.detail).toBe("the snapshot published for cluster cluster-1 does not verify; the control plane publishes a new one on its next translation");
+      expect(refused.body.detail).toBe(
+        "the snapshot published for cluster cluster-1 does not verify; the control plane publishes a new one on its next translation",
+      );
       expect(cp.logs.some((l) => l.includes("the published snapshot does not verify") && l.includes('"cluster":"cluster-1"'))).toBe(true);
     } finally {
       await chunk(original);
@@ -187,7 +203,12 @@ describe("the CA signer, called as the API calls it", () => {
 
   it("keeps no claim on a CSR it refused: the same CSR is refused for what it is, not as a replay", async () => {
     const { signer } = countingSigner();
-    const request = { tenantId: TENANT, cluster: "cluster-1", mesh: meshOf.get("cluster-1") as string, csr: await freshCsr("spiffe://cluster.local/ns/bookinfo/sa/productpage") };
+    const request = {
+      tenantId: TENANT,
+      cluster: "cluster-1",
+      mesh: meshOf.get("cluster-1") as string,
+      csr: await freshCsr("spiffe://cluster.local/ns/bookinfo/sa/productpage"),
+    };
     expect(await signer.sign(request)).toMatchObject({ ok: false, status: 400, field: "csr" });
     expect(await signer.sign(request)).toMatchObject({ ok: false, status: 400, field: "csr" });
   });
@@ -195,10 +216,23 @@ describe("the CA signer, called as the API calls it", () => {
   it("takes its request as untrusted: a malformed one, another tenant's cluster or an unknown cluster is refused without opening a key", async () => {
     const { signer, counting } = countingSigner();
     const csr = await freshCsr();
-    expect(await signer.sign({ tenantId: TENANT, cluster: "cluster-1", mesh: meshOf.get("cluster-1"), csr: "not a CSR" } as never)).toMatchObject({ ok: false, status: 400, field: "csr" });
-    expect(await signer.sign({ tenantId: TENANT, cluster: "cluster-1", mesh: meshOf.get("cluster-1"), csr, extra: 1 } as never)).toMatchObject({ ok: false, status: 400 });
-    expect(await signer.sign({ tenantId: "someone-else", cluster: "cluster-1", mesh: meshOf.get("cluster-1") as string, csr })).toMatchObject({ ok: false, status: 403 });
-    expect(await signer.sign({ tenantId: TENANT, cluster: "cluster-9", mesh: meshOf.get("cluster-1") as string, csr })).toMatchObject({ ok: false, status: 403 });
+    expect(await signer.sign({ tenantId: TENANT, cluster: "cluster-1", mesh: meshOf.get("cluster-1"), csr: "not a CSR" } as never)).toMatchObject({
+      ok: false,
+      status: 400,
+      field: "csr",
+    });
+    expect(await signer.sign({ tenantId: TENANT, cluster: "cluster-1", mesh: meshOf.get("cluster-1"), csr, extra: 1 } as never)).toMatchObject({
+      ok: false,
+      status: 400,
+    });
+    expect(await signer.sign({ tenantId: "someone-else", cluster: "cluster-1", mesh: meshOf.get("cluster-1") as string, csr })).toMatchObject({
+      ok: false,
+      status: 403,
+    });
+    expect(await signer.sign({ tenantId: TENANT, cluster: "cluster-9", mesh: meshOf.get("cluster-1") as string, csr })).toMatchObject({
+      ok: false,
+      status: 403,
+    });
     expect(counting.opened).toBe(0);
   });
 });

@@ -28,13 +28,19 @@ it("packs into a tarball with only the bundle, installs with no dependencies, an
   const pkg = join(work, "pkg");
   cpSync(join(ROOT, "packages/cli/package.json"), join(pkg, "package.json"));
   execFileSync(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "scripts/build-cli.ts"), join(pkg, "dist")], { stdio: "pipe" });
-  const packed = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: pkg, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as { filename: string; files: { path: string }[] }[];
+  const packed = JSON.parse(
+    execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: pkg, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+  ) as { filename: string; files: { path: string }[] }[];
   const files = packed[0]?.files.map((f) => f.path) ?? [];
   expect(files).toContain("dist/meshplane.mjs");
   expect(files.filter((f) => !f.startsWith("dist/") && f !== "package.json")).toEqual([]);
 
   const prefix = join(work, "prefix");
-  const install = spawnSync("npm", ["install", "--global", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", join(work, packed[0]?.filename as string)], { encoding: "utf8" });
+  const install = spawnSync(
+    "npm",
+    ["install", "--global", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", join(work, packed[0]?.filename as string)],
+    { encoding: "utf8" },
+  );
   expect(install.status, install.stderr).toBe(0);
   // Nothing came along: the bundle is the whole program.
   expect(readdirSync(join(prefix, "lib/node_modules"))).toEqual(["@meshplane"]);
@@ -57,7 +63,10 @@ it("packs into a tarball with only the bundle, installs with no dependencies, an
       child.stdin.end(input);
     });
   expect((await run(["login", "--url", cp.url, "--name", "packed"], admin)).status).toBe(0);
-  const applied = await run(["apply", "-f", "-"], "apiVersion: meshplane.dev/v1\nkind: TrafficPolicy\nmetadata: {name: from-tarball}\nspec:\n  policy: {requestTimeout: 1s}\n");
+  const applied = await run(
+    ["apply", "-f", "-"],
+    "apiVersion: meshplane.dev/v1\nkind: TrafficPolicy\nmetadata: {name: from-tarball}\nspec:\n  policy: {requestTimeout: 1s}\n",
+  );
   expect(applied.stdout).toBe("trafficpolicies/from-tarball created\n");
   expect((await run(["get", "tp", "-o", "name"])).stdout).toBe("trafficpolicies/from-tarball\n");
 }, 120_000);

@@ -103,7 +103,9 @@ describe("meshplane CLI", () => {
     expect((await cli.run(["get", "trafficpolicies", "-o", "name"])).stdout).toBe("trafficpolicies/alpha\ntrafficpolicies/beta\ntrafficpolicies/gamma\n");
     const json = JSON.parse((await cli.run(["get", "TrafficPolicy", "-o", "json"])).stdout) as { items: unknown[] };
     expect(json.items).toHaveLength(3);
-    expect((await cli.run(["get", "tp", "beta", "-o", "yaml"])).stdout).toMatch(/^apiVersion: meshplane.dev\/v1\nkind: TrafficPolicy\nmetadata:\n {2}name: beta/);
+    expect((await cli.run(["get", "tp", "beta", "-o", "yaml"])).stdout).toMatch(
+      /^apiVersion: meshplane.dev\/v1\nkind: TrafficPolicy\nmetadata:\n {2}name: beta/,
+    );
     expect((await cli.run(["get", "tp", "-o", "wide"])).stdout).toMatch(/LABELS[\s\S]*team=payments/);
     expect((await cli.run(["get", "tp", "-l", "team!=payments", "-o", "name"])).stdout).toBe("");
   });
@@ -180,7 +182,10 @@ describe("meshplane CLI", () => {
     expect((await cli.run(["token", "revoke", items.find((t) => t.name === "ci")?.id as string])).code).toBe(0);
     const lastAdmin = items.find((t) => t.role === "admin")?.id as string;
     expect(await cli.run(["token", "revoke", lastAdmin])).toMatchObject({ code: 1, stderr: expect.stringContaining("admin") });
-    expect(await cli.run(["token", "create", "x", "--role", "editor", "--ttl-days", "0"])).toMatchObject({ code: 2, stderr: expect.stringContaining("--ttl-days") });
+    expect(await cli.run(["token", "create", "x", "--role", "editor", "--ttl-days", "0"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--ttl-days"),
+    });
   });
 
   it("works from the environment alone (CI): the operator creates, lists and deletes a tenant", async () => {
@@ -236,7 +241,10 @@ describe("meshplane CLI", () => {
       const running = cli.run(args, { env, stdin });
       const state = { finished: false };
       void running.then(() => (state.finished = true));
-      while (!state.finished && (await cp.request("GET", "/v1/trafficpolicies", { token }).then((r) => r.json() as Promise<{ items: unknown[] }>)).items.length === 0) {
+      while (
+        !state.finished &&
+        (await cp.request("GET", "/v1/trafficpolicies", { token }).then((r) => r.json() as Promise<{ items: unknown[] }>)).items.length === 0
+      ) {
         await new Promise((r) => setTimeout(r, 100));
       }
       await new Promise((r) => setTimeout(r, 1000));
@@ -273,11 +281,15 @@ describe("meshplane CLI", () => {
     const dest = await cli.run(["describe", "dest", "reviews-bookinfo-cluster-east"], { env });
     expect(dest.code, dest.stderr).toBe(0);
     expect(dest.stdout).toMatch(/Service:\s+bookinfo\/reviews in cluster cluster-east/);
-    expect(dest.stdout).toMatch(/Policies, in acceptance order\n {2}1\. TrafficPolicy\/first ACCEPTED sets requestTimeout, retries\n {2}-\. TrafficPolicy\/second INVALID sets requestTimeout\n {7}conflicts with TrafficPolicy first/);
+    expect(dest.stdout).toMatch(
+      /Policies, in acceptance order\n {2}1\. TrafficPolicy\/first ACCEPTED sets requestTimeout, retries\n {2}-\. TrafficPolicy\/second INVALID sets requestTimeout\n {7}conflicts with TrafficPolicy first/,
+    );
     expect(dest.stdout).toMatch(/Who may call it\n {2}every caller/);
     expect(dest.stdout).toMatch(/not federated to any other cluster/);
     expect(dest.stdout).toMatch(/Generated objects \(the service's own.*\n {2}cluster-east: DestinationRule bookinfo\/reviews\n/);
-    const json = JSON.parse((await cli.run(["describe", "dest", "reviews-bookinfo-cluster-east", "-o", "json"], { env })).stdout) as { policies: { name: string; state: string }[] };
+    const json = JSON.parse((await cli.run(["describe", "dest", "reviews-bookinfo-cluster-east", "-o", "json"], { env })).stdout) as {
+      policies: { name: string; state: string }[];
+    };
     expect(json.policies.map((x) => `${x.name} ${x.state}`)).toEqual(["first ACCEPTED", "second INVALID"]);
 
     const second = await cli.run(["describe", "tp", "second"], { env });
@@ -302,7 +314,9 @@ describe("meshplane CLI", () => {
 
   it("edit: $EDITOR's change is applied with If-Match; unchanged is cancelled; a conflict or a bad field applies nothing and keeps the text", async () => {
     expect((await cli.run(["apply", "-f", "-"], { stdin: tp("edited") })).code).toBe(0);
-    const timeoutOf = async () => ((await (await cp.request("GET", "/v1/trafficpolicies/edited", { token: admin })).json()) as { spec: { policy: { requestTimeout: string } } }).spec.policy.requestTimeout;
+    const timeoutOf = async () =>
+      ((await (await cp.request("GET", "/v1/trafficpolicies/edited", { token: admin })).json()) as { spec: { policy: { requestTimeout: string } } }).spec.policy
+        .requestTimeout;
     const edited = await cli.run(["edit", "tp", "edited"], { env: sed("2s", "7s") });
     expect(edited).toMatchObject({ code: 0, stdout: "trafficpolicies/edited edited\n" });
     expect(await timeoutOf()).toBe("7s");
@@ -316,13 +330,16 @@ describe("meshplane CLI", () => {
 
     // Someone else changes it while the editor is open.
     const meanwhile = join(cli.dir, "meanwhile.mjs");
-    writeFileSync(meanwhile, `import { readFileSync, writeFileSync } from "node:fs";
+    writeFileSync(
+      meanwhile,
+      `import { readFileSync, writeFileSync } from "node:fs";
 const url = ${JSON.stringify(`${cp.url}/v1/trafficpolicies/edited`)}, headers = { authorization: "Bearer ${admin}", "content-type": "application/json" };
 const current = await (await fetch(url, { headers })).json();
 current.spec.policy.requestTimeout = "9s";
 await fetch(url, { method: "PUT", headers, body: JSON.stringify({ apiVersion: current.apiVersion, kind: current.kind, metadata: { name: "edited" }, spec: current.spec }) });
 writeFileSync(process.argv[2], readFileSync(process.argv[2], "utf8").replace("requestTimeout: 7s", "requestTimeout: 1s"));
-`);
+`,
+    );
     const stale = await cli.run(["edit", "tp", "edited"], { env: { EDITOR: `node ${meanwhile}` } });
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain("changed since you opened it; run edit again");

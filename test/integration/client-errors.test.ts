@@ -63,7 +63,9 @@ describe("writes to one tenant do not contend", () => {
   it("50 concurrent creates of different policies all answer 201", async () => {
     const token = await cp.tenant("busy");
     const statuses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => cp.request("POST", "/v1/trafficpolicies", { token, body: trafficPolicy(`p-${i}`, { policy: { requestTimeout: "1s" } }) }).then((r) => r.status)),
+      Array.from({ length: 50 }, (_, i) =>
+        cp.request("POST", "/v1/trafficpolicies", { token, body: trafficPolicy(`p-${i}`, { policy: { requestTimeout: "1s" } }) }).then((r) => r.status),
+      ),
     );
     expect(statuses).toEqual(Array(50).fill(201));
     const list = (await (await cp.request("GET", "/v1/trafficpolicies", { token })).json()) as { items: unknown[] };
@@ -83,7 +85,6 @@ async function idOf(token: string): Promise<string> {
   if (used === undefined) throw new Error("no used token");
   return used.id;
 }
-
 
 describe("admin tokens cannot lock a tenant out", () => {
   it("the last valid admin token cannot be revoked (409), another admin's can", async () => {
@@ -148,7 +149,11 @@ describe("the agent protocol's smaller holes", () => {
     const { bootstrapToken } = (await res.json()) as { bootstrapToken: string };
     const key = await agentKey();
     const notOnCurve = { ...key.publicJwk, y: key.publicJwk.x };
-    const bad = await fetch(`${cp.url}/v1/agent/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ bootstrapToken, publicKey: notOnCurve, agentVersion: "1" }) });
+    const bad = await fetch(`${cp.url}/v1/agent/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ bootstrapToken, publicKey: notOnCurve, agentVersion: "1" }),
+    });
     expect(bad.status).toBe(400);
     expect((await problemOf(bad)).errors?.[0]).toMatchObject({ path: "publicKey", message: "is not a point on the P-256 curve" });
     expect(await ControlPlaneClient.register(cp.url, bootstrapToken, key.publicJwk, "test")).toMatchObject({ tenant: "acme", cluster: "pointless" });
@@ -168,7 +173,14 @@ describe("the agent protocol's smaller holes", () => {
     const head = await cp.store.snapshots.head("acme", "racing", true);
     // The agent was authenticated (head read), then the deregistration marked the cluster.
     const doc = createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") });
-    await doc.send(new UpdateCommand({ TableName: cp.table, Key: keys.snapshotHead("acme", "racing"), UpdateExpression: "SET deregistering = :t", ExpressionAttributeValues: { ":t": true } }));
+    await doc.send(
+      new UpdateCommand({
+        TableName: cp.table,
+        Key: keys.snapshotHead("acme", "racing"),
+        UpdateExpression: "SET deregistering = :t",
+        ExpressionAttributeValues: { ":t": true },
+      }),
+    );
     const report = discoveryOf("istio-bookinfo", "racing");
     await expect(cp.store.agents.recordDiscovery("acme", "racing", report, "h1", head)).rejects.toMatchObject({ name: "UnauthorizedError" });
     expect(await cp.store.discovered.list("acme", ["racing"], "Workload")).toEqual([]);

@@ -38,7 +38,10 @@ describe("maps taken from a client treat every key as data", () => {
     expect(JSON.stringify(read.metadata.annotations)).toBe('{"constructor":"a","__proto__":"b"}');
     expect(names(await (await cp.request("GET", `/v1/${path}?labelSelector=constructor%3Dc`, { token })).json())).toEqual(["inherited-names"]);
     expect(names(await (await cp.request("GET", `/v1/${path}?labelSelector=toString%20in%20(x)`, { token })).json())).toEqual([]);
-    const replaced = await cp.request("PUT", `/v1/${path}/inherited-names`, { token, body: { ...body, metadata: { ...body.metadata, labels: raw('{"valueOf":"w"}') } } });
+    const replaced = await cp.request("PUT", `/v1/${path}/inherited-names`, {
+      token,
+      body: { ...body, metadata: { ...body.metadata, labels: raw('{"valueOf":"w"}') } },
+    });
     expect(replaced.status).toBe(200);
     expect(((await replaced.json()) as Doc).metadata.labels).toEqual({ valueOf: "w" });
   });
@@ -47,19 +50,46 @@ describe("maps taken from a client treat every key as data", () => {
     const proto = raw('{"__proto__":"x"}');
     const cases: [string, string, unknown, string][] = [
       ["POST", "/v1/trafficpolicies", { ...trafficPolicy("proto-labels"), metadata: { name: "proto-labels", labels: proto } }, "metadata.labels.__proto__"],
-      ["POST", "/v1/trafficpolicies", trafficPolicy("proto-selector", { destinationSelector: [{ kubeServiceMatcher: { labels: proto } }] }), "spec.destinationSelector[0].kubeServiceMatcher.labels.__proto__"],
-      ["POST", "/v1/accesspolicies", accessPolicy("proto-source", { sourceSelector: [{ kubeIdentityMatcher: { namespaces: ["a"] } }], destinationSelector: [{ kubeServiceMatcher: { labels: proto } }] }), "spec.destinationSelector[0].kubeServiceMatcher.labels.__proto__"],
+      [
+        "POST",
+        "/v1/trafficpolicies",
+        trafficPolicy("proto-selector", { destinationSelector: [{ kubeServiceMatcher: { labels: proto } }] }),
+        "spec.destinationSelector[0].kubeServiceMatcher.labels.__proto__",
+      ],
+      [
+        "POST",
+        "/v1/accesspolicies",
+        accessPolicy("proto-source", {
+          sourceSelector: [{ kubeIdentityMatcher: { namespaces: ["a"] } }],
+          destinationSelector: [{ kubeServiceMatcher: { labels: proto } }],
+        }),
+        "spec.destinationSelector[0].kubeServiceMatcher.labels.__proto__",
+      ],
       ["POST", "/v1/clusters", { name: "proto-cluster", labels: proto }, "labels.__proto__"],
-      ["POST", "/v1/apply", { documents: [{ ...virtualMesh("proto-vm"), metadata: { name: "proto-vm", labels: proto } }] }, "documents[0].metadata.labels.__proto__"],
+      [
+        "POST",
+        "/v1/apply",
+        { documents: [{ ...virtualMesh("proto-vm"), metadata: { name: "proto-vm", labels: proto } }] },
+        "documents[0].metadata.labels.__proto__",
+      ],
     ];
     for (const [method, path, body, field] of cases) {
       const res = await cp.request(method, path, { token, raw: JSON.stringify(body) });
       expect(res.status, `${method} ${path}`).toBe(400);
       const problem = (await res.json()) as Problem;
-      expect(problem.errors?.map((e) => e.path), `${method} ${path}`).toContain(field);
+      expect(
+        problem.errors?.map((e) => e.path),
+        `${method} ${path}`,
+      ).toContain(field);
       expect(problem.errors?.find((e) => e.path === field)?.message).toMatch(/label key/);
     }
-    for (const path of ["/v1/trafficpolicies/proto-labels", "/v1/trafficpolicies/proto-selector", "/v1/accesspolicies/proto-source", "/v1/clusters/proto-cluster", "/v1/virtualmeshes/proto-vm"]) {
+    for (const path of [
+      "/v1/trafficpolicies/proto-labels",
+      "/v1/trafficpolicies/proto-selector",
+      "/v1/accesspolicies/proto-source",
+      "/v1/clusters/proto-cluster",
+      "/v1/virtualmeshes/proto-vm",
+    ]) {
       expect((await cp.request("GET", path, { token })).status, path).toBe(404);
     }
   });
@@ -83,17 +113,25 @@ describe("maps taken from a client treat every key as data", () => {
     expect((await client.discovery(report)).changed).toBe(true);
     const policy = trafficPolicy("headers", {
       destinationSelector: [{ kubeServiceMatcher: { labels: { constructor: "yes" }, namespaces: ["bookinfo"] } }],
-      policy: { headerManipulation: { appendRequestHeaders: raw('{"__proto__":"p","constructor":"c"}'), appendResponseHeaders: raw('{"hasOwnProperty":"h"}') } },
+      policy: {
+        headerManipulation: { appendRequestHeaders: raw('{"__proto__":"p","constructor":"c"}'), appendResponseHeaders: raw('{"hasOwnProperty":"h"}') },
+      },
     });
     const other = trafficPolicy("inherited-selects-nothing", { destinationSelector: [{ kubeServiceMatcher: { labels: { valueOf: "x" } } }] });
     for (const doc of [policy, other]) expect((await cp.request("POST", "/v1/trafficpolicies", { token, body: doc })).status).toBe(201);
     expect(await cp.work()).toMatchObject({ failed: 0 });
 
     const stored = (await (await cp.request("GET", "/v1/trafficpolicies/headers", { token })).json()) as Doc;
-    expect(JSON.stringify((stored.spec.policy as { headerManipulation: unknown }).headerManipulation)).toBe('{"appendRequestHeaders":{"__proto__":"p","constructor":"c"},"appendResponseHeaders":{"hasOwnProperty":"h"}}');
-    const status = (await (await cp.request("GET", "/v1/trafficpolicies/headers", { token })).json()) as { status: { state: string; destinations?: Record<string, unknown> } };
+    expect(JSON.stringify((stored.spec.policy as { headerManipulation: unknown }).headerManipulation)).toBe(
+      '{"appendRequestHeaders":{"__proto__":"p","constructor":"c"},"appendResponseHeaders":{"hasOwnProperty":"h"}}',
+    );
+    const status = (await (await cp.request("GET", "/v1/trafficpolicies/headers", { token })).json()) as {
+      status: { state: string; destinations?: Record<string, unknown> };
+    };
     expect(Object.keys(status.status.destinations ?? {})).toEqual(["reviews-bookinfo-east"]);
-    const none = (await (await cp.request("GET", "/v1/trafficpolicies/inherited-selects-nothing", { token })).json()) as { status: { destinations?: Record<string, unknown> } };
+    const none = (await (await cp.request("GET", "/v1/trafficpolicies/inherited-selects-nothing", { token })).json()) as {
+      status: { destinations?: Record<string, unknown> };
+    };
     expect(Object.keys(none.status.destinations ?? {})).toEqual([]);
 
     const snapshot = JSON.stringify(await (await cp.request("GET", "/v1/clusters/east/snapshot", { token })).json());

@@ -29,7 +29,14 @@ describe("poison jobs", () => {
     await cp.request("POST", "/v1/clusters", { token: admin, body: { name: "c1" } });
     await cp.jobs();
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "not json", MessageGroupId: "bad", MessageDeduplicationId: "bad-1" }));
-    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tenantId: "poison", revision: 1 }), MessageGroupId: "poison", MessageDeduplicationId: "good-1" }));
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: JSON.stringify({ tenantId: "poison", revision: 1 }),
+        MessageGroupId: "poison",
+        MessageDeduplicationId: "good-1",
+      }),
+    );
 
     const poller = startPoller({ sqs, queueUrl, handler: createWorker(cp.worker), log: createLogger({}, () => undefined), waitSeconds: 1 });
     try {

@@ -5,7 +5,15 @@
  * the other mesh and no intermediate CA under the VirtualMesh's root; clusters whose plain joined
  * names would collide (`api` in `shop-us` of `east`, `api` in `shop` of `us-east`) are both translated.
  */
-import { type CertificateDirective, type DiscoveryResult, type SnapshotPayload, createCsr, generateKeyPair, snapshotAudience, verifySnapshot } from "@meshplane/core";
+import {
+  type CertificateDirective,
+  type DiscoveryResult,
+  type SnapshotPayload,
+  createCsr,
+  generateKeyPair,
+  snapshotAudience,
+  verifySnapshot,
+} from "@meshplane/core";
 import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
@@ -28,7 +36,12 @@ async function directives(tenant: string, cluster: string): Promise<CertificateD
   const { client } = agents.get(`${tenant}/${cluster}`) as { client: ControlPlaneClient; audience: string };
   const answer = await client.snapshot();
   if (!answer.changed || !answer.jws) return [];
-  const payload: SnapshotPayload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: (agents.get(`${tenant}/${cluster}`) as { audience: string }).audience, lastGeneration: 0, now: cp.clock.now });
+  const payload: SnapshotPayload = await verifySnapshot(answer.jws, {
+    trustedKeys: jwks.keys,
+    audience: (agents.get(`${tenant}/${cluster}`) as { audience: string }).audience,
+    lastGeneration: 0,
+    now: cp.clock.now,
+  });
   return payload.certificates as unknown as CertificateDirective[];
 }
 
@@ -67,11 +80,19 @@ describe("a cluster reporting another cluster's mesh name", () => {
     };
     await two.discovery({ ...forged, hash });
     const meshes = (await (await cp.request("GET", "/v1/meshes", { token: admin })).json()) as { items: { metadata: { name: string; cluster: string } }[] };
-    expect(meshes.items.map((m) => `${m.metadata.cluster}:${m.metadata.name}`).sort()).toEqual(["cluster-1:istiod-istio--system-cluster-1", "cluster-2:istiod-istio--system-cluster-2"]);
+    expect(meshes.items.map((m) => `${m.metadata.cluster}:${m.metadata.name}`).sort()).toEqual([
+      "cluster-1:istiod-istio--system-cluster-1",
+      "cluster-2:istiod-istio--system-cluster-2",
+    ]);
 
     const res = await cp.request("POST", "/v1/virtualmeshes", {
       token: admin,
-      body: { apiVersion: "meshplane.dev/v1", kind: "VirtualMesh", metadata: { name: "only-one" }, spec: { meshes: [{ name: victim }], mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } } } },
+      body: {
+        apiVersion: "meshplane.dev/v1",
+        kind: "VirtualMesh",
+        metadata: { name: "only-one" },
+        spec: { meshes: [{ name: victim }], mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } } },
+      },
     });
     expect(res.status).toBe(201);
     await cp.work();
@@ -80,7 +101,10 @@ describe("a cluster reporting another cluster's mesh name", () => {
 
     const keyPair = await generateKeyPair(globalThis.crypto, "ECDSA_P256");
     const csr = await createCsr(globalThis.crypto, { keyPair, spiffeId: "spiffe://cluster.local/ns/istio-system/sa/istiod" });
-    const refused = await two.csr({ mesh: victim, csr }).then(() => undefined, (e: Error) => e);
+    const refused = await two.csr({ mesh: victim, csr }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(refused, "cluster-2 got an intermediate CA for cluster-1's mesh").toBeInstanceOf(Error);
     expect(String(refused)).toMatch(/\b40[03]\b/);
   });
@@ -88,7 +112,9 @@ describe("a cluster reporting another cluster's mesh name", () => {
   it("is refused, naming the field, when its report refers to a mesh it does not report", async () => {
     const three = await agent("identity", admin, "cluster-3");
     const { hash, ...honest } = discoveryOf("istio-bookinfo", "cluster-3");
-    const res = await three.discovery({ ...honest, destinations: honest.destinations.map((d) => ({ ...d, spec: { ...d.spec, mesh: "istiod-istio--system-cluster-1" } })), hash }).catch((e: Error) => e);
+    const res = await three
+      .discovery({ ...honest, destinations: honest.destinations.map((d) => ({ ...d, spec: { ...d.spec, mesh: "istiod-istio--system-cluster-1" } })), hash })
+      .catch((e: Error) => e);
     expect(String(res)).toMatch(/destinations\[0\]\.spec\.mesh/);
     expect(await names(admin, "/v1/destinations?cluster=cluster-3")).toEqual([]);
   });
@@ -107,7 +133,9 @@ describe("names an agent reports", () => {
       expect(String(error)).toContain("400");
       expect(String(error)).toContain(path);
     }
-    const handle = await four.discovery({ ...honest, destinations: [{ ...first, metadata: { ...first.metadata, name: "y".repeat(600) } }], hash }).catch((e: Error) => e);
+    const handle = await four
+      .discovery({ ...honest, destinations: [{ ...first, metadata: { ...first.metadata, name: "y".repeat(600) } }], hash })
+      .catch((e: Error) => e);
     expect(String(handle)).toContain("destinations[0].metadata.name");
   });
 });
@@ -126,7 +154,16 @@ describe("names that joining alone would merge", () => {
       kind: "TrafficPolicy",
       metadata: { name: "timeouts" },
       spec: {
-        destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "east", namespace: "shop-us", name: "api" }, { cluster: "us-east", namespace: "shop", name: "api" }] } }],
+        destinationSelector: [
+          {
+            kubeServiceRefs: {
+              services: [
+                { cluster: "east", namespace: "shop-us", name: "api" },
+                { cluster: "us-east", namespace: "shop", name: "api" },
+              ],
+            },
+          },
+        ],
         policy: { requestTimeout: "2s" },
       },
     };
@@ -134,7 +171,11 @@ describe("names that joining alone would merge", () => {
     expect(plan.status).toBe(200);
     expect((await cp.request("POST", "/v1/trafficpolicies", { token, body: policy })).status).toBe(201);
     await cp.work();
-    const status = ((await (await cp.request("GET", "/v1/trafficpolicies/timeouts", { token })).json()) as { status: { state: string; destinations: Record<string, unknown> } }).status;
+    const status = (
+      (await (await cp.request("GET", "/v1/trafficpolicies/timeouts", { token })).json()) as {
+        status: { state: string; destinations: Record<string, unknown> };
+      }
+    ).status;
     expect(status.state).toBe("ACCEPTED");
     expect(Object.keys(status.destinations)).toHaveLength(2);
   });

@@ -33,7 +33,9 @@ function countedStore(): { store: DiscoveredStore; written: () => number } {
 
 describe("discovered objects", () => {
   it("a new report writes only what changed and deletes what went away", async () => {
-    const objects = parseAllDocuments(readFileSync(join(FIXTURES, "istio-bookinfo.yaml"), "utf8")).map((d) => d.toJS() as unknown).filter(Boolean);
+    const objects = parseAllDocuments(readFileSync(join(FIXTURES, "istio-bookinfo.yaml"), "utf8"))
+      .map((d) => d.toJS() as unknown)
+      .filter(Boolean);
     const first = discover(groupClusterObjects("c1", objects));
     const { store, written } = countedStore();
     await store.replace("t1", "c1", first);

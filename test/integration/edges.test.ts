@@ -21,12 +21,29 @@ afterAll(() => cp.stop());
 const mesh = (cluster: string): Mesh => ({
   kind: "Mesh",
   metadata: { name: `istiod-istio--system-${cluster}`, cluster },
-  spec: { type: "istio", cluster, namespace: "istio-system", version: "1.24.2", istio: { trustDomain: `${cluster}.local`, istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] } },
+  spec: {
+    type: "istio",
+    cluster,
+    namespace: "istio-system",
+    version: "1.24.2",
+    istio: { trustDomain: `${cluster}.local`, istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] },
+  },
 });
 const destination = (cluster: string, namespace: string, name: string): Destination => ({
   kind: "Destination",
   metadata: { name: `${name}-${namespace}-${cluster}`, cluster },
-  spec: { name, namespace, cluster, mesh: `istiod-istio--system-${cluster}`, labels: { app: name }, selector: { app: name }, ports: [{ name: "http", port: 9080, protocol: "TCP" }], subsets: {}, endpoints: [], workloads: [] },
+  spec: {
+    name,
+    namespace,
+    cluster,
+    mesh: `istiod-istio--system-${cluster}`,
+    labels: { app: name },
+    selector: { app: name },
+    ports: [{ name: "http", port: 9080, protocol: "TCP" }],
+    subsets: {},
+    endpoints: [],
+    workloads: [],
+  },
 });
 
 describe("discovered resources", () => {
@@ -39,7 +56,8 @@ describe("discovered resources", () => {
         destinations: [destination(c, "bookinfo", "reviews"), destination(c, "web", "frontend")],
       });
     }
-    const names = async (path: string) => ((await (await cp.request("GET", path, { token })).json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name);
+    const names = async (path: string) =>
+      ((await (await cp.request("GET", path, { token })).json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name);
     expect(await names("/v1/meshes")).toEqual(["istiod-istio--system-c1", "istiod-istio--system-c2"]);
     expect(await names("/v1/destinations?cluster=c2")).toEqual(["frontend-web-c2", "reviews-bookinfo-c2"]);
     expect(await names("/v1/destinations?namespace=bookinfo")).toEqual(["reviews-bookinfo-c1", "reviews-bookinfo-c2"]);
@@ -71,10 +89,17 @@ describe("unexpected errors", () => {
 
 describe("OpenAPI", () => {
   it("documents every route with its schemas", async () => {
-    const doc = (await (await cp.request("GET", "/openapi.json")).json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>> };
+    const doc = (await (await cp.request("GET", "/openapi.json")).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>>;
+    };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/tenants", "/v1/tokens/{id}", "/v1/clusters", "/v1/trafficpolicies/{name}", "/v1/apply", "/v1/destinations"]));
-    const spec = doc.paths["/v1/trafficpolicies"]?.post?.requestBody?.content["application/json"]?.schema.properties?.spec as { properties: { policy: { properties: Record<string, unknown> } } };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(["/v1/tenants", "/v1/tokens/{id}", "/v1/clusters", "/v1/trafficpolicies/{name}", "/v1/apply", "/v1/destinations"]),
+    );
+    const spec = doc.paths["/v1/trafficpolicies"]?.post?.requestBody?.content["application/json"]?.schema.properties?.spec as {
+      properties: { policy: { properties: Record<string, unknown> } };
+    };
     expect(Object.keys(spec.properties.policy.properties)).toEqual(expect.arrayContaining(["trafficShift", "retries", "corsPolicy", "outlierDetection"]));
   });
 });
@@ -96,8 +121,15 @@ describe("Lambda entry", () => {
       rawQueryString: "",
       headers: { authorization: `Bearer ${token}`, host: "api.example.com" },
       requestContext: {
-        accountId: "123456789012", apiId: "api", domainName: "api.example.com", domainPrefix: "api", requestId: "r1", routeKey: "$default", stage: "$default",
-        time: "22/Nov/2026:00:00:00 +0000", timeEpoch: Date.now(),
+        accountId: "123456789012",
+        apiId: "api",
+        domainName: "api.example.com",
+        domainPrefix: "api",
+        requestId: "r1",
+        routeKey: "$default",
+        stage: "$default",
+        time: "22/Nov/2026:00:00:00 +0000",
+        timeEpoch: Date.now(),
         http: { method: "GET", path: "/v1/trafficpolicies/from-http", protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "test" },
       },
       isBase64Encoded: false,
@@ -111,10 +143,21 @@ describe("Lambda entry", () => {
     // An agent's snapshot through the Lambda adapter: gzip bytes must come back base64-encoded, intact.
     const { key } = await registeredAgent(cp, token, "edges", "lambda-cluster");
     const jws = "header.payload.signature";
-    await cp.store.snapshots.write("edges", "lambda-cluster", undefined, { generation: 1, hash: `sha256:${"1".repeat(64)}`, signedAt: new Date().toISOString(), exp: 2e9 }, gzipSync(jws));
+    await cp.store.snapshots.write(
+      "edges",
+      "lambda-cluster",
+      undefined,
+      { generation: 1, hash: `sha256:${"1".repeat(64)}`, signedAt: new Date().toISOString(), exp: 2e9 },
+      gzipSync(jws),
+    );
     const lambdaClient = new ControlPlaneClient({ url: "https://api.example.com", tenant: "edges", cluster: "lambda-cluster", key });
     const snap = (await handler(
-      { ...event, rawPath: "/v1/agent/snapshot", headers: { authorization: `Bearer ${await lambdaClient.token()}`, host: "api.example.com", "accept-encoding": "gzip" }, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, path: "/v1/agent/snapshot" } } } as never,
+      {
+        ...event,
+        rawPath: "/v1/agent/snapshot",
+        headers: { authorization: `Bearer ${await lambdaClient.token()}`, host: "api.example.com", "accept-encoding": "gzip" },
+        requestContext: { ...event.requestContext, http: { ...event.requestContext.http, path: "/v1/agent/snapshot" } },
+      } as never,
       {} as never,
     )) as { statusCode: number; body: string; isBase64Encoded: boolean; headers: Record<string, string> };
     expect(snap.statusCode).toBe(200);

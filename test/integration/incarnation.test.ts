@@ -43,15 +43,23 @@ async function published(admin: string, tenant: string, cluster: string): Promis
 
 describe("a tenant/cluster name used again", () => {
   it.each<[string, string, (admin: string) => Promise<string>]>([
-    ["the cluster deregistered and registered again", "again", async (admin) => {
-      expect((await cp.request("DELETE", "/v1/clusters/east", { token: admin })).status).toBe(204);
-      await cp.work();
-      return admin;
-    }],
-    ["the tenant deleted and created again", "reborn", async () => {
-      expect((await cp.request("DELETE", "/v1/tenants/reborn", { token: cp.operatorToken })).status).toBe(204);
-      return cp.tenant("reborn");
-    }],
+    [
+      "the cluster deregistered and registered again",
+      "again",
+      async (admin) => {
+        expect((await cp.request("DELETE", "/v1/clusters/east", { token: admin })).status).toBe(204);
+        await cp.work();
+        return admin;
+      },
+    ],
+    [
+      "the tenant deleted and created again",
+      "reborn",
+      async () => {
+        expect((await cp.request("DELETE", "/v1/tenants/reborn", { token: cp.operatorToken })).status).toBe(204);
+        return cp.tenant("reborn");
+      },
+    ],
   ])("%s: neither incarnation's agent accepts the other's snapshot", async (_what, tenant, reuse) => {
     const admin = await cp.tenant(tenant);
     const old = await published(admin, tenant, "east");
@@ -76,7 +84,11 @@ describe("a tenant/cluster name used again", () => {
     const before = await cp.store.snapshots.head("late", "east", true);
     expect(before?.incarnation).toBe(fresh.incarnation);
 
-    const object = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "reviews", namespace: "shop", labels: {}, annotations: {} } };
+    const object = {
+      apiVersion: "networking.istio.io/v1",
+      kind: "VirtualService",
+      metadata: { name: "reviews", namespace: "shop", labels: {}, annotations: {} },
+    };
     const output = { objects: [object], certificates: [], hash: `sha256:${"1".repeat(64)}` };
     await expect(publishCluster(cp.worker, "late", "east", output, stale, new Date())).rejects.toMatchObject({ name: "ConflictError" });
     expect(await cp.store.snapshots.head("late", "east", true)).toEqual(before);
@@ -99,6 +111,8 @@ describe("a cluster created before incarnations", () => {
     await cp.work();
     const answer = (await client.snapshot()) as { jws: string };
     await expect(verifyAt(snapshotAudience("legacy", "east"), answer.jws)).resolves.toMatchObject({ aud: "legacy/east" });
-    await expect(verifyAt(snapshotAudience("legacy", "east", "7d9e1f20-3a4b-4c5d-9e8f-1a2b3c4d5e6f"), answer.jws)).rejects.toMatchObject({ reason: "wrong-audience" });
+    await expect(verifyAt(snapshotAudience("legacy", "east", "7d9e1f20-3a4b-4c5d-9e8f-1a2b3c4d5e6f"), answer.jws)).rejects.toMatchObject({
+      reason: "wrong-audience",
+    });
   });
 });

@@ -40,8 +40,12 @@ describe("local launcher", () => {
   it("says in one line what to install when Java is missing", async () => {
     const run = launch(["--in-memory"], { ...process.env, PATH: "/nonexistent" });
     expect(await run.exit).toBe(1);
-    expect(run.output().trim().split("\n").filter((l) => !/NodeVersion|versions published|will require|continue receiving|security updates|More information|trace-warnings|^$/.test(l))).toEqual([
-      expect.stringContaining("needs Java 17 or newer for DynamoDB Local: install it"),
-    ]);
+    expect(
+      run
+        .output()
+        .trim()
+        .split("\n")
+        .filter((l) => !/NodeVersion|versions published|will require|continue receiving|security updates|More information|trace-warnings|^$/.test(l)),
+    ).toEqual([expect.stringContaining("needs Java 17 or newer for DynamoDB Local: install it")]);
   });
 });

@@ -9,7 +9,12 @@ let cp: ControlPlane;
 let deps: Parameters<typeof runMaintenance>[0];
 beforeAll(async () => {
   cp = await startControlPlane();
-  deps = { store: cp.store, queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: cp.queueUrl, endpoint: inject("sqsEndpoint") }), log: createLogger({}, () => undefined), now: () => new Date() };
+  deps = {
+    store: cp.store,
+    queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: cp.queueUrl, endpoint: inject("sqsEndpoint") }),
+    log: createLogger({}, () => undefined),
+    now: () => new Date(),
+  };
 });
 afterAll(() => cp.stop());
 

@@ -74,7 +74,8 @@ class SecretVersions {
     if (command instanceof PutSecretValueCommand) {
       const id = input.ClientRequestToken as string;
       const existing = this.versions.get(id);
-      if (existing?.value !== undefined && existing.value !== input.SecretString) throw new Error("ResourceExistsException: that version exists with another value");
+      if (existing?.value !== undefined && existing.value !== input.SecretString)
+        throw new Error("ResourceExistsException: that version exists with another value");
       this.versions.set(id, { value: input.SecretString as string, stages: existing?.stages ?? new Set() });
       for (const stage of (input.VersionStages as string[] | undefined) ?? ["AWSCURRENT"]) this.label(stage, id);
       return { ARN, VersionId: id };
@@ -84,7 +85,8 @@ class SecretVersions {
     }
     if (command instanceof UpdateSecretVersionStageCommand) {
       const stage = input.VersionStage as string;
-      if (this.stageOf(stage) !== undefined && this.stageOf(stage) !== input.RemoveFromVersionId) throw new Error("InvalidParameterException: the label is on another version");
+      if (this.stageOf(stage) !== undefined && this.stageOf(stage) !== input.RemoveFromVersionId)
+        throw new Error("InvalidParameterException: the label is on another version");
       if (input.MoveToVersionId === undefined) this.versions.get(input.RemoveFromVersionId as string)?.stages.delete(stage);
       else this.label(stage, input.MoveToVersionId as string);
       return { ARN };
@@ -142,7 +144,9 @@ describe("deploying", () => {
     await cp.store.tokens.replaceOperatorSecret(`mpo_${randomUUID()}`, now);
     const doc = createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") });
     await doc.send(new PutCommand({ TableName: cp.table, Item: { ...keys.operatorMarker, createdAt: now } }));
-    await doc.send(new PutCommand({ TableName: cp.table, Item: { ...keys.tokenLookup(hashSecret(legacy)), kind: "operator", tokenId: "operator", createdAt: now } }));
+    await doc.send(
+      new PutCommand({ TableName: cp.table, Item: { ...keys.tokenLookup(hashSecret(legacy)), kind: "operator", tokenId: "operator", createdAt: now } }),
+    );
     expect(await status(legacy)).toBe(200);
 
     const secrets = new SecretVersions(legacy);

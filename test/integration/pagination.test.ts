@@ -27,12 +27,24 @@ interface Problem {
 const client = () => createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") });
 /** The labels of policy i: three teams, every other one a tier, every fifth one no labels at all. */
 const labelsOf = (i: number): Record<string, string> | undefined => (i % 5 === 4 ? undefined : { team: `t${i % 3}`, ...(i % 2 === 0 ? { tier: "web" } : {}) });
-const pages = <T = { metadata: { name: string } }>(token: string, path: string, from?: string) => followPages<T>((p) => cp.request("GET", p, { token }), path, from);
+const pages = <T = { metadata: { name: string } }>(token: string, path: string, from?: string) =>
+  followPages<T>((p) => cp.request("GET", p, { token }), path, from);
 const firstToken = async (token: string, path: string) => ((await (await cp.request("GET", path, { token })).json()) as ListBody).metadata.continue as string;
 const destination = (cluster: string, namespace: string, name: string): Destination => ({
   kind: "Destination",
   metadata: { name: `${name}-${namespace}-${cluster}`, cluster },
-  spec: { name, namespace, cluster, mesh: `istiod-${cluster}`, labels: { app: name }, selector: { app: name }, ports: [{ name: "http", port: 9080, protocol: "TCP" }], subsets: {}, endpoints: [], workloads: [] },
+  spec: {
+    name,
+    namespace,
+    cluster,
+    mesh: `istiod-${cluster}`,
+    labels: { app: name },
+    selector: { app: name },
+    ports: [{ name: "http", port: 9080, protocol: "TCP" }],
+    subsets: {},
+    endpoints: [],
+    workloads: [],
+  },
 });
 const errorsOf = async (res: Response) => ({ status: res.status, errors: ((await res.json()) as Problem).errors.map((e) => e.path) });
 
@@ -60,19 +72,15 @@ describe("paging user resources", () => {
     expect(res.metadata.continue).toEqual(expect.any(String));
   });
 
-  it.each([
-    ["team=t1"],
-    ["team in (t0,t2),tier"],
-    ["team notin (t0)"],
-    ["tier!=web"],
-    ["!team"],
-    ["team=t1,!tier"],
-  ])("pages a labelSelector %s: the same items, in order, as filtering everything", async (selector) => {
-    const expected = all.filter((_, i) => matchesLabels(parseLabelSelector(selector), labelsOf(i)));
-    const { bodies } = await pages(acme, `/v1/trafficpolicies?limit=300&labelSelector=${encodeURIComponent(selector)}`);
-    expect(namesOf(bodies)).toEqual(expected);
-    expect(bodies.every((b) => b.items.length <= 300)).toBe(true);
-  });
+  it.each([["team=t1"], ["team in (t0,t2),tier"], ["team notin (t0)"], ["tier!=web"], ["!team"], ["team=t1,!tier"]])(
+    "pages a labelSelector %s: the same items, in order, as filtering everything",
+    async (selector) => {
+      const expected = all.filter((_, i) => matchesLabels(parseLabelSelector(selector), labelsOf(i)));
+      const { bodies } = await pages(acme, `/v1/trafficpolicies?limit=300&labelSelector=${encodeURIComponent(selector)}`);
+      expect(namesOf(bodies)).toEqual(expected);
+      expect(bodies.every((b) => b.items.length <= 300)).toBe(true);
+    },
+  );
 
   it("lists items stored before labels were copied for DynamoDB (no labels attribute) by their body", async () => {
     const db = client();
@@ -85,38 +93,32 @@ describe("paging user resources", () => {
     }
   });
 
-  it.each([
-    ["team=t1"],
-    ["team==t1"],
-    ["team!=t1"],
-    ["team in (t0,t1)"],
-    ["team notin (t0,t1)"],
-    ["tier"],
-    ["!tier"],
-    ["team,tier=web,team notin (t2)"],
-  ])("DynamoDB's own filter for %s selects exactly what matchesLabels selects", async (selector) => {
-    const requirements = parseLabelSelector(selector);
-    const filter = labelFilter(requirements);
-    expect(filter).toBeDefined();
-    const names: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await client().send(
-        new QueryCommand({
-          TableName: cp.table,
-          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-          FilterExpression: filter?.expression,
-          ExpressionAttributeNames: filter?.names,
-          ExpressionAttributeValues: { ":pk": tenantPk("acme"), ":prefix": "R#TrafficPolicy#tp-", ...filter?.values },
-          ExclusiveStartKey: start,
-        }),
-      );
-      // Items without the labels map pass the filter by design (the LEGACY ones, once made so); the others must be exact.
-      names.push(...(page.Items ?? []).map((i) => i.name as string).filter((name) => !LEGACY.includes(name)));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    expect(names).toEqual(all.filter((name, i) => !LEGACY.includes(name) && matchesLabels(requirements, labelsOf(i))));
-  });
+  it.each([["team=t1"], ["team==t1"], ["team!=t1"], ["team in (t0,t1)"], ["team notin (t0,t1)"], ["tier"], ["!tier"], ["team,tier=web,team notin (t2)"]])(
+    "DynamoDB's own filter for %s selects exactly what matchesLabels selects",
+    async (selector) => {
+      const requirements = parseLabelSelector(selector);
+      const filter = labelFilter(requirements);
+      expect(filter).toBeDefined();
+      const names: string[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client().send(
+          new QueryCommand({
+            TableName: cp.table,
+            KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+            FilterExpression: filter?.expression,
+            ExpressionAttributeNames: filter?.names,
+            ExpressionAttributeValues: { ":pk": tenantPk("acme"), ":prefix": "R#TrafficPolicy#tp-", ...filter?.values },
+            ExclusiveStartKey: start,
+          }),
+        );
+        // Items without the labels map pass the filter by design (the LEGACY ones, once made so); the others must be exact.
+        names.push(...(page.Items ?? []).map((i) => i.name as string).filter((name) => !LEGACY.includes(name)));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      expect(names).toEqual(all.filter((name, i) => !LEGACY.includes(name) && matchesLabels(requirements, labelsOf(i))));
+    },
+  );
 });
 
 describe("paging big resources", () => {
@@ -144,7 +146,10 @@ describe("continue tokens", () => {
     ["another version", Buffer.from(JSON.stringify({ v: 2, s: "x", p: "a" })).toString("base64url")],
     ["too long", "A".repeat(4097)],
   ])("%s is a 400 naming query.continue", async (_what, token) => {
-    expect(await errorsOf(await cp.request("GET", `/v1/trafficpolicies?continue=${encodeURIComponent(token)}`, { token: acme }))).toEqual({ status: 400, errors: ["query.continue"] });
+    expect(await errorsOf(await cp.request("GET", `/v1/trafficpolicies?continue=${encodeURIComponent(token)}`, { token: acme }))).toEqual({
+      status: 400,
+      errors: ["query.continue"],
+    });
   });
 
   it.each([["0"], ["1001"], ["ten"], [""], ["-5"], ["2.5"]])("limit=%s is a 400 naming query.limit", async (limit) => {
@@ -181,7 +186,10 @@ describe("continue tokens", () => {
     expect(past.bodies).toEqual([{ items: [], metadata: {} }]);
     for (const unlike of ["\u{1F600}".repeat(300), "x".repeat(1020)]) {
       const unreachable = encodeContinue(["resources", "other", "TrafficPolicy", []], unlike);
-      expect(await errorsOf(await cp.request("GET", `/v1/trafficpolicies?continue=${unreachable}`, { token: other }))).toEqual({ status: 400, errors: ["query.continue"] });
+      expect(await errorsOf(await cp.request("GET", `/v1/trafficpolicies?continue=${unreachable}`, { token: other }))).toEqual({
+        status: 400,
+        errors: ["query.continue"],
+      });
     }
   });
 
@@ -195,7 +203,7 @@ describe("continue tokens", () => {
       ...Array.from({ length: 3 }, (_, i) => `ünïcödé-${i}`),
       `服务-${"界".repeat(300)}`,
       "\u{1F600}".repeat(250),
-      "ctl-\u0001\u0002\u001f-\"q\"\\",
+      'ctl-\u0001\u0002\u001f-"q"\\',
       "\u0000".repeat(900),
       fullKey,
       "plain",
@@ -271,18 +279,34 @@ describe("paging the other lists", () => {
 
 describe("OpenAPI", () => {
   it("documents limit, continue and metadata.continue on every list", async () => {
-    type Op = { parameters: { name: string; in: string; schema: { maximum?: number; default?: number } }[]; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { properties?: Record<string, unknown> }> } }> }> };
+    type Op = {
+      parameters: { name: string; in: string; schema: { maximum?: number; default?: number } }[];
+      responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { properties?: Record<string, unknown> }> } }> }>;
+    };
     const doc = (await (await cp.request("GET", "/openapi.json")).json()) as { paths: Record<string, Record<string, Op>> };
     const lists = Object.entries(doc.paths).flatMap(([path, ops]) => {
       const get = ops.get;
       const props = get?.responses["200"]?.content?.["application/json"]?.schema.properties;
       return get && props?.items ? [{ path, get, props }] : [];
     });
-    expect(lists.map((l) => l.path).sort()).toEqual(["/v1/accesspolicies", "/v1/clusters", "/v1/destinations", "/v1/meshes", "/v1/tenants", "/v1/tokens", "/v1/trafficpolicies", "/v1/virtualmeshes", "/v1/workloads"]);
+    expect(lists.map((l) => l.path).sort()).toEqual([
+      "/v1/accesspolicies",
+      "/v1/clusters",
+      "/v1/destinations",
+      "/v1/meshes",
+      "/v1/tenants",
+      "/v1/tokens",
+      "/v1/trafficpolicies",
+      "/v1/virtualmeshes",
+      "/v1/workloads",
+    ]);
     for (const { path, get, props } of lists) {
       const limit = get.parameters.find((p) => p.name === "limit" && p.in === "query");
       expect({ path, maximum: limit?.schema.maximum, default: limit?.schema.default }).toEqual({ path, maximum: 1000, default: 500 });
-      expect(get.parameters.some((p) => p.name === "continue" && p.in === "query"), path).toBe(true);
+      expect(
+        get.parameters.some((p) => p.name === "continue" && p.in === "query"),
+        path,
+      ).toBe(true);
       expect(Object.keys(props.metadata?.properties ?? {}), path).toEqual(["continue"]);
     }
   });

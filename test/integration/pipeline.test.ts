@@ -25,7 +25,8 @@ async function fetchVerified(client: ControlPlaneClient, last = 0): Promise<Snap
 }
 
 const head = (cluster: string) => cp.store.snapshots.head("pipeline", cluster, true);
-const statusOf = async (name: string) => ((await (await cp.request("GET", `/v1/trafficpolicies/${name}`, { token: admin })).json()) as { status: Record<string, unknown> }).status;
+const statusOf = async (name: string) =>
+  ((await (await cp.request("GET", `/v1/trafficpolicies/${name}`, { token: admin })).json()) as { status: Record<string, unknown> }).status;
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -51,7 +52,9 @@ describe("write → job → signed snapshot → status", () => {
     const payload = await fetchVerified(eastAgent, 1);
     expect(payload.generation).toBe(2);
     expect(payload.iss).toBe(cp.url);
-    const vs = payload.objects.find((o) => o.kind === "VirtualService" && o.metadata.name === "reviews") as { spec: { http: { timeout?: string }[] } } | undefined;
+    const vs = payload.objects.find((o) => o.kind === "VirtualService" && o.metadata.name === "reviews") as
+      | { spec: { http: { timeout?: string }[] } }
+      | undefined;
     expect(vs?.spec.http.some((r) => r.timeout === "5s")).toBe(true);
     const accepted = await statusOf("reviews-timeout");
     expect(accepted).toMatchObject({ state: "ACCEPTED", observedGeneration: 1, clusters: { "cluster-east": { generation: 2, applied: false } } });
@@ -62,16 +65,39 @@ describe("write → job → signed snapshot → status", () => {
     expect((await head("cluster-east"))?.snapshot?.generation).toBe(2);
 
     // The agent applied it, but the cluster rejected the VirtualService.
-    await eastAgent.status({ generation: 2, results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "failed", error: "admission webhook denied: bad timeout" }] });
+    await eastAgent.status({
+      generation: 2,
+      results: [
+        {
+          apiVersion: "networking.istio.io/v1",
+          kind: "VirtualService",
+          namespace: "bookinfo",
+          name: "reviews",
+          state: "failed",
+          error: "admission webhook denied: bad timeout",
+        },
+      ],
+    });
     await cp.work();
     const failed = await statusOf("reviews-timeout");
-    expect(failed).toMatchObject({ state: "FAILED", clusters: { "cluster-east": { generation: 2, applied: false, errors: ["VirtualService bookinfo/reviews: admission webhook denied: bad timeout"] } } });
+    expect(failed).toMatchObject({
+      state: "FAILED",
+      clusters: { "cluster-east": { generation: 2, applied: false, errors: ["VirtualService bookinfo/reviews: admission webhook denied: bad timeout"] } },
+    });
 
-    await eastAgent.status({ generation: 2, results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "applied" }] });
+    await eastAgent.status({
+      generation: 2,
+      results: [{ apiVersion: "networking.istio.io/v1", kind: "VirtualService", namespace: "bookinfo", name: "reviews", state: "applied" }],
+    });
     await cp.work();
     expect(await statusOf("reviews-timeout")).toMatchObject({ state: "ACCEPTED", clusters: { "cluster-east": { generation: 2, applied: true } } });
 
-    const view = (await (await cp.request("GET", "/v1/clusters/cluster-east/snapshot", { token: admin })).json()) as { generation: number; appliedGeneration: number; inSync: boolean; objects: unknown[] };
+    const view = (await (await cp.request("GET", "/v1/clusters/cluster-east/snapshot", { token: admin })).json()) as {
+      generation: number;
+      appliedGeneration: number;
+      inSync: boolean;
+      objects: unknown[];
+    };
     expect(view).toMatchObject({ generation: 2, appliedGeneration: 2, inSync: true });
     expect(view.objects).toEqual(payload.objects);
     // Sync state alone, for health views: the same answer without reading the snapshot's body.
@@ -96,8 +122,19 @@ describe("at-least-once jobs", () => {
     const [job] = await cp.jobs();
     const latest = (job as { body: { revision: number } }).body.revision;
     const { SendMessageCommand } = await import("@aws-sdk/client-sqs");
-    for (const [revision, dedup] of [[latest, "a"], [latest, "b"], [1, "c"]] as const) {
-      await cp.sqs.send(new SendMessageCommand({ QueueUrl: cp.queueUrl, MessageBody: JSON.stringify({ tenantId: "pipeline", revision }), MessageGroupId: "pipeline", MessageDeduplicationId: `dup-${dedup}-${revision}` }));
+    for (const [revision, dedup] of [
+      [latest, "a"],
+      [latest, "b"],
+      [1, "c"],
+    ] as const) {
+      await cp.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: cp.queueUrl,
+          MessageBody: JSON.stringify({ tenantId: "pipeline", revision }),
+          MessageGroupId: "pipeline",
+          MessageDeduplicationId: `dup-${dedup}-${revision}`,
+        }),
+      );
     }
     const before = (await head("cluster-east"))?.snapshot?.generation as number;
     expect(await cp.work()).toEqual({ handled: 3, failed: 0 });
@@ -126,7 +163,9 @@ describe("at-least-once jobs", () => {
 
   it("a malformed job fails (and so ends in the DLQ) without touching anything", async () => {
     const { SendMessageCommand } = await import("@aws-sdk/client-sqs");
-    await cp.sqs.send(new SendMessageCommand({ QueueUrl: cp.queueUrl, MessageBody: '{"tenantId": 5}', MessageGroupId: "other", MessageDeduplicationId: "poison" }));
+    await cp.sqs.send(
+      new SendMessageCommand({ QueueUrl: cp.queueUrl, MessageBody: '{"tenantId": 5}', MessageGroupId: "other", MessageDeduplicationId: "poison" }),
+    );
     expect(await cp.work()).toEqual({ handled: 1, failed: 1 });
     expect(cp.logs.some((l) => l.includes("translate job failed") && l.includes("malformed translate job"))).toBe(true);
     const { PurgeQueueCommand } = await import("@aws-sdk/client-sqs");
@@ -143,14 +182,23 @@ describe("plan", () => {
       body: {
         documents: [
           policy("1s"),
-          trafficPolicy("ratings-retries", { destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "ratings" }] } }], policy: { retries: { attempts: 2 } } }),
-          trafficPolicy("dangling", { destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "nope" }] } }], policy: { retries: { attempts: 2 } } }),
+          trafficPolicy("ratings-retries", {
+            destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "ratings" }] } }],
+            policy: { retries: { attempts: 2 } },
+          }),
+          trafficPolicy("dangling", {
+            destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "nope" }] } }],
+            policy: { retries: { attempts: 2 } },
+          }),
         ],
       },
     });
     expect(res.status).toBe(200);
     type Obj = { kind: string; metadata: { name: string }; spec: unknown };
-    const plan = (await res.json()) as { clusters: Record<string, { added: Obj[]; changed: Obj[]; previous: Obj[]; removed: unknown[] }>; statuses: Record<string, { state: string; errors?: string[] }> };
+    const plan = (await res.json()) as {
+      clusters: Record<string, { added: Obj[]; changed: Obj[]; previous: Obj[]; removed: unknown[] }>;
+      statuses: Record<string, { state: string; errors?: string[] }>;
+    };
     const east = plan.clusters["cluster-east"];
     expect(east?.changed.map((o) => `${o.kind}/${o.metadata.name}`)).toContain("VirtualService/reviews");
     // Each changed object beside its form in the cluster's latest snapshot, same kind and name, other spec.
@@ -181,9 +229,13 @@ describe("signing keys", () => {
     expect(JSON.parse(Buffer.from(answer.jws.split(".")[0] as string, "base64url").toString()).kid).toBe(newKid);
     const fresh = await verifySnapshot(answer.jws, { trustedKeys: rotated.keys, audience: eastAudience, lastGeneration: old.generation, now: new Date() });
     expect(fresh.generation).toBe(old.generation + 1);
-    await expect(verifySnapshot(oldJws.jws, { trustedKeys: rotated.keys, audience: eastAudience, lastGeneration: old.generation, now: new Date() })).resolves.toBeDefined();
+    await expect(
+      verifySnapshot(oldJws.jws, { trustedKeys: rotated.keys, audience: eastAudience, lastGeneration: old.generation, now: new Date() }),
+    ).resolves.toBeDefined();
     // An agent that pinned only the old key refuses what the new key signed: it fails static.
-    await expect(verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: eastAudience, lastGeneration: 0, now: new Date() })).rejects.toMatchObject({ reason: "unknown-key" });
+    await expect(verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: eastAudience, lastGeneration: 0, now: new Date() })).rejects.toMatchObject({
+      reason: "unknown-key",
+    });
     jwks = rotated;
   });
 
@@ -192,7 +244,17 @@ describe("signing keys", () => {
     cp.clock.now = new Date(Date.now() + 6 * 86_400_000);
     try {
       await cp.store.agents.recordReport("pipeline", "cluster-east", { generation: before?.generation ?? 0, results: [] }, `nudge-${Date.now()}`, cp.clock.now);
-      await cp.request("POST", "/v1/apply", { token: admin, body: { documents: [trafficPolicy("nudge", { policy: { requestTimeout: "3s" }, destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "web", name: "none" }] } }] })] } });
+      await cp.request("POST", "/v1/apply", {
+        token: admin,
+        body: {
+          documents: [
+            trafficPolicy("nudge", {
+              policy: { requestTimeout: "3s" },
+              destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "web", name: "none" }] } }],
+            }),
+          ],
+        },
+      });
       await cp.work();
       const after = (await head("cluster-east"))?.snapshot;
       expect(after?.hash).toBe(before?.hash);

@@ -18,7 +18,8 @@ afterAll(() => cp?.stop());
 
 const withMeta = <T extends { metadata: object }>(doc: T, metadata: Record<string, unknown>): T => ({ ...doc, metadata: { ...doc.metadata, ...metadata } });
 /** The user resources of an input, by kind and name (a write lists them by name; translation sorts them itself). */
-const resources = (input: TranslateInput): StoredResource[] => [...input.virtualMeshes, ...input.trafficPolicies, ...input.accessPolicies].sort((a, b) => resourceKeyOf(a).localeCompare(resourceKeyOf(b)));
+const resources = (input: TranslateInput): StoredResource[] =>
+  [...input.virtualMeshes, ...input.trafficPolicies, ...input.accessPolicies].sort((a, b) => resourceKeyOf(a).localeCompare(resourceKeyOf(b)));
 
 /**
  * A stored resource as /v1/plan sees it before the write: what only the write knows — the revision
@@ -52,7 +53,13 @@ describe("/v1/plan and /v1/apply", () => {
     const results = await cp.store.resources.write(TENANT, writes, now);
     const stored = await loadTranslateInput(cp.store, TENANT);
 
-    expect(results.map((r) => `${r.resource.metadata.name} ${r.action}`)).toEqual(["annotated configured", "untouched unchanged", "respec configured", "fresh created", "reads created"]);
+    expect(results.map((r) => `${r.resource.metadata.name} ${r.action}`)).toEqual([
+      "annotated configured",
+      "untouched unchanged",
+      "respec configured",
+      "fresh created",
+      "reads created",
+    ]);
     expect(resources(planned)).toEqual(resources(stored).map((r) => asPlanned(r, results)));
     expect(planned.trafficPolicies.find((r) => r.metadata.name === "annotated")?.metadata.annotations).toEqual({ owner: "carol" });
   });
@@ -61,7 +68,10 @@ describe("/v1/plan and /v1/apply", () => {
     const admin = await cp.tenant("plan-trust");
     const { client } = await registeredAgent(cp, admin, "plan-trust", "cluster-east");
     await client.discovery(discoveryOf("istio-bookinfo", "cluster-east") as never);
-    const vm = virtualMesh("trust", { meshes: [{ name: "istiod-istio--system-cluster-east" }], mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } } });
+    const vm = virtualMesh("trust", {
+      meshes: [{ name: "istiod-istio--system-cluster-east" }],
+      mtlsConfig: { shared: { rootCertificateAuthority: { generated: {} } } },
+    });
     expect((await cp.request("POST", "/v1/apply", { token: admin, body: { documents: [vm] } })).status).toBe(200);
     await cp.work();
     // The job made the CA and published STRICT mTLS for the mesh.

@@ -49,7 +49,14 @@ beforeAll(async () => {
   await new Promise<void>((ok) => management.listen(0, "127.0.0.1", ok));
   endpoint = `http://127.0.0.1:${(management.address() as AddressInfo).port}/live`;
   const log = createLogger({ service: "push" }, () => undefined);
-  aws = new ApiGatewayConnections({ endpoint, region: "us-east-1", connections: cp.store.pushConnections, log, now: () => cp.clock.now, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  aws = new ApiGatewayConnections({
+    endpoint,
+    region: "us-east-1",
+    connections: cp.store.pushConnections,
+    log,
+    now: () => cp.clock.now,
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
   deps = { store: cp.store, now: () => cp.clock.now, log, publicUrl: cp.url, close: (id) => aws.close(id) };
 }, 120_000);
 
@@ -62,9 +69,17 @@ describe("push channel on the WebSocket API", () => {
   it("records a connection made with a valid agent token for GET, and refuses others before they open", async () => {
     expect(await connectWith("conn-1=", await agent.token("GET"))).toEqual({ statusCode: 200 });
     expect(await cp.store.pushConnections.list("aws-push", "cluster-east")).toEqual(["conn-1="]);
-    expect(await cp.store.pushConnections.owner("conn-1=")).toMatchObject({ tenantId: "aws-push", cluster: "cluster-east", expiresAt: expect.any(Number), agentKid: expect.any(String) });
+    expect(await cp.store.pushConnections.owner("conn-1=")).toMatchObject({
+      tenantId: "aws-push",
+      cluster: "cluster-east",
+      expiresAt: expect.any(Number),
+      agentKid: expect.any(String),
+    });
     expect(await connectWith("conn-x", undefined)).toMatchObject({ statusCode: 401, body: expect.stringContaining("bearer JWT") });
-    expect(await connectWith("conn-y", await agent.token("POST"))).toMatchObject({ statusCode: 401, body: expect.stringContaining("the token is for POST, not GET") });
+    expect(await connectWith("conn-y", await agent.token("POST"))).toMatchObject({
+      statusCode: 401,
+      body: expect.stringContaining("the token is for POST, not GET"),
+    });
     expect(await handleWebSocketEvent(deps, { requestContext: { routeKey: "$connect" } })).toMatchObject({ statusCode: 400 });
     expect((await cp.store.pushConnections.list("aws-push", "cluster-east")).sort()).toEqual(["conn-1="]);
   });
@@ -102,7 +117,8 @@ describe("push channel on the WebSocket API", () => {
     const { client } = await registeredAgent(cp, admin, "aws-push", "cluster-spent");
     const token = await client.token("GET");
     expect(await connectWith("spent-1", token)).toEqual({ statusCode: 200 });
-    for (const id of ["spent-2", "spent-3", "spent-4"]) expect(await connectWith(id, token)).toMatchObject({ statusCode: 401, body: expect.stringContaining("jti already used") });
+    for (const id of ["spent-2", "spent-3", "spent-4"])
+      expect(await connectWith(id, token)).toMatchObject({ statusCode: 401, body: expect.stringContaining("jti already used") });
     expect(await cp.store.pushConnections.list("aws-push", "cluster-spent")).toEqual(["spent-1"]);
   });
 
@@ -115,7 +131,10 @@ describe("push channel on the WebSocket API", () => {
     cp.clock.now = new Date(was.getTime() + 60_000);
     try {
       calls.length = 0;
-      expect(await handleWebSocketEvent(deps, event("$default", "short-1", { body: '{"type":"ping"}' }))).toMatchObject({ statusCode: 401, body: expect.stringContaining("expired") });
+      expect(await handleWebSocketEvent(deps, event("$default", "short-1", { body: '{"type":"ping"}' }))).toMatchObject({
+        statusCode: 401,
+        body: expect.stringContaining("expired"),
+      });
       expect(calls).toEqual([{ method: "DELETE", connection: "short-1", body: "" }]);
       expect(await cp.store.pushConnections.owner("short-1")).toBeUndefined();
       calls.length = 0;
@@ -136,7 +155,10 @@ describe("push channel on the WebSocket API", () => {
     expect(await connectWith("gone-cluster-1", await client.token("GET"))).toEqual({ statusCode: 200 });
     expect((await cp.request("DELETE", "/v1/clusters/cluster-gone", { token: admin })).status).toBe(204);
     calls.length = 0;
-    expect(await handleWebSocketEvent(deps, event("$default", "gone-cluster-1", { body: '{"type":"ping"}' }))).toMatchObject({ statusCode: 401, body: "the cluster is deregistered" });
+    expect(await handleWebSocketEvent(deps, event("$default", "gone-cluster-1", { body: '{"type":"ping"}' }))).toMatchObject({
+      statusCode: 401,
+      body: "the cluster is deregistered",
+    });
     expect(calls).toEqual([{ method: "DELETE", connection: "gone-cluster-1", body: "" }]);
     expect(await cp.store.pushConnections.owner("gone-cluster-1")).toBeUndefined();
     expect(await connectWith("gone-cluster-2", await client.token("GET"))).toMatchObject({ statusCode: 401 });

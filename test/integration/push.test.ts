@@ -39,7 +39,8 @@ function connect(token: string | undefined, url = pushUrl(cp.url)): Promise<{ ws
 }
 
 /** The code and reason a socket is closed with. */
-const closeOf = (ws: WebSocket) => new Promise<{ code: number; reason: string }>((ok) => ws.once("close", (code, reason) => ok({ code, reason: String(reason) })));
+const closeOf = (ws: WebSocket) =>
+  new Promise<{ code: number; reason: string }>((ok) => ws.once("close", (code, reason) => ok({ code, reason: String(reason) })));
 
 const until = async <T>(what: string, check: () => T | undefined, ms = 5_000): Promise<T> => {
   const deadline = Date.now() + ms;
@@ -86,7 +87,12 @@ describe("push channel", () => {
     const stranger = await agentKey();
     const forged = await new SignJWT({ tenant: "pushed", htm: "GET" })
       .setProtectedHeader({ alg: "ES256", kid: "not-registered" })
-      .setIssuer("agent").setSubject("cluster-east").setAudience(cp.url).setIssuedAt().setExpirationTime("1m").setJti(crypto.randomUUID())
+      .setIssuer("agent")
+      .setSubject("cluster-east")
+      .setAudience(cp.url)
+      .setIssuedAt()
+      .setExpirationTime("1m")
+      .setJti(crypto.randomUUID())
       .sign(stranger.privateKey);
     expect(await connect(forged)).toMatchObject({ refused: 401, body: expect.stringContaining("no agent with this key") });
     expect(await connect(await agent.token("POST"))).toMatchObject({ refused: 401, body: expect.stringContaining("the token is for POST, not GET") });
@@ -177,7 +183,7 @@ describe("the end of a push channel: its token's expiry, its cluster deregistere
   it("closes the channels of a cluster once it is deregistered, and refuses new ones", async () => {
     const { client } = await registeredAgent(cp, admin, "pushed", "cluster-gone");
     const channels = [await connect(await client.token("GET"), url), await connect(await client.token("GET"), url)];
-    const sockets = channels.map((c) => (("ws" in c) ? c.ws : undefined));
+    const sockets = channels.map((c) => ("ws" in c ? c.ws : undefined));
     if (sockets.some((ws) => ws === undefined)) throw new Error(`refused: ${JSON.stringify(channels)}`);
     await until("both channels held", () => (hub.connections("pushed", "cluster-gone") === 2 ? true : undefined), 30_000);
     const closes = sockets.map((ws) => closeOf(ws as WebSocket));

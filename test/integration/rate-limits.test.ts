@@ -65,7 +65,15 @@ function api(limits: Partial<Record<RateClass, RateLimit>>, now: () => Date = ()
       ...(o.body ? { body: JSON.stringify(o.body) } : {}),
     });
   const sum = (names: string[]) => names.reduce((n, name) => n + (counts.get(name) ?? 0), 0);
-  return { store, call, fetchFrom, reset: () => counts.clear(), writes: () => sum(WRITES), reads: () => sum(READS), ops: () => [...counts.values()].reduce((a, b) => a + b, 0) };
+  return {
+    store,
+    call,
+    fetchFrom,
+    reset: () => counts.clear(),
+    writes: () => sum(WRITES),
+    reads: () => sum(READS),
+    ops: () => [...counts.values()].reduce((a, b) => a + b, 0),
+  };
 }
 
 /** Registers `cluster` in `tenant` and its agent with a fresh key; publishes one snapshot to be unchanged against. */
@@ -76,10 +84,18 @@ async function agent(plane: ReturnType<typeof api>, admin: string, tenant: strin
   const key = await agentKey();
   await ControlPlaneClient.register(API, bootstrapToken, key.publicJwk, "test", plane.fetchFrom(source) as typeof fetch);
   const hash = `sha256:${"0".repeat(64)}`;
-  await cp.store.snapshots.write(tenant, cluster, undefined, { generation: 1, hash, signedAt: cp.clock.now.toISOString(), exp: Math.floor(cp.clock.now.getTime() / 1000) + 86_400 }, Buffer.from("x"));
+  await cp.store.snapshots.write(
+    tenant,
+    cluster,
+    undefined,
+    { generation: 1, hash, signedAt: cp.clock.now.toISOString(), exp: Math.floor(cp.clock.now.getTime() / 1000) + 86_400 },
+    Buffer.from("x"),
+  );
   const client = new ControlPlaneClient({ url: API, tenant, cluster, key, now: () => cp.clock.now, fetch: plane.fetchFrom(source) as typeof fetch });
   const etag = snapshotEtag(1, hash);
-  const poll = async () => (await plane.fetchFrom(source)(`${API}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${await client.token("GET")}`, "if-none-match": etag } })).status;
+  const poll = async () =>
+    (await plane.fetchFrom(source)(`${API}/v1/agent/snapshot`, { headers: { authorization: `Bearer ${await client.token("GET")}`, "if-none-match": etag } }))
+      .status;
   return { client, poll };
 }
 
@@ -91,7 +107,9 @@ const advance = (ms: number) => {
 };
 
 describe("budgets with a burst, at the shipped limits", () => {
-  it("50 concurrent creates in one tenant are 50 × 201; a flood past the burst gets 429 with Retry-After, and the burst comes back", { timeout: 300_000 }, async () => {
+  it("50 concurrent creates in one tenant are 50 × 201; a flood past the burst gets 429 with Retry-After, and the burst comes back", {
+    timeout: 300_000,
+  }, async () => {
     // The API's clock stands still, so nothing refills while the machine works: what is served is the burst.
     let now = new Date();
     const plane = api(DEFAULT_LIMITS, () => now);
@@ -124,8 +142,11 @@ describe("budgets with a burst, at the shipped limits", () => {
     expect(reads.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(10);
     expect(reads.filter((r) => r.status === 200).length).toBeLessThanOrEqual(13);
     expect(reads.filter((r) => r.status === 429).length).toBe(30 - reads.filter((r) => r.status === 200).length);
-    expect((await plane.call("POST", "/v1/trafficpolicies", { token: flooder, body: trafficPolicy("still-writes", { policy: { requestTimeout: "1s" } }) })).status).toBe(201);
-    const plan = () => plane.call("POST", "/v1/plan", { token: flooder, body: { documents: [trafficPolicy("planned", { policy: { requestTimeout: "2s" } })] } });
+    expect(
+      (await plane.call("POST", "/v1/trafficpolicies", { token: flooder, body: trafficPolicy("still-writes", { policy: { requestTimeout: "1s" } }) })).status,
+    ).toBe(201);
+    const plan = () =>
+      plane.call("POST", "/v1/plan", { token: flooder, body: { documents: [trafficPolicy("planned", { policy: { requestTimeout: "2s" } })] } });
     expect([(await plan()).status, (await plan()).status, (await plan()).status]).toEqual([200, 200, 429]);
     for (let i = 0; i < 10; i++) expect((await plane.call("GET", "/v1/trafficpolicies", { token: neighbour })).status).toBe(200);
   });
@@ -136,7 +157,10 @@ describe("token buckets in DynamoDB, shared by API instances", () => {
     const store = new RateLimitStore({ doc: createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") }), table: cp.table });
     const limit = { limit: 60, windowMs: 60_000, burst: 20, lease: 7 };
     let now = 1_700_000_000_000;
-    const instances = Array.from({ length: 3 }, () => new RateLimiter(store, { read: limit, write: limit, plan: limit, agent: limit, operator: limit, refused: limit }, () => now));
+    const instances = Array.from(
+      { length: 3 },
+      () => new RateLimiter(store, { read: limit, write: limit, plan: limit, agent: limit, operator: limit, refused: limit }, () => now),
+    );
     const take = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => (instances[i % 3] as RateLimiter).take("T#shared", "read", "read")));
     const first = await take(120);
     expect(first.filter((r) => r === undefined)).toHaveLength(20);
@@ -153,7 +177,17 @@ describe("token buckets in DynamoDB, shared by API instances", () => {
     const at = 1_700_000_000_000;
     expect((await store.lease("T#stepped", "write", limit, 20, at + 20 * 60_000)).granted).toBe(20);
     // Twenty minutes earlier by the next instance's clock (a step back, or a far-off clock): served.
-    expect((await new RateLimitStore({ doc: createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") }), table: cp.table }).lease("T#stepped", "write", limit, 5, at)).granted).toBe(5);
+    expect(
+      (
+        await new RateLimitStore({ doc: createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") }), table: cp.table }).lease(
+          "T#stepped",
+          "write",
+          limit,
+          5,
+          at,
+        )
+      ).granted,
+    ).toBe(5);
     // A second's skew is no step: an instance a second behind the one that used the burst up gets nothing.
     expect((await store.lease("T#skew", "write", limit, 20, at + 1000)).granted).toBe(20);
     expect((await store.lease("T#skew", "write", limit, 1, at)).granted).toBe(0);
@@ -186,7 +220,10 @@ describe("agents", () => {
     for (let i = 0; i < 12; i++) codes.push(await loud.poll());
     // Three free polls in this instance, four from the cluster's bucket.
     expect(codes).toEqual([...Array(7).fill(304), ...Array(5).fill(429)]);
-    const status = await loud.client.status({ generation: 1, results: [] }).then(() => 202, (e: { status?: number }) => e.status);
+    const status = await loud.client.status({ generation: 1, results: [] }).then(
+      () => 202,
+      (e: { status?: number }) => e.status,
+    );
     expect(status).toBe(429);
     expect(await calm.poll()).toBe(304);
   });
@@ -214,7 +251,11 @@ describe("refused requests", () => {
     expect((await plane.call("GET", "/v1/trafficpolicies", { token: random(), source: "198.51.100.1" })).status).toBe(401);
     expect((await plane.call("GET", "/v1/trafficpolicies", { token: victim, source: "198.51.100.1" })).status).toBe(200);
     const buckets = await createDocumentClient({ region: "us-east-1", endpoint: inject("dynamoEndpoint") }).send(
-      new QueryCommand({ TableName: cp.table, KeyConditionExpression: "PK = :pk AND begins_with(SK, :rl)", ExpressionAttributeValues: { ":pk": tenantPk("victim"), ":rl": "RL#" } }),
+      new QueryCommand({
+        TableName: cp.table,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :rl)",
+        ExpressionAttributeValues: { ":pk": tenantPk("victim"), ":rl": "RL#" },
+      }),
     );
     expect((buckets.Items ?? []).map((item) => item.SK)).toEqual([expect.stringMatching(/^RL#read#/)]);
   });
@@ -230,7 +271,8 @@ describe("refused requests", () => {
     expect((await plane.call("GET", "/v1/trafficpolicies", { token: admin, source: nat })).status).toBe(200);
     // A viewer calling an admin route from many addresses: 403s, then its own credential is refused.
     const codes: number[] = [];
-    for (let i = 0; i < 7; i++) codes.push((await plane.call("POST", "/v1/tokens", { token: viewer, body: { name: `x${i}`, role: "admin" }, source: `192.0.2.${100 + i}` })).status);
+    for (let i = 0; i < 7; i++)
+      codes.push((await plane.call("POST", "/v1/tokens", { token: viewer, body: { name: `x${i}`, role: "admin" }, source: `192.0.2.${100 + i}` })).status);
     expect(codes).toEqual([...Array(5).fill(403), 429, 429]);
   });
 

@@ -17,13 +17,17 @@ describe('metadata.resourceVersion: "" is no precondition, as in Kubernetes', ()
   it("a replace with an empty resourceVersion is stored", async () => {
     expect((await cp.request("POST", "/v1/trafficpolicies", { token, body: trafficPolicy("put-empty") })).status).toBe(201);
     await cp.request("PUT", "/v1/trafficpolicies/put-empty", { token, body: trafficPolicy("put-empty", { policy: { requestTimeout: "1s" } }) });
-    const res = await cp.request("PUT", "/v1/trafficpolicies/put-empty", { token, body: withVersion(trafficPolicy("put-empty", { policy: { requestTimeout: "7s" } }), "") });
+    const res = await cp.request("PUT", "/v1/trafficpolicies/put-empty", {
+      token,
+      body: withVersion(trafficPolicy("put-empty", { policy: { requestTimeout: "7s" } }), ""),
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as Stored).spec.policy).toEqual({ requestTimeout: "7s" });
   });
 
   it("an apply with an empty resourceVersion creates, then replaces", async () => {
-    const apply = (timeout: string) => cp.request("POST", "/v1/apply", { token, body: { documents: [withVersion(trafficPolicy("apply-empty", { policy: { requestTimeout: timeout } }), "")] } });
+    const apply = (timeout: string) =>
+      cp.request("POST", "/v1/apply", { token, body: { documents: [withVersion(trafficPolicy("apply-empty", { policy: { requestTimeout: timeout } }), "")] } });
     const created = await apply("2s");
     expect(created.status).toBe(200);
     expect(((await created.json()) as { results: { action: string }[] }).results[0]?.action).toBe("created");

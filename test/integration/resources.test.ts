@@ -11,7 +11,11 @@ beforeAll(async () => {
 });
 afterAll(() => cp.stop());
 
-const problemOf = async (res: Response) => ({ status: res.status, type: res.headers.get("content-type"), body: (await res.json()) as { errors?: { path: string; message: string }[]; detail?: string } });
+const problemOf = async (res: Response) => ({
+  status: res.status,
+  type: res.headers.get("content-type"),
+  body: (await res.json()) as { errors?: { path: string; message: string }[]; detail?: string },
+});
 
 describe("user resources", () => {
   it("creates, reads, lists by label, replaces and deletes, enqueuing one job per change", async () => {
@@ -29,14 +33,21 @@ describe("user resources", () => {
     expect((notIn as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name)).toEqual(["other"]);
 
     const changed = trafficPolicy("reviews-timeout", { policy: { requestTimeout: "2s" } }, { team: "bookinfo" });
-    const replaced = await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token, body: changed, headers: { "if-match": created.headers.get("etag") as string } });
+    const replaced = await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", {
+      token,
+      body: changed,
+      headers: { "if-match": created.headers.get("etag") as string },
+    });
     expect(replaced.status).toBe(200);
     const r = (await replaced.json()) as { metadata: { generation: number; uid: string; resourceVersion: string }; spec: { policy: unknown } };
     expect(r.metadata.generation).toBe(2);
     expect(r.metadata.uid).toBe(body.metadata.uid);
     expect(r.spec.policy).toEqual({ requestTimeout: "2s" });
 
-    const labelOnly = await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", { token, body: { ...changed, metadata: { name: "reviews-timeout", labels: { team: "x" } } } });
+    const labelOnly = await cp.request("PUT", "/v1/trafficpolicies/reviews-timeout", {
+      token,
+      body: { ...changed, metadata: { name: "reviews-timeout", labels: { team: "x" } } },
+    });
     expect(((await labelOnly.json()) as { metadata: { generation: number } }).metadata.generation).toBe(2);
 
     const deleted = await cp.request("DELETE", "/v1/trafficpolicies/reviews-timeout", { token });
@@ -70,9 +81,13 @@ describe("user resources", () => {
     const res = await cp.request("POST", "/v1/trafficpolicies", { token, body: trafficPolicy("stale") });
     const etag = res.headers.get("etag") as string;
     await cp.request("PUT", "/v1/trafficpolicies/stale", { token, body: trafficPolicy("stale", { policy: { requestTimeout: "1s" } }) });
-    const stale = await cp.request("PUT", "/v1/trafficpolicies/stale", { token, body: trafficPolicy("stale", { policy: { requestTimeout: "9s" } }), headers: { "if-match": etag } });
+    const stale = await cp.request("PUT", "/v1/trafficpolicies/stale", {
+      token,
+      body: trafficPolicy("stale", { policy: { requestTimeout: "9s" } }),
+      headers: { "if-match": etag },
+    });
     expect(stale.status).toBe(412);
-    expect(((await cp.request("DELETE", "/v1/trafficpolicies/stale", { token, headers: { "if-match": etag } })).status)).toBe(412);
+    expect((await cp.request("DELETE", "/v1/trafficpolicies/stale", { token, headers: { "if-match": etag } })).status).toBe(412);
     const kept = (await (await cp.request("GET", "/v1/trafficpolicies/stale", { token })).json()) as { spec: { policy: unknown } };
     expect(kept.spec.policy).toEqual({ requestTimeout: "1s" });
     expect((await cp.request("PUT", "/v1/trafficpolicies/missing", { token, body: trafficPolicy("missing") })).status).toBe(404);
@@ -82,11 +97,16 @@ describe("user resources", () => {
     const res = await cp.request("POST", "/v1/trafficpolicies", { token, body: trafficPolicy("race") });
     const etag = res.headers.get("etag") as string;
     const [a, b] = await Promise.all(
-      ["1s", "2s"].map((t) => cp.request("PUT", "/v1/trafficpolicies/race", { token, body: trafficPolicy("race", { policy: { requestTimeout: t } }), headers: { "if-match": etag } })),
+      ["1s", "2s"].map((t) =>
+        cp.request("PUT", "/v1/trafficpolicies/race", { token, body: trafficPolicy("race", { policy: { requestTimeout: t } }), headers: { "if-match": etag } }),
+      ),
     );
     expect([a?.status, b?.status].sort()).toEqual([200, 412]);
     const winner = a?.status === 200 ? "1s" : "2s";
-    const stored = (await (await cp.request("GET", "/v1/trafficpolicies/race", { token })).json()) as { spec: { policy: { requestTimeout: string } }; metadata: { generation: number } };
+    const stored = (await (await cp.request("GET", "/v1/trafficpolicies/race", { token })).json()) as {
+      spec: { policy: { requestTimeout: string } };
+      metadata: { generation: number };
+    };
     expect(stored.spec.policy.requestTimeout).toBe(winner);
     expect(stored.metadata.generation).toBe(2);
   });
@@ -104,7 +124,9 @@ describe("large statuses", () => {
   it("a policy over 10,000 destinations keeps its whole status (compressed within one item)", async () => {
     await cp.request("POST", "/v1/trafficpolicies", { token, body: trafficPolicy("everything") });
     const resource = await cp.store.resources.get("acme", "TrafficPolicy", "everything");
-    const destinations = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`service-${i}-namespace-${i % 50}-cluster-${i % 100}`, { state: "ACCEPTED" as const, acceptanceOrder: i + 1 }]));
+    const destinations = Object.fromEntries(
+      Array.from({ length: 10_000 }, (_, i) => [`service-${i}-namespace-${i % 50}-cluster-${i % 100}`, { state: "ACCEPTED" as const, acceptanceOrder: i + 1 }]),
+    );
     const status = { observedGeneration: resource.metadata.generation, state: "ACCEPTED" as const, destinations };
     expect(JSON.stringify(status).length).toBeGreaterThan(400_000);
     expect(await cp.store.resources.writeStatus("acme", "TrafficPolicy", "everything", resource.metadata.generation, status)).toBe(true);

@@ -31,14 +31,24 @@ const virtualMesh = (root: object | undefined) => ({
   metadata: { name: "corp" },
   spec: {
     meshes: meshes.map((name) => ({ name })),
-    ...(root === undefined ? {} : { mtlsConfig: { shared: { rootCertificateAuthority: root, intermediateCertOptions: { ttlDays: 30, rotateBeforeDays: 5 } } } }),
+    ...(root === undefined
+      ? {}
+      : { mtlsConfig: { shared: { rootCertificateAuthority: root, intermediateCertOptions: { ttlDays: 30, rotateBeforeDays: 5 } } } }),
     federation: { selectors: [{}] },
   },
 });
 const GENERATED = { generated: { keyAlgorithm: "ECDSA_P256" } };
 const EXTERNAL = { external: {} };
 
-type Ca = { kind: string; state: string; phase: string; issuer?: string; trustBundle: string[]; roots: { fingerprint: string }[]; awaitingCertificate?: boolean };
+type Ca = {
+  kind: string;
+  state: string;
+  phase: string;
+  issuer?: string;
+  trustBundle: string[];
+  roots: { fingerprint: string }[];
+  awaitingCertificate?: boolean;
+};
 const ca = async (): Promise<Ca> => (await (await cp.request("GET", "/v1/virtualmeshes/corp/ca", { token: admin })).json()) as Ca;
 
 /** The agent's certificate stage for one cluster: a fresh key, its CSR signed, the result reported. */
@@ -127,7 +137,14 @@ describe("a root-changing edit", () => {
     expect((await cp.request("PUT", "/v1/virtualmeshes/corp", { token: admin, body: virtualMesh(EXTERNAL) })).status).toBe(200);
     await cp.work();
     const waiting = await ca();
-    expect(waiting).toMatchObject({ kind: "external", state: "READY", phase: "STABLE", issuer: generated.issuer, trustBundle: generated.trustBundle, awaitingCertificate: true });
+    expect(waiting).toMatchObject({
+      kind: "external",
+      state: "READY",
+      phase: "STABLE",
+      issuer: generated.issuer,
+      trustBundle: generated.trustBundle,
+      awaitingCertificate: true,
+    });
     const status = ((await (await cp.request("GET", "/v1/virtualmeshes/corp", { token: admin })).json()) as { status: { state: string } }).status;
     expect(status.state).toBe("ACCEPTED");
     for (const cluster of CLUSTERS) await follow(cluster);
@@ -137,8 +154,44 @@ describe("a root-changing edit", () => {
     const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
     const { csr } = (await (await cp.request("GET", "/v1/virtualmeshes/corp/ca/csr", { token: admin })).json()) as { csr: string };
     writeFileSync(join(dir, "signing.csr"), csr);
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "root.key", "-out", "root.pem", "-days", "3650", "-subj", "/O=corp/CN=corp root", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-    openssl("x509", "-req", "-in", "signing.csr", "-CA", "root.pem", "-CAkey", "root.key", "-CAcreateserial", "-out", "signing.pem", "-days", "365", "-copy_extensions", "copyall");
+    openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      "root.key",
+      "-out",
+      "root.pem",
+      "-days",
+      "3650",
+      "-subj",
+      "/O=corp/CN=corp root",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    );
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      "signing.csr",
+      "-CA",
+      "root.pem",
+      "-CAkey",
+      "root.key",
+      "-CAcreateserial",
+      "-out",
+      "signing.pem",
+      "-days",
+      "365",
+      "-copy_extensions",
+      "copyall",
+    );
     const chain = readFileSync(join(dir, "signing.pem"), "utf8") + readFileSync(join(dir, "root.pem"), "utf8");
     expect((await cp.request("PUT", "/v1/virtualmeshes/corp/ca/certificate", { token: admin, body: { certificateChain: chain } })).status).toBe(200);
     await cp.work();

@@ -10,7 +10,19 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { type CertificateDirective, type CertificateResult, type SnapshotPayload, certificateInfo, createCsr, exportPrivateKeyPem, fingerprintSha256, generateKeyPair, snapshotAudience, splitPemBundle, verifySnapshot } from "@meshplane/core";
+import {
+  type CertificateDirective,
+  type CertificateResult,
+  type SnapshotPayload,
+  certificateInfo,
+  createCsr,
+  exportPrivateKeyPem,
+  fingerprintSha256,
+  generateKeyPair,
+  snapshotAudience,
+  splitPemBundle,
+  verifySnapshot,
+} from "@meshplane/core";
 import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
@@ -36,13 +48,22 @@ const virtualMesh = (name: string, root: object) => ({
   apiVersion: "meshplane.dev/v1",
   kind: "VirtualMesh",
   metadata: { name },
-  spec: { meshes: CLUSTERS.map((c) => ({ name: meshOf(c) })), mtlsConfig: { shared: { rootCertificateAuthority: root, intermediateCertOptions: { ttlDays: 30, rotateBeforeDays: 5 } } }, federation: { selectors: [{}] } },
+  spec: {
+    meshes: CLUSTERS.map((c) => ({ name: meshOf(c) })),
+    mtlsConfig: { shared: { rootCertificateAuthority: root, intermediateCertOptions: { ttlDays: 30, rotateBeforeDays: 5 } } },
+    federation: { selectors: [{}] },
+  },
 });
 
 async function directiveOf(cluster: string): Promise<CertificateDirective | undefined> {
   const answer = await (agents.get(cluster) as ControlPlaneClient).snapshot();
   if (!answer.changed || !answer.jws) return undefined;
-  const payload: SnapshotPayload = await verifySnapshot(answer.jws, { trustedKeys: jwks.keys, audience: audiences.get(cluster) as string, lastGeneration: generations.get(cluster) ?? 0, now: new Date() });
+  const payload: SnapshotPayload = await verifySnapshot(answer.jws, {
+    trustedKeys: jwks.keys,
+    audience: audiences.get(cluster) as string,
+    lastGeneration: generations.get(cluster) ?? 0,
+    now: new Date(),
+  });
   generations.set(cluster, payload.generation);
   return payload.certificates[0] as unknown as CertificateDirective | undefined;
 }
@@ -54,8 +75,19 @@ async function issue(cluster: string, directive: CertificateDirective): Promise<
   const csr = await createCsr(globalThis.crypto, { keyPair, spiffeId: directive.identity });
   const answer = await client.csr({ mesh: directive.mesh, csr });
   const [caCert] = splitPemBundle(answer.certChain) as [string];
-  cacerts.set(directive.mesh, { caCert, caKey: await exportPrivateKeyPem(globalThis.crypto, keyPair.privateKey), certChain: answer.certChain, rootCert: answer.rootBundle });
-  return { mesh: directive.mesh, state: "issued", issuer: answer.issuer, trustBundle: splitPemBundle(answer.rootBundle).map(fingerprintSha256).sort(), notAfter: answer.notAfter };
+  cacerts.set(directive.mesh, {
+    caCert,
+    caKey: await exportPrivateKeyPem(globalThis.crypto, keyPair.privateKey),
+    certChain: answer.certChain,
+    rootCert: answer.rootBundle,
+  });
+  return {
+    mesh: directive.mesh,
+    state: "issued",
+    issuer: answer.issuer,
+    trustBundle: splitPemBundle(answer.rootBundle).map(fingerprintSha256).sort(),
+    notAfter: answer.notAfter,
+  };
 }
 
 async function report(cluster: string, certificates: CertificateResult[]): Promise<void> {
@@ -72,7 +104,11 @@ function crossVerify() {
 }
 
 async function vmStatus(name: string) {
-  return ((await (await cp.request("GET", `/v1/virtualmeshes/${name}`, { token: admin })).json()) as { status: { state: string; meshes: Record<string, { state: string; trust?: { state: string; phase?: string } }> } }).status;
+  return (
+    (await (await cp.request("GET", `/v1/virtualmeshes/${name}`, { token: admin })).json()) as {
+      status: { state: string; meshes: Record<string, { state: string; trust?: { state: string; phase?: string } }> };
+    }
+  ).status;
 }
 
 beforeAll(async () => {
@@ -91,9 +127,20 @@ afterAll(() => cp.stop());
 
 describe("a generated root: issue, refuse, rotate", () => {
   it("makes the CA on translation, sends directives, and is PENDING until the agents issue", async () => {
-    expect((await cp.request("POST", "/v1/virtualmeshes", { token: admin, body: virtualMesh("bookinfo", { generated: { keyAlgorithm: "ECDSA_P256", ttlDays: 3650 } }) })).status).toBe(201);
+    expect(
+      (
+        await cp.request("POST", "/v1/virtualmeshes", {
+          token: admin,
+          body: virtualMesh("bookinfo", { generated: { keyAlgorithm: "ECDSA_P256", ttlDays: 3650 } }),
+        })
+      ).status,
+    ).toBe(201);
     await cp.work();
-    const ca = (await (await cp.request("GET", "/v1/virtualmeshes/bookinfo/ca", { token: admin })).json()) as { phase: string; trustBundle: string[]; issuer: string };
+    const ca = (await (await cp.request("GET", "/v1/virtualmeshes/bookinfo/ca", { token: admin })).json()) as {
+      phase: string;
+      trustBundle: string[];
+      issuer: string;
+    };
     expect(ca).toMatchObject({ phase: "STABLE", state: "READY", kind: "generated" });
     expect(ca.trustBundle).toEqual([ca.issuer]);
     const raw = await (await cp.request("GET", "/v1/virtualmeshes/bookinfo/ca", { token: admin })).text();
@@ -105,7 +152,12 @@ describe("a generated root: issue, refuse, rotate", () => {
     expect(status.meshes[meshOf("cluster-1")]?.trust?.state).toBe("PENDING");
     for (const cluster of CLUSTERS) {
       const directive = await directiveOf(cluster);
-      expect(directive).toMatchObject({ mesh: meshOf(cluster), identity: "spiffe://cluster.local/ns/istio-system/sa/istiod", issuer: ca.issuer, trustBundle: ca.trustBundle });
+      expect(directive).toMatchObject({
+        mesh: meshOf(cluster),
+        identity: "spiffe://cluster.local/ns/istio-system/sa/istiod",
+        issuer: ca.issuer,
+        trustBundle: ca.trustBundle,
+      });
     }
   });
 
@@ -114,18 +166,35 @@ describe("a generated root: issue, refuse, rotate", () => {
     const keyPair = await generateKeyPair(globalThis.crypto, "ECDSA_P256");
     const good = await createCsr(globalThis.crypto, { keyPair, spiffeId: "spiffe://cluster.local/ns/istio-system/sa/istiod" });
     const post = async (body: unknown) =>
-      (await fetch(`${cp.url}/v1/agent/csr`, { method: "POST", headers: { authorization: `Bearer ${await client.token()}`, "content-type": "application/json" }, body: JSON.stringify(body) })).status;
-    expect(await post({ mesh: meshOf("cluster-1"), csr: await createCsr(globalThis.crypto, { keyPair, spiffeId: "spiffe://cluster.local/ns/bookinfo/sa/productpage" }) })).toBe(400);
+      (
+        await fetch(`${cp.url}/v1/agent/csr`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${await client.token()}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        })
+      ).status;
+    expect(
+      await post({
+        mesh: meshOf("cluster-1"),
+        csr: await createCsr(globalThis.crypto, { keyPair, spiffeId: "spiffe://cluster.local/ns/bookinfo/sa/productpage" }),
+      }),
+    ).toBe(400);
     expect(await post({ mesh: meshOf("cluster-2"), csr: good })).toBe(403);
     expect(await post({ mesh: meshOf("cluster-1"), csr: "-----BEGIN CERTIFICATE REQUEST-----\nnot-base64!\n-----END CERTIFICATE REQUEST-----\n" })).toBe(400);
-    expect(await post({ mesh: meshOf("cluster-1"), csr: await createCsr(globalThis.crypto, { keyPair, spiffeId: "spiffe://cluster.local/ns/istio-system/sa/istiod", pathLen: 3 }) })).toBe(400);
+    expect(
+      await post({
+        mesh: meshOf("cluster-1"),
+        csr: await createCsr(globalThis.crypto, { keyPair, spiffeId: "spiffe://cluster.local/ns/istio-system/sa/istiod", pathLen: 3 }),
+      }),
+    ).toBe(400);
     expect(await post({ mesh: meshOf("cluster-1"), csr: good })).toBe(200);
     expect(await post({ mesh: meshOf("cluster-1"), csr: good })).toBe(409);
     expect(cp.logs.filter((l) => l.includes("CSR refused")).length).toBeGreaterThanOrEqual(3);
   });
 
   it("issues intermediates Istio's CA loads; the VirtualMesh becomes ACCEPTED with trust ISSUED", async () => {
-    for (const cluster of CLUSTERS) await report(cluster, [await issue(cluster, (await cp.store.snapshots.head(TENANT, cluster, true))?.directives?.[0] as CertificateDirective)]);
+    for (const cluster of CLUSTERS)
+      await report(cluster, [await issue(cluster, (await cp.store.snapshots.head(TENANT, cluster, true))?.directives?.[0] as CertificateDirective)]);
     await cp.work();
     const status = await vmStatus("bookinfo");
     expect(status.state).toBe("ACCEPTED");
@@ -150,18 +219,26 @@ describe("a generated root: issue, refuse, rotate", () => {
       const ca = (await (await cp.request("GET", "/v1/virtualmeshes/bookinfo/ca", { token: admin })).json()) as { phase: string };
       const verify = crossVerify();
       phases.push({ phase: ca.phase, verified: verify.filter((v) => v.ok).length, failed: verify.filter((v) => !v.ok).length, at: Date.now() - started });
-      expect(verify.filter((v) => !v.ok), `phase ${ca.phase}`).toEqual([]);
+      expect(
+        verify.filter((v) => !v.ok),
+        `phase ${ca.phase}`,
+      ).toEqual([]);
       if (ca.phase === "STABLE" && step > 0) break;
       for (const cluster of CLUSTERS) {
         const head = await cp.store.snapshots.head(TENANT, cluster, true);
         const directive = head?.directives?.[0] as CertificateDirective;
         const held = cacerts.get(directive.mesh);
-        const bundle = splitPemBundle(held?.rootCert ?? "").map(fingerprintSha256).sort();
+        const bundle = splitPemBundle(held?.rootCert ?? "")
+          .map(fingerprintSha256)
+          .sort();
         const issuer = fingerprintSha256(splitPemBundle(held?.certChain ?? "")[1] as string);
         if (issuer !== directive.issuer || bundle.join() !== directive.trustBundle.join()) {
           await report(cluster, [await issue(cluster, directive)]);
           await cp.work();
-          expect(crossVerify().filter((v) => !v.ok), `after ${cluster} moved in ${ca.phase}`).toEqual([]);
+          expect(
+            crossVerify().filter((v) => !v.ok),
+            `after ${cluster} moved in ${ca.phase}`,
+          ).toEqual([]);
         }
       }
     }
@@ -194,10 +271,64 @@ describe("bring your own PKI", () => {
     expect((await vmStatus("corp")).meshes[meshOf("cluster-1")]?.trust?.state).toBe("PENDING");
     const { csr } = (await (await cp.request("GET", "/v1/virtualmeshes/corp/ca/csr", { token: admin })).json()) as { csr: string };
     writeFileSync(join(dir, "signing.csr"), csr);
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "root.key", "-out", "root.pem", "-days", "3650", "-subj", "/O=corp/CN=corp root", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-    openssl("x509", "-req", "-in", "signing.csr", "-CA", "root.pem", "-CAkey", "root.key", "-CAcreateserial", "-out", "signing.pem", "-days", "365", "-copy_extensions", "copyall");
+    openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      "root.key",
+      "-out",
+      "root.pem",
+      "-days",
+      "3650",
+      "-subj",
+      "/O=corp/CN=corp root",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    );
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      "signing.csr",
+      "-CA",
+      "root.pem",
+      "-CAkey",
+      "root.key",
+      "-CAcreateserial",
+      "-out",
+      "signing.pem",
+      "-days",
+      "365",
+      "-copy_extensions",
+      "copyall",
+    );
     // Another key's certificate: refused, nothing stored.
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "other.key", "-out", "other.pem", "-days", "30", "-subj", "/CN=other", "-addext", "basicConstraints=critical,CA:TRUE");
+    openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      "other.key",
+      "-out",
+      "other.pem",
+      "-days",
+      "30",
+      "-subj",
+      "/CN=other",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+    );
     const put = (chain: string) => cp.request("PUT", "/v1/virtualmeshes/corp/ca/certificate", { token: admin, body: { certificateChain: chain } });
     const refused = await put(readFileSync(join(dir, "other.pem"), "utf8"));
     expect(refused.status).toBe(400);
@@ -223,7 +354,9 @@ describe("bring your own PKI", () => {
 async function scanAll(plane: ControlPlane): Promise<string> {
   const out: unknown[] = [];
   let start: Record<string, unknown> | undefined;
-  const doc = (plane.store as unknown as { cas: { deps: { doc: { send: (c: unknown) => Promise<{ Items?: unknown[]; LastEvaluatedKey?: Record<string, unknown> }> } } } }).cas.deps.doc;
+  const doc = (
+    plane.store as unknown as { cas: { deps: { doc: { send: (c: unknown) => Promise<{ Items?: unknown[]; LastEvaluatedKey?: Record<string, unknown> }> } } } }
+  ).cas.deps.doc;
   do {
     const page = await doc.send(new ScanCommand({ TableName: plane.table, ...(start ? { ExclusiveStartKey: start } : {}) }));
     out.push(...(page.Items ?? []));

@@ -17,17 +17,37 @@ const tp = (policy: Record<string, unknown>, extra: Record<string, unknown> = {}
 /** [what is wrong, collection, document, the path the error must name] */
 const CASES: [string, string, Doc, string][] = [
   ["wrong type", "trafficpolicies", tp({ retries: { attempts: "3" } }), "spec.policy.retries.attempts"],
-  ["out of range weight", "trafficpolicies", tp({ trafficShift: { destinations: [{ kubeService: { cluster: "c1", namespace: "ns", name: "svc" }, weight: -1 }] } }), "spec.policy.trafficShift.destinations[0].weight"],
-  ["out of range percentage", "trafficpolicies", tp({ faultInjection: { abort: { httpStatus: 503 }, percentage: 101 } }), "spec.policy.faultInjection.percentage"],
+  [
+    "out of range weight",
+    "trafficpolicies",
+    tp({ trafficShift: { destinations: [{ kubeService: { cluster: "c1", namespace: "ns", name: "svc" }, weight: -1 }] } }),
+    "spec.policy.trafficShift.destinations[0].weight",
+  ],
+  [
+    "out of range percentage",
+    "trafficpolicies",
+    tp({ faultInjection: { abort: { httpStatus: 503 }, percentage: 101 } }),
+    "spec.policy.faultInjection.percentage",
+  ],
   ["bad HTTP status", "trafficpolicies", tp({ faultInjection: { abort: { httpStatus: 42 }, percentage: 10 } }), "spec.policy.faultInjection.abort.httpStatus"],
   ["bad duration", "trafficpolicies", tp({ requestTimeout: "5 seconds" }), "spec.policy.requestTimeout"],
   ["zero duration", "trafficpolicies", tp({ retries: { attempts: 2, perTryTimeout: "0s" } }), "spec.policy.retries.perTryTimeout"],
   ["bad DNS name", "trafficpolicies", { ...tp({}), metadata: { name: "Reviews_Canary" } }, "metadata.name"],
   ["name too long", "trafficpolicies", { ...tp({}), metadata: { name: "a".repeat(64) } }, "metadata.name"],
-  ["bad namespace in selector", "trafficpolicies", tp({ requestTimeout: "1s" }, { destinationSelector: [{ kubeServiceMatcher: { namespaces: ["Bad NS"] } }] }), "spec.destinationSelector[0].kubeServiceMatcher.namespaces[0]"],
+  [
+    "bad namespace in selector",
+    "trafficpolicies",
+    tp({ requestTimeout: "1s" }, { destinationSelector: [{ kubeServiceMatcher: { namespaces: ["Bad NS"] } }] }),
+    "spec.destinationSelector[0].kubeServiceMatcher.namespaces[0]",
+  ],
   ["unknown field in spec", "trafficpolicies", tp({ requestTimeout: "1s", retry: { attempts: 1 } }), "spec.policy.retry"],
   ["unknown top-level field", "trafficpolicies", { ...tp({}), extra: true }, "extra"],
-  ["both fixedDelay and abort", "trafficpolicies", tp({ faultInjection: { fixedDelay: "1s", abort: { httpStatus: 500 }, percentage: 1 } }), "spec.policy.faultInjection"],
+  [
+    "both fixedDelay and abort",
+    "trafficpolicies",
+    tp({ faultInjection: { fixedDelay: "1s", abort: { httpStatus: 500 }, percentage: 1 } }),
+    "spec.policy.faultInjection",
+  ],
   ["bad regex", "trafficpolicies", tp({ requestTimeout: "1s" }, { httpRequestMatchers: [{ uri: { regex: "(" } }] }), "spec.httpRequestMatchers[0].uri.regex"],
   ["bad method", "trafficpolicies", tp({ requestTimeout: "1s" }, { httpRequestMatchers: [{ method: "FETCH" }] }), "spec.httpRequestMatchers[0].method"],
   ["bad label value", "trafficpolicies", { ...tp({}), metadata: { name: "bad", labels: { team: "has space" } } }, "metadata.labels.team"],
@@ -35,11 +55,23 @@ const CASES: [string, string, Doc, string][] = [
   ["kind of another collection", "trafficpolicies", { ...tp({}), kind: "AccessPolicy" }, "kind"],
   ["bad port", "accesspolicies", accessPolicy("bad", { allowedPorts: [70000] }) as Doc, "spec.allowedPorts[0]"],
   ["bad path", "accesspolicies", accessPolicy("bad", { allowedPaths: ["/a*b/c"] }) as Doc, "spec.allowedPaths[0]"],
-  ["both identity selectors", "accesspolicies", accessPolicy("bad", { sourceSelector: [{ kubeIdentityMatcher: {}, kubeServiceAccountRefs: { serviceAccounts: [{ cluster: "c", namespace: "n", name: "s" }] } }] }) as Doc, "spec.sourceSelector[0]"],
+  [
+    "both identity selectors",
+    "accesspolicies",
+    accessPolicy("bad", {
+      sourceSelector: [{ kubeIdentityMatcher: {}, kubeServiceAccountRefs: { serviceAccounts: [{ cluster: "c", namespace: "n", name: "s" }] } }],
+    }) as Doc,
+    "spec.sourceSelector[0]",
+  ],
   ["unknown field", "accesspolicies", accessPolicy("bad", { allowedVerbs: ["GET"] }) as Doc, "spec.allowedVerbs"],
   ["no meshes", "virtualmeshes", virtualMesh("bad", { meshes: [] }) as Doc, "spec.meshes"],
   ["limited trust", "virtualmeshes", virtualMesh("bad", { mtlsConfig: { limited: {} } }) as Doc, "spec.mtlsConfig.limited"],
-  ["bad key algorithm", "virtualmeshes", virtualMesh("bad", { mtlsConfig: { shared: { rootCertificateAuthority: { generated: { keyAlgorithm: "DSA" } } } } }) as Doc, "spec.mtlsConfig.shared.rootCertificateAuthority.generated.keyAlgorithm"],
+  [
+    "bad key algorithm",
+    "virtualmeshes",
+    virtualMesh("bad", { mtlsConfig: { shared: { rootCertificateAuthority: { generated: { keyAlgorithm: "DSA" } } } } }) as Doc,
+    "spec.mtlsConfig.shared.rootCertificateAuthority.generated.keyAlgorithm",
+  ],
   ["bad globalAccessPolicy", "virtualmeshes", virtualMesh("bad", { globalAccessPolicy: "ON" }) as Doc, "spec.globalAccessPolicy"],
   ["bad hostname suffix", "virtualmeshes", virtualMesh("bad", { federation: { hostnameSuffix: "Not_OK" } }) as Doc, "spec.federation.hostnameSuffix"],
 ];
@@ -86,7 +118,9 @@ describe("bad input gets a 400 naming the field and stores nothing", () => {
   });
 
   it("wrong content type", async () => {
-    const res = await refused(() => cp.request("POST", "/v1/trafficpolicies", { token, raw: JSON.stringify(trafficPolicy("x")), headers: { "content-type": "text/plain" } }));
+    const res = await refused(() =>
+      cp.request("POST", "/v1/trafficpolicies", { token, raw: JSON.stringify(trafficPolicy("x")), headers: { "content-type": "text/plain" } }),
+    );
     expect(res.status).toBe(400);
     expect(((await res.json()) as { errors: { path: string }[] }).errors[0]?.path).toBe("headers.content-type");
   });
@@ -113,7 +147,9 @@ describe("bad input gets a 400 naming the field and stores nothing", () => {
 
 describe("apply", () => {
   it("rejects the whole batch when one document is bad, naming it by index", async () => {
-    const res = await refused(() => cp.request("POST", "/v1/apply", { token, body: { documents: [trafficPolicy("good"), tp({ requestTimeout: "soon" }), { kind: "Pod" }] } }));
+    const res = await refused(() =>
+      cp.request("POST", "/v1/apply", { token, body: { documents: [trafficPolicy("good"), tp({ requestTimeout: "soon" }), { kind: "Pod" }] } }),
+    );
     expect(res.status).toBe(400);
     const paths = ((await res.json()) as { errors: { path: string }[] }).errors.map((e) => e.path);
     expect(paths).toEqual(["documents[1].spec.policy.requestTimeout", "documents[2].kind"]);
@@ -140,7 +176,10 @@ describe("apply", () => {
 
     const changed = await cp.request("POST", "/v1/apply", { token, raw: yaml.replace("5s", "7s"), headers: { "content-type": "application/yaml" } });
     const results = ((await changed.json()) as { results: { action: string; generation: number }[] }).results;
-    expect(results.map((r) => [r.action, r.generation])).toEqual([["configured", 2], ["unchanged", 1]]);
+    expect(results.map((r) => [r.action, r.generation])).toEqual([
+      ["configured", 2],
+      ["unchanged", 1],
+    ]);
     expect((await cp.jobs()).map((j) => j.body)).toEqual([{ tenantId: "acme", revision: 2 }]);
   });
 

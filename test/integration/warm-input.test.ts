@@ -32,12 +32,29 @@ type Command =
   | { op: "reregister"; cluster: string };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ op: fc.constant("traffic" as const), name: fc.constantFrom("tp-a", "tp-b", "tp-c"), timeout: fc.constantFrom("1s", "2s", "5s"), namespace: fc.constantFrom("bookinfo", "payments") }),
+  fc.record({
+    op: fc.constant("traffic" as const),
+    name: fc.constantFrom("tp-a", "tp-b", "tp-c"),
+    timeout: fc.constantFrom("1s", "2s", "5s"),
+    namespace: fc.constantFrom("bookinfo", "payments"),
+  }),
   fc.record({ op: fc.constant("access" as const), name: fc.constantFrom("ap-a", "ap-b"), namespace: fc.constantFrom("bookinfo", "payments") }),
   fc.record({ op: fc.constant("mesh" as const), meshes: fc.constantFrom(1, 2) }),
-  fc.record({ op: fc.constant("delete" as const), kind: fc.constantFrom("trafficpolicies" as const, "accesspolicies" as const, "virtualmeshes" as const), name: fc.constantFrom("tp-a", "tp-b", "ap-a", "vm") }),
-  fc.record({ op: fc.constant("discovery" as const), cluster: fc.constantFrom("cluster-east", "cluster-west", "cluster-osm"), drop: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({ op: fc.constant("status" as const), name: fc.constantFrom("tp-a", "tp-b", "tp-c"), state: fc.constantFrom("ACCEPTED" as const, "INVALID" as const) }),
+  fc.record({
+    op: fc.constant("delete" as const),
+    kind: fc.constantFrom("trafficpolicies" as const, "accesspolicies" as const, "virtualmeshes" as const),
+    name: fc.constantFrom("tp-a", "tp-b", "ap-a", "vm"),
+  }),
+  fc.record({
+    op: fc.constant("discovery" as const),
+    cluster: fc.constantFrom("cluster-east", "cluster-west", "cluster-osm"),
+    drop: fc.integer({ min: 0, max: 3 }),
+  }),
+  fc.record({
+    op: fc.constant("status" as const),
+    name: fc.constantFrom("tp-a", "tp-b", "tp-c"),
+    state: fc.constantFrom("ACCEPTED" as const, "INVALID" as const),
+  }),
   fc.record({ op: fc.constant("reregister" as const), cluster: fc.constantFrom("cluster-east", "cluster-osm") }),
 );
 
@@ -56,11 +73,15 @@ async function apply(document: unknown): Promise<void> {
 async function run(c: Command, warm: WarmInputs): Promise<void> {
   switch (c.op) {
     case "traffic":
-      return apply(trafficPolicy(c.name, { destinationSelector: [{ kubeServiceMatcher: { namespaces: [c.namespace] } }], policy: { requestTimeout: c.timeout } }));
+      return apply(
+        trafficPolicy(c.name, { destinationSelector: [{ kubeServiceMatcher: { namespaces: [c.namespace] } }], policy: { requestTimeout: c.timeout } }),
+      );
     case "access":
       return apply(accessPolicy(c.name, { destinationSelector: [{ kubeServiceMatcher: { namespaces: [c.namespace] } }] }));
     case "mesh":
-      return apply(virtualMesh("vm", { meshes: [{ name: "istiod-istio--system-cluster-east" }, { name: "istiod--1--24-istio--system-cluster-west" }].slice(0, c.meshes) }));
+      return apply(
+        virtualMesh("vm", { meshes: [{ name: "istiod-istio--system-cluster-east" }, { name: "istiod--1--24-istio--system-cluster-west" }].slice(0, c.meshes) }),
+      );
     case "delete": {
       const res = await cp.request("DELETE", `/v1/${c.kind}/${c.name}`, { token: admin });
       expect([200, 404]).toContain(res.status);
@@ -76,8 +97,13 @@ async function run(c: Command, warm: WarmInputs): Promise<void> {
       const stored = await cp.store.resources.getMany(TENANT, [{ kind: "TrafficPolicy", name: c.name }]);
       const resource = stored[0];
       if (resource === undefined) return;
-      const status = { state: c.state, observedGeneration: resource.metadata.generation, ...(c.state === "INVALID" ? { errors: ["made up by the test"] } : {}) } as never;
-      if (await cp.store.resources.writeStatus(TENANT, "TrafficPolicy", c.name, resource.metadata.generation, status)) warm.statusWritten(TENANT, "TrafficPolicy", c.name, status);
+      const status = {
+        state: c.state,
+        observedGeneration: resource.metadata.generation,
+        ...(c.state === "INVALID" ? { errors: ["made up by the test"] } : {}),
+      } as never;
+      if (await cp.store.resources.writeStatus(TENANT, "TrafficPolicy", c.name, resource.metadata.generation, status))
+        warm.statusWritten(TENANT, "TrafficPolicy", c.name, status);
       return;
     }
     case "reregister": {
@@ -89,7 +115,10 @@ async function run(c: Command, warm: WarmInputs): Promise<void> {
   }
 }
 
-const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => key(a).localeCompare(key(b));
+const byKey =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    key(a).localeCompare(key(b));
 const discovered = (o: { metadata: { name: string }; spec: { cluster: string } }) => `${o.spec.cluster}/${o.metadata.name}`;
 const named = (o: { metadata: { name: string } }) => o.metadata.name;
 

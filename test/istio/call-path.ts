@@ -45,11 +45,18 @@ export function inboundTrustDomains(config: ProxyConfig, port: number): string[]
     (fc) => (fc.filterChainMatch as Envoy | undefined)?.destinationPort === port && fc.transportSocket !== undefined,
   );
   if (chains.length === 0) return [];
-  const prefixes = findAll(chains, (o) => Array.isArray(o.matchSubjectAltNames)).flatMap((o) => (o.matchSubjectAltNames as Envoy[]).map((m) => m.prefix as string));
+  const prefixes = findAll(chains, (o) => Array.isArray(o.matchSubjectAltNames)).flatMap((o) =>
+    (o.matchSubjectAltNames as Envoy[]).map((m) => m.prefix as string),
+  );
   return prefixes.length === 0 ? undefined : [...new Set(prefixes)].sort();
 }
 
-function gatewayHop(sni: string, address: string, clusters: readonly JudgedCluster[], trace: CallTrace): { target: JudgedCluster; podTargets: string[] } | undefined {
+function gatewayHop(
+  sni: string,
+  address: string,
+  clusters: readonly JudgedCluster[],
+  trace: CallTrace,
+): { target: JudgedCluster; podTargets: string[] } | undefined {
   const [ip, port] = address.split(":") as [string, string];
   const target = clusters.find((c) => (c.mesh.spec.istio?.gateways ?? []).some((g) => g.addresses.some((a) => a.ip === ip || a.hostname === ip)));
   const gateway = target?.mesh.spec.istio?.gateways.find((g) => g.addresses.some((a) => a.ip === ip || a.hostname === ip) && g.externalPort === Number(port));
@@ -64,7 +71,9 @@ function gatewayHop(sni: string, address: string, clusters: readonly JudgedClust
     return undefined;
   }
   const listener = listenerOnPort(config, gateway.containerPort);
-  const chain = ((listener?.filterChains as Envoy[] | undefined) ?? []).find((fc) => ((fc.filterChainMatch as Envoy | undefined)?.serverNames as string[] | undefined)?.includes(sni));
+  const chain = ((listener?.filterChains as Envoy[] | undefined) ?? []).find((fc) =>
+    ((fc.filterChainMatch as Envoy | undefined)?.serverNames as string[] | undefined)?.includes(sni),
+  );
   if (chain === undefined) {
     trace.problems.push(`${target.cluster}: gateway ${gateway.name} has no filter chain for SNI ${sni} on port ${gateway.containerPort}`);
     return undefined;

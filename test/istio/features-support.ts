@@ -229,7 +229,9 @@ function rbacPasses(config: Envoy, call: InboundCall): boolean {
   const rules = config.rules as Envoy | undefined;
   if (rules === undefined) return true;
   const policies = Object.values((rules.policies as Record<string, Envoy> | undefined) ?? {});
-  const matched = policies.some((p) => (p.permissions as Envoy[]).some((x) => permissionMatches(x, call)) && (p.principals as Envoy[]).some((x) => principalMatches(x, call)));
+  const matched = policies.some(
+    (p) => (p.permissions as Envoy[]).some((x) => permissionMatches(x, call)) && (p.principals as Envoy[]).some((x) => principalMatches(x, call)),
+  );
   const action = (rules.action as string | undefined) ?? "ALLOW";
   if (action === "ALLOW") return matched;
   if (action === "DENY") return !matched;

@@ -6,7 +6,17 @@
  * own words in Envoy's terms (see each case's input.yaml), never copied from the judge's output.
  */
 import { describe, expect, it } from "vitest";
-import { clusterNamed, endpointAddresses, endpointPriorities, findAll, fractionPercent, httpFilters, routeTargets, upstreamSni, virtualHostNamed } from "./envoy";
+import {
+  clusterNamed,
+  endpointAddresses,
+  endpointPriorities,
+  findAll,
+  fractionPercent,
+  httpFilters,
+  routeTargets,
+  upstreamSni,
+  virtualHostNamed,
+} from "./envoy";
 import {
   clustersOf,
   goldenDescription,
@@ -124,7 +134,13 @@ const ROUTE_FEATURES: RouteFeature[] = [
     read: (r) => pick(action(r).retryPolicy as Envoy | undefined, ["numRetries", "perTryTimeout", "retryOn"]),
     expected: { numRetries: 3, perTryTimeout: "0.250s", retryOn: "5xx,reset,connect-failure" },
   },
-  { name: "fault-abort", says: "abort 50.5% with 503", read: fault, expected: { abort: { httpStatus: 503, percent: 50.5 } }, filter: "envoy.filters.http.fault" },
+  {
+    name: "fault-abort",
+    says: "abort 50.5% with 503",
+    read: fault,
+    expected: { abort: { httpStatus: 503, percent: 50.5 } },
+    filter: "envoy.filters.http.fault",
+  },
   { name: "fault-delay", says: "delay 10% by 2s", read: fault, expected: { delay: { fixedDelay: "2s", percent: 10 } }, filter: "envoy.filters.http.fault" },
   {
     name: "header-manipulation",
@@ -148,7 +164,11 @@ const ROUTE_FEATURES: RouteFeature[] = [
   {
     name: "mirror",
     says: "mirror 10% to ratings",
-    read: (r) => ((action(r).requestMirrorPolicies as Envoy[] | undefined) ?? []).map((m) => ({ cluster: m.cluster, percent: fractionPercent((m.runtimeFraction as Envoy | undefined)?.defaultValue as Envoy) })),
+    read: (r) =>
+      ((action(r).requestMirrorPolicies as Envoy[] | undefined) ?? []).map((m) => ({
+        cluster: m.cluster,
+        percent: fractionPercent((m.runtimeFraction as Envoy | undefined)?.defaultValue as Envoy),
+      })),
     expected: [{ cluster: outbound(RATINGS), percent: 10 }],
   },
   {
@@ -208,13 +228,23 @@ describe("TrafficPolicy route features on every client's route to the destinatio
 
   it.each([
     ["traffic-shift-subsets", { [outbound(REVIEWS, "version-v1")]: "bookinfo/reviews-v1", [outbound(REVIEWS, "version-v2")]: "bookinfo/reviews-v2" }],
-    ["traffic-shift-weights-normalized", { [outbound(REVIEWS, "version-v1")]: "bookinfo/reviews-v1", [outbound(REVIEWS, "version-v2")]: "bookinfo/reviews-v2", [outbound(RATINGS)]: "bookinfo/ratings-v1" }],
+    [
+      "traffic-shift-weights-normalized",
+      {
+        [outbound(REVIEWS, "version-v1")]: "bookinfo/reviews-v1",
+        [outbound(REVIEWS, "version-v2")]: "bookinfo/reviews-v2",
+        [outbound(RATINGS)]: "bookinfo/ratings-v1",
+      },
+    ],
     ["mirror", { [outbound(RATINGS)]: "bookinfo/ratings-v1" }],
   ])("%s: every cluster the route sends to exists and holds exactly the selected pods", (name, pods) => {
     const judged = judgeGolden(name);
     const config = proxyConfig(judged, "bookinfo/productpage-v1");
     const route = routeOf(config, REVIEWS);
-    const targets = [...routeTargets(route).map((t) => t.cluster), ...((action(route).requestMirrorPolicies as Envoy[] | undefined) ?? []).map((m) => m.cluster as string)];
+    const targets = [
+      ...routeTargets(route).map((t) => t.cluster),
+      ...((action(route).requestMirrorPolicies as Envoy[] | undefined) ?? []).map((m) => m.cluster as string),
+    ];
     expect(targets.filter((t) => t !== outbound(REVIEWS)).sort()).toEqual(Object.keys(pods).sort());
     for (const [cluster, pod] of Object.entries(pods)) {
       expect(clusterNamed(config, cluster), cluster).toBeDefined();
@@ -231,7 +261,9 @@ describe("TrafficPolicy route features on every client's route to the destinatio
     expect(cors(route)?.allowOrigins).toEqual([{ exact: "https://bookinfo.example" }]);
     expect(headerOptions(route.requestHeadersToAdd)).toEqual([["x-policy", "everything", "APPEND_IF_EXISTS_OR_ADD"]]);
     // No mirror percentage in the policy: Istio mirrors everything.
-    expect(((action(route).requestMirrorPolicies as Envoy[]) ?? []).map((m) => [m.cluster, fractionPercent((m.runtimeFraction as Envoy).defaultValue as Envoy)])).toEqual([[outbound(RATINGS), 100]]);
+    expect(
+      ((action(route).requestMirrorPolicies as Envoy[]) ?? []).map((m) => [m.cluster, fractionPercent((m.runtimeFraction as Envoy).defaultValue as Envoy)]),
+    ).toEqual([[outbound(RATINGS), 100]]);
     // Other paths take the VirtualService's catch-all route, with none of the features.
     const other = routeOf(config, REVIEWS, { method: "GET", path: "/ratings" });
     expect(routeTargets(other)).toEqual([{ cluster: outbound(REVIEWS) }]);
@@ -259,13 +291,24 @@ const CLUSTER_FEATURES: { name: string; says: string; host: string; port: number
     read: pool,
     expected: { maxConnections: 100, maxPendingRequests: 10, connectTimeout: "0.500s", maxRequestsPerConnection: 1 },
   },
-  { name: "non-http-service", says: "50 connections on a TCP-only service", host: "postgres.data.svc.cluster.local", port: 5432, read: (c) => pool(c).maxConnections, expected: 50 },
+  {
+    name: "non-http-service",
+    says: "50 connections on a TCP-only service",
+    host: "postgres.data.svc.cluster.local",
+    port: 5432,
+    read: (c) => pool(c).maxConnections,
+    expected: 50,
+  },
   {
     name: "all-features-combined",
     says: "RANDOM, 5 pending requests, eject after 7 errors",
     host: REVIEWS,
     port: 9080,
-    read: (c) => ({ lbPolicy: c.lbPolicy, maxPendingRequests: pool(c).maxPendingRequests, consecutive5xx: (c.outlierDetection as Envoy | undefined)?.consecutive5xx }),
+    read: (c) => ({
+      lbPolicy: c.lbPolicy,
+      maxPendingRequests: pool(c).maxPendingRequests,
+      consecutive5xx: (c.outlierDetection as Envoy | undefined)?.consecutive5xx,
+    }),
     expected: { lbPolicy: "RANDOM", maxPendingRequests: 5, consecutive5xx: 7 },
   },
 ];
@@ -303,7 +346,10 @@ describe("TrafficPolicy destination features on every client's clusters of the d
     for (const client of sidecars(judged)) {
       const config = proxyConfig(judged, client);
       const ratings = clusterNamed(config, outbound(RATINGS)) as Envoy;
-      expect(findAll(ratings, (o) => o.name === "envoy.transport_sockets.tls"), `${client} → ratings`).toEqual([]);
+      expect(
+        findAll(ratings, (o) => o.name === "envoy.transport_sockets.tls"),
+        `${client} → ratings`,
+      ).toEqual([]);
       expect(upstreamSni(clusterNamed(config, outbound(REVIEWS)) as Envoy), `${client} → reviews`).toEqual([`outbound_.9080_._.${REVIEWS}`]);
     }
   });
@@ -315,7 +361,10 @@ describe("TrafficPolicy destination features on every client's clusters of the d
  * (its pod has no locality); reviews-v2's pod is put in another region.
  */
 function failoverPriorities(name: string, meshConfigExtra?: string): Record<string, number> {
-  const judged = judgeTenant(goldenDescription(name), { podLabels: { "reviews-v2": { "topology.istio.io/locality": "region-b/zone-b" } }, ...(meshConfigExtra === undefined ? {} : { meshConfigExtra }) });
+  const judged = judgeTenant(goldenDescription(name), {
+    podLabels: { "reviews-v2": { "topology.istio.io/locality": "region-b/zone-b" } },
+    ...(meshConfigExtra === undefined ? {} : { meshConfigExtra }),
+  });
   const v1 = `${proxyIp(judged, "bookinfo/reviews-v1")}:9080`;
   const v2 = `${proxyIp(judged, "bookinfo/reviews-v2")}:9080`;
   const priorities = endpointPriorities(proxyConfig(judged, "bookinfo/productpage-v1"), outbound(REVIEWS));
@@ -347,7 +396,6 @@ function timeoutFor(name: string, req: HttpRequest): unknown {
 }
 
 describe("TrafficPolicy matchers: the route Envoy picks for a request", () => {
-
   // Each policy of matcher-ordering sets its own timeout (a → 1s … i → 9s); 0s is the default route.
   it.each<[string, HttpRequest, string]>([
     ["exact URI", { method: "GET", path: "/health" }, "5s"],
@@ -358,7 +406,11 @@ describe("TrafficPolicy matchers: the route Envoy picks for a request", () => {
     ["longer prefix", { method: "GET", path: "/api/v1/reviews/1" }, "2s"],
     ["longer prefix before a shorter one with a header", { method: "GET", path: "/api/v1/reviews/1", headers: { "x-canary": "true" } }, "2s"],
     ["prefix with a header", { method: "GET", path: "/api/items", headers: { "X-Canary": "true" } }, "6s"],
-    ["prefix with a header before one with a query parameter", { method: "GET", path: "/api/items", query: { debug: "1" }, headers: { "x-canary": "true" } }, "6s"],
+    [
+      "prefix with a header before one with a query parameter",
+      { method: "GET", path: "/api/items", query: { debug: "1" }, headers: { "x-canary": "true" } },
+      "6s",
+    ],
     ["prefix with a query parameter", { method: "GET", path: "/api/items", query: { debug: "1" } }, "7s"],
     ["bare prefix", { method: "GET", path: "/api/items" }, "1s"],
     ["header only", { method: "GET", path: "/other", headers: { "x-user": "jason" } }, "9s"],
@@ -452,7 +504,11 @@ describe("AccessPolicy: what the destination sidecar's inbound RBAC lets in", ()
 
   it.each<[string, InboundCall, boolean]>([
     ["productpage of cluster-1 (east.example)", get(spiffe("east.example", "bookinfo", "productpage")), true],
-    ["productpage of cluster-2 (west.example), on the admin port", { ...get(spiffe("west.example", "bookinfo", "productpage"), "/health", 9901), method: "HEAD" }, true],
+    [
+      "productpage of cluster-2 (west.example), on the admin port",
+      { ...get(spiffe("west.example", "bookinfo", "productpage"), "/health", 9901), method: "HEAD" },
+      true,
+    ],
     ["any identity of cluster-2", get(spiffe("west.example", "shop", "cart"), "/data.json"), true],
     ["namespace frontend of cluster-3 (south.example)", get(spiffe("south.example", "frontend", "web")), true],
     ["namespace mobile of cluster-3", get(spiffe("south.example", "mobile", "app")), true],
@@ -468,13 +524,37 @@ describe("AccessPolicy: what the destination sidecar's inbound RBAC lets in", ()
   });
 
   it.each<[string, string, string, InboundCall, boolean]>([
-    ["productpage (c1.example) may GET reviews", "cluster-1", "bookinfo/reviews-v1", get(spiffe("c1.example", "bookinfo", "bookinfo-productpage"), "/", 9080), true],
-    ["productpage under the alias c2.example may GET reviews", "cluster-1", "bookinfo/reviews-v1", get(spiffe("c2.example", "bookinfo", "bookinfo-productpage"), "/", 9080), true],
+    [
+      "productpage (c1.example) may GET reviews",
+      "cluster-1",
+      "bookinfo/reviews-v1",
+      get(spiffe("c1.example", "bookinfo", "bookinfo-productpage"), "/", 9080),
+      true,
+    ],
+    [
+      "productpage under the alias c2.example may GET reviews",
+      "cluster-1",
+      "bookinfo/reviews-v1",
+      get(spiffe("c2.example", "bookinfo", "bookinfo-productpage"), "/", 9080),
+      true,
+    ],
     ["namespace web of cluster-2 may GET reviews", "cluster-1", "bookinfo/reviews-v1", get(spiffe("c2.example", "web", "frontend"), "/", 9080), true],
     ["… but not POST", "cluster-1", "bookinfo/reviews-v1", { ...get(spiffe("c2.example", "web", "frontend"), "/", 9080), method: "POST" }, false],
     ["reviews' own identity is not allowed", "cluster-1", "bookinfo/reviews-v1", get(spiffe("c1.example", "bookinfo", "bookinfo-reviews"), "/", 9080), false],
-    ["no AccessPolicy opens productpage: denied by default", "cluster-1", "bookinfo/productpage-v1", get(spiffe("c1.example", "bookinfo", "bookinfo-reviews"), "/", 9080), false],
-    ["no AccessPolicy opens frontend in cluster-2: denied by default", "cluster-2", "web/frontend", get(spiffe("c1.example", "bookinfo", "bookinfo-productpage"), "/", 9080), false],
+    [
+      "no AccessPolicy opens productpage: denied by default",
+      "cluster-1",
+      "bookinfo/productpage-v1",
+      get(spiffe("c1.example", "bookinfo", "bookinfo-reviews"), "/", 9080),
+      false,
+    ],
+    [
+      "no AccessPolicy opens frontend in cluster-2: denied by default",
+      "cluster-2",
+      "web/frontend",
+      get(spiffe("c1.example", "bookinfo", "bookinfo-productpage"), "/", 9080),
+      false,
+    ],
   ])("virtual-mesh-global-access: %s", (_, cluster, destination, call, allowed) => {
     expect(allows(judgeGolden("virtual-mesh-global-access"), destination, call, cluster)).toBe(allowed);
   });

@@ -100,7 +100,10 @@ describe("cross-cluster calls under Istio's own config generation", () => {
     const calls = callsFrom(judgeCase("virtual-mesh-trust-domains-refused"));
     expect(calls.length).toBeGreaterThan(0);
     for (const { label, trace } of calls) {
-      expect(trace.problems.some((p) => /refuses callers of trust domain cluster-[12]\.local/.test(p)), label).toBe(true);
+      expect(
+        trace.problems.some((p) => /refuses callers of trust domain cluster-[12]\.local/.test(p)),
+        label,
+      ).toBe(true);
     }
   });
 
@@ -116,7 +119,12 @@ describe("cross-cluster calls under Istio's own config generation", () => {
     expect(held.gateways).toEqual([]);
     // Had the canary been accepted (the output for the same tenant once cluster-2 aliases cluster-1.local),
     // a fifth of those calls would go to cluster-2, whose sidecars — as the clusters are now — refuse them.
-    const aliased = loadInput((readCase("federated-shift-trust-domain-refused", "input.yaml") as string).replace("      - trustDomain: cluster-2.local\n", "      - trustDomain: cluster-2.local\n        trustDomainAliases: [cluster-1.local]\n"));
+    const aliased = loadInput(
+      (readCase("federated-shift-trust-domain-refused", "input.yaml") as string).replace(
+        "      - trustDomain: cluster-2.local\n",
+        "      - trustDomain: cluster-2.local\n        trustDomainAliases: [cluster-1.local]\n",
+      ),
+    );
     const applied = translate(aliased);
     expect(applied.statuses["TrafficPolicy/reviews-canary"]?.state).toBe("ACCEPTED");
     const shifted = traceCall(local, judgeOutput(input, applied).clusters);
@@ -124,7 +132,14 @@ describe("cross-cluster calls under Istio's own config generation", () => {
     expect(shifted.problems).toEqual(["cluster-2: bookinfo/reviews-v3 refuses callers of trust domain cluster-1.local (accepts spiffe://cluster-2.local/)"]);
     // The other direction works: cluster-1 accepts cluster-2's callers, so reviews-mirror-back stays ACCEPTED.
     expect(output.statuses["TrafficPolicy/reviews-mirror-back"]?.state).toBe("ACCEPTED");
-    const back = traceCall({ from: { cluster: "cluster-2", proxy: "bookinfo/reviews-v3", trustDomain: "cluster-2.local" }, host: "reviews.bookinfo.svc.cluster-1.global", port: 9080 }, judgeOutput(input, output).clusters);
+    const back = traceCall(
+      {
+        from: { cluster: "cluster-2", proxy: "bookinfo/reviews-v3", trustDomain: "cluster-2.local" },
+        host: "reviews.bookinfo.svc.cluster-1.global",
+        port: 9080,
+      },
+      judgeOutput(input, output).clusters,
+    );
     expect(back.problems).toEqual([]);
     expect(back.pods.length).toBeGreaterThan(0);
   });
@@ -134,7 +149,9 @@ describe("cross-cluster calls under Istio's own config generation", () => {
     for (const c of judged.clusters) {
       for (const proxy of c.proxies.filter((p) => p.type === "router")) {
         const listener = listenerOnPort(c.xds.proxies[proxy.name] as never, 15443);
-        const names = ((listener?.filterChains as Envoy[] | undefined) ?? []).flatMap((fc) => ((fc.filterChainMatch as Envoy | undefined)?.serverNames as string[] | undefined) ?? []);
+        const names = ((listener?.filterChains as Envoy[] | undefined) ?? []).flatMap(
+          (fc) => ((fc.filterChainMatch as Envoy | undefined)?.serverNames as string[] | undefined) ?? [],
+        );
         const foreign = names.filter((sni) => sni.includes(".svc.") && !sni.includes(`.svc.${c.cluster}.`) && !sni.endsWith(".svc.cluster.local"));
         expect(foreign, `${c.cluster} ${proxy.name}`).toEqual([]);
       }

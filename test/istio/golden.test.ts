@@ -44,7 +44,10 @@ describe("golden cases under Istio's own config generation", () => {
       const hosts = objects
         .filter((o) => o.kind === "VirtualService" && ((o.spec as { gateways?: string[] }).gateways ?? ["mesh"]).includes("mesh"))
         .flatMap((o) => ((o.spec as { hosts: string[] }).hosts ?? []).map((h) => `${(o.spec as { exportTo?: string[] }).exportTo ?? "*"}|${h}`));
-      expect(hosts.filter((h, i) => hosts.indexOf(h) !== i), `${cluster}: hosts claimed by two VirtualServices`).toEqual([]);
+      expect(
+        hosts.filter((h, i) => hosts.indexOf(h) !== i),
+        `${cluster}: hosts claimed by two VirtualServices`,
+      ).toEqual([]);
     }
   });
 });

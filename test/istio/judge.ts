@@ -66,7 +66,12 @@ export interface CaOutput {
 }
 
 function run<T>(command: "xds" | "ca", input: unknown): T {
-  const out = execFileSync(judgeBinary(), [command], { input: JSON.stringify(input), encoding: "utf8", maxBuffer: 512 * 1024 * 1024, stdio: ["pipe", "pipe", "pipe"] });
+  const out = execFileSync(judgeBinary(), [command], {
+    input: JSON.stringify(input),
+    encoding: "utf8",
+    maxBuffer: 512 * 1024 * 1024,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   // The answer is the last line: anything a library prints before it is not ours.
   const parsed = JSON.parse(out.trimEnd().split("\n").at(-1) ?? "") as T & { error?: string };
   if (parsed.error !== undefined) throw new Error(`istio judge ${command}: ${parsed.error}`);

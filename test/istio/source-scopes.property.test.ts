@@ -66,7 +66,10 @@ function tenant(drawn: { sources: Matcher[] | undefined; outlier: boolean; timeo
   return {
     clusters: {
       "cluster-1": {
-        workloads: [{ name: "reviews-v1", namespace: "bookinfo", labels: { app: "reviews", version: "v1" } }, ...CALLERS.map((c) => ({ ...c, labels: { ...c.labels } }))],
+        workloads: [
+          { name: "reviews-v1", namespace: "bookinfo", labels: { app: "reviews", version: "v1" } },
+          ...CALLERS.map((c) => ({ ...c, labels: { ...c.labels } })),
+        ],
         services: [{ name: "reviews", namespace: "bookinfo" }],
       },
       "cluster-2": {},
@@ -99,7 +102,8 @@ describe("property: source-scoped settings reach exactly the selected callers", 
         };
         for (const caller of CALLERS) {
           const config = proxyConfig(judged, `${caller.namespace}/${caller.name}`);
-          const selectedBy = (feature: "outlier" | "timeout") => drawn.map((p, i) => i).filter((i) => accepted(i) && policyHas(i, feature) && selects(drawn[i]?.sources, caller));
+          const selectedBy = (feature: "outlier" | "timeout") =>
+            drawn.map((p, i) => i).filter((i) => accepted(i) && policyHas(i, feature) && selects(drawn[i]?.sources, caller));
           // DestinationRule: the outlier marker on the caller's clusters for reviews.
           const markers = new Set(clustersOf(config, HOST, 9080).map((c) => (c.outlierDetection as Envoy | undefined)?.consecutive5xx as number | undefined));
           expect(markers.size, `${caller.name}: one outlier setting on every cluster of reviews`).toBe(1);

@@ -13,7 +13,12 @@ const REVIEWS_FROM_CLUSTER_2 = "reviews.bookinfo.svc.cluster-1.global";
 const NO_LIMIT = 4294967295;
 
 /** The DestinationRule settings a caller's sidecar applies to `host`: the same on every cluster of it. */
-function effect(judgedName: string, proxy: string, host: string, cluster = "cluster-1"): { consecutive5xx: unknown; maxConnections: unknown; lbPolicy: unknown; tls: boolean } {
+function effect(
+  judgedName: string,
+  proxy: string,
+  host: string,
+  cluster = "cluster-1",
+): { consecutive5xx: unknown; maxConnections: unknown; lbPolicy: unknown; tls: boolean } {
   const config = proxyConfig(judgeGolden(judgedName), proxy, cluster);
   const clusters = clustersOf(config, host, 9080);
   if (clusters.length === 0) throw new Error(`${proxy} has no outbound cluster for ${host}`);

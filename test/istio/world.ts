@@ -101,7 +101,11 @@ function gatewayObjects(mesh: Mesh, c: number): { objects: object[]; proxies: Ju
       apiVersion: "v1",
       kind: "Service",
       metadata: { name: g.name, namespace: g.namespace },
-      spec: { selector: g.selector, clusterIP: `10.97.${c}.${i + 1}`, ports: [{ name: g.tlsPortName, port: g.containerPort, targetPort: g.containerPort, protocol: "TCP" }] },
+      spec: {
+        selector: g.selector,
+        clusterIP: `10.97.${c}.${i + 1}`,
+        ports: [{ name: g.tlsPortName, port: g.containerPort, targetPort: g.containerPort, protocol: "TCP" }],
+      },
     });
     objects.push({
       apiVersion: "discovery.k8s.io/v1",

@@ -51,7 +51,10 @@ describe("lab cluster", () => {
       },
     });
     expect(vs.status, JSON.stringify(vs.body)).toBe(201);
-    const got = await cluster.request<{ spec: { http: { timeout?: string }[] } }>("GET", "/apis/networking.istio.io/v1/namespaces/demo/virtualservices/reviews");
+    const got = await cluster.request<{ spec: { http: { timeout?: string }[] } }>(
+      "GET",
+      "/apis/networking.istio.io/v1/namespaces/demo/virtualservices/reviews",
+    );
     expect(got.body.spec.http[0]?.timeout).toBe("5s");
   });
 
@@ -103,7 +106,12 @@ describe("lab cluster", () => {
     const clusterRole = await cluster.request(
       "POST",
       "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "escalate" }, rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }] },
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: "escalate" },
+        rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }],
+      },
       NAMESPACED_TOKEN,
     );
     expect(clusterRole.status).toBe(403);

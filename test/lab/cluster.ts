@@ -355,7 +355,11 @@ export async function startCluster(options: StartClusterOptions): Promise<LabClu
   const bins = await ensureLabBinaries();
   const versions = labVersions();
   const name = options.name;
-  const safeName = name.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "") || "lab";
+  const safeName =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "lab";
   const ownDir = options.dataDir === undefined;
   if (ownDir) await sweepAbandonedDirs();
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), TEMP_PREFIX + `${safeName}-`)));

@@ -70,7 +70,9 @@ console.log(`meshplane lab is up
   control plane    ${plane.url}   (tenant "lab", admin token: ${admin})
   operator token   ${plane.operatorToken}`);
 for (const a of agents) {
-  console.log(`  ${a.name.padEnd(16)} ${a.cluster.url}   kubeconfig: ${await a.cluster.writeKubeconfig()}   agent metrics: http://127.0.0.1:${await a.healthPort()}/metrics`);
+  console.log(
+    `  ${a.name.padEnd(16)} ${a.cluster.url}   kubeconfig: ${await a.cluster.writeKubeconfig()}   agent metrics: http://127.0.0.1:${await a.healthPort()}/metrics`,
+  );
 }
 console.log(`
 Try:
@@ -87,23 +89,39 @@ Ctrl-C stops everything.`);
  */
 async function sharedTrust(east: LabAgent, west: LabAgent): Promise<void> {
   const vm = {
-    apiVersion: "meshplane.dev/v1", kind: "VirtualMesh", metadata: { name: "lab-trust" },
+    apiVersion: "meshplane.dev/v1",
+    kind: "VirtualMesh",
+    metadata: { name: "lab-trust" },
     spec: {
       meshes: [{ name: "istiod-istio--system-cluster-east" }, { name: "istiod--1--24-istio--system-cluster-west" }],
-      mtlsConfig: { shared: { rootCertificateAuthority: { generated: { keyAlgorithm: "ECDSA_P256" } }, intermediateCertOptions: { ttlDays: 30, rotateBeforeDays: 7 } } },
+      mtlsConfig: {
+        shared: { rootCertificateAuthority: { generated: { keyAlgorithm: "ECDSA_P256" } }, intermediateCertOptions: { ttlDays: 30, rotateBeforeDays: 7 } },
+      },
       federation: { selectors: [{}] },
     },
   };
   await cp.request("POST", "/v1/virtualmeshes", { token: admin, body: vm });
-  const status = async () => ((await (await cp.request("GET", "/v1/virtualmeshes/lab-trust", { token: admin })).json()) as { status: { state: string; meshes?: Record<string, { state: string; errors?: string[]; trust?: { state: string } }> } }).status;
-  const refused = await eventually("the VirtualMesh's status", async () => ((await status()).meshes?.["istiod-istio--system-cluster-east"]?.errors?.length ? status() : undefined));
+  const status = async () =>
+    (
+      (await (await cp.request("GET", "/v1/virtualmeshes/lab-trust", { token: admin })).json()) as {
+        status: { state: string; meshes?: Record<string, { state: string; errors?: string[]; trust?: { state: string } }> };
+      }
+    ).status;
+  const refused = await eventually("the VirtualMesh's status", async () =>
+    (await status()).meshes?.["istiod-istio--system-cluster-east"]?.errors?.length ? status() : undefined,
+  );
   console.log("\nVirtualMesh lab-trust, first status:");
-  for (const [mesh, m] of Object.entries(refused.meshes ?? {})) console.log(`  ${mesh}: ${m.state}, trust ${m.trust?.state}\n    ${(m.errors ?? []).join("\n    ")}`);
+  for (const [mesh, m] of Object.entries(refused.meshes ?? {}))
+    console.log(`  ${mesh}: ${m.state}, trust ${m.trust?.state}\n    ${(m.errors ?? []).join("\n    ")}`);
   console.log("\nAdding the trust-domain aliases the status asks for (as istioctl would) …");
   await addTrustDomainAlias(east, "istio", "west.example.com");
   await addTrustDomainAlias(west, "istio-1-24", "cluster.local");
   const accepted = await eventually("VirtualMesh lab-trust ACCEPTED", async () => ((await status()).state === "ACCEPTED" ? status() : undefined), 120_000);
-  console.log(`VirtualMesh lab-trust: ${accepted.state} (${Object.entries(accepted.meshes ?? {}).map(([m, s]) => `${m}: trust ${s.trust?.state}`).join(", ")})`);
+  console.log(
+    `VirtualMesh lab-trust: ${accepted.state} (${Object.entries(accepted.meshes ?? {})
+      .map(([m, s]) => `${m}: trust ${s.trust?.state}`)
+      .join(", ")})`,
+  );
   for (const agent of [east, west]) {
     const secret = (await agent.cluster.request("GET", "/api/v1/namespaces/istio-system/secrets/cacerts")).body as { data: Record<string, string> };
     const file = (key: string) => Buffer.from(secret.data[key] as string, "base64").toString();
@@ -111,7 +129,9 @@ async function sharedTrust(east: LabAgent, west: LabAgent): Promise<void> {
     const roots = splitPemBundle(file("root-cert.pem"));
     const ok = await verifyChain(globalThis.crypto, { leafPem: file("ca-cert.pem"), intermediatePems: chain.slice(1, -1), rootPems: roots, now: new Date() });
     const info = certificateInfo(file("ca-cert.pem"));
-    console.log(`  ${agent.name}: cacerts intermediate ${info.uriSans.join(",")} until ${info.notAfter.toISOString()}, root ${roots.map(fingerprintSha256).join(", ")}, chains to it: ${ok}`);
+    console.log(
+      `  ${agent.name}: cacerts intermediate ${info.uriSans.join(",")} until ${info.notAfter.toISOString()}, root ${roots.map(fingerprintSha256).join(", ")}, chains to it: ${ok}`,
+    );
   }
 }
 

@@ -25,7 +25,10 @@ const service = fc.constantFrom(...SERVICES);
 // Mostly registered clusters; now and then one that is not, so refs sometimes miss.
 const clusterName = fc.oneof({ arbitrary: fc.constantFrom(...CLUSTERS), weight: 12 }, { arbitrary: fc.constant("c9"), weight: 1 });
 const serviceRef = fc.record({ cluster: clusterName, namespace, name: service });
-const subset = fc.option(fc.record({ version: fc.oneof({ arbitrary: fc.constantFrom("v1", "v2"), weight: 8 }, { arbitrary: fc.constant("v9"), weight: 1 }) }), { nil: undefined, freq: 2 });
+const subset = fc.option(fc.record({ version: fc.oneof({ arbitrary: fc.constantFrom("v1", "v2"), weight: 8 }, { arbitrary: fc.constant("v9"), weight: 1 }) }), {
+  nil: undefined,
+  freq: 2,
+});
 
 function istioMesh(cluster: string, revision: string | undefined, version: string, trustDomain: string, aliases: string[], gateway: boolean) {
   return {
@@ -34,7 +37,18 @@ function istioMesh(cluster: string, revision: string | undefined, version: strin
     trustDomain,
     ...(aliases.length > 0 ? { trustDomainAliases: aliases } : {}),
     gateways: gateway
-      ? [{ kind: "eastwest" as const, name: "ew", namespace: "istio-system", selector: { istio: "eastwestgateway" }, tlsPortName: "tls", externalPort: 15443, containerPort: 15443, addresses: [{ ip: `34.0.0.${cluster.length}` }] }]
+      ? [
+          {
+            kind: "eastwest" as const,
+            name: "ew",
+            namespace: "istio-system",
+            selector: { istio: "eastwestgateway" },
+            tlsPortName: "tls",
+            externalPort: 15443,
+            containerPort: 15443,
+            addresses: [{ ip: `34.0.0.${cluster.length}` }],
+          },
+        ]
       : [],
   };
 }
@@ -49,7 +63,11 @@ const cluster: fc.Arbitrary<[string, ClusterDescription]> = fc
     aliases: fc.constantFrom<string[]>([], [], ["td-x"], ["cluster.local"]),
     gateway: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),
     workloads: fc.uniqueArray(fc.tuple(namespace, service, fc.constantFrom("v1", "v2")), { minLength: 3, maxLength: 10, selector: (t) => t.join("/") }),
-    services: fc.uniqueArray(fc.record({ namespace, name: service, ports: fc.shuffledSubarray(PORTS, { minLength: 1 }) }), { minLength: 4, maxLength: 6, selector: (s) => `${s.namespace}/${s.name}` }),
+    services: fc.uniqueArray(fc.record({ namespace, name: service, ports: fc.shuffledSubarray(PORTS, { minLength: 1 }) }), {
+      minLength: 4,
+      maxLength: 6,
+      selector: (s) => `${s.namespace}/${s.name}`,
+    }),
   })
   .map(({ name, kind, version, trustDomain, aliases, gateway, workloads, services }) => {
     const meshes =
@@ -70,48 +88,63 @@ const cluster: fc.Arbitrary<[string, ClusterDescription]> = fc
 
 const destinationSelector = fc.oneof(
   { arbitrary: fc.record({ kubeServiceRefs: fc.record({ services: fc.array(serviceRef, { minLength: 1, maxLength: 2 }) }) }), weight: 1 },
-  { arbitrary: fc.record({
-    kubeServiceMatcher: fc.record(
-      { namespaces: fc.array(namespace, { maxLength: 1 }), clusters: fc.array(clusterName, { maxLength: 2 }), labels: fc.constant({}) },
-      { requiredKeys: [] },
-    ),
-  }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      kubeServiceMatcher: fc.record(
+        { namespaces: fc.array(namespace, { maxLength: 1 }), clusters: fc.array(clusterName, { maxLength: 2 }), labels: fc.constant({}) },
+        { requiredKeys: [] },
+      ),
+    }),
+    weight: 3,
+  },
 );
 
 const featureValues = {
-    requestTimeout: fc.constantFrom("1s", "2s"),
-    retries: fc.record({ attempts: fc.constantFrom(1, 2) }),
-    faultInjection: fc.constant({ abort: { httpStatus: 503 }, percentage: 10 }),
-    trafficShift: fc.record({
-      destinations: fc.array(
-        fc.record({ kubeService: fc.record({ cluster: clusterName, namespace, name: service, subset }, { requiredKeys: ["cluster", "namespace", "name"] }), weight: fc.integer({ min: 1, max: 100 }) }),
-        { minLength: 1, maxLength: 2 },
-      ),
-    }),
-    mirror: fc.record({ kubeService: serviceRef }),
-    corsPolicy: fc.record({ allowMethods: fc.shuffledSubarray(["GET", "POST"] as ("GET" | "POST")[], { minLength: 1 }) }),
-    headerManipulation: fc.constant({ removeRequestHeaders: ["x-a"] as string[] }),
-    outlierDetection: fc.record({ consecutiveErrors: fc.constantFrom(1, 2) }),
-    connectionPool: fc.record({ tcp: fc.record({ maxConnections: fc.constantFrom(1, 2) }) }),
-    loadBalancer: fc.record({ simple: fc.constantFrom("RANDOM" as const, "ROUND_ROBIN" as const), localityFailover: fc.boolean() }, { requiredKeys: [] }),
-    mtls: fc.record({ istio: fc.record({ tlsMode: fc.constantFrom("ISTIO_MUTUAL" as const, "DISABLE" as const) }) }),
+  requestTimeout: fc.constantFrom("1s", "2s"),
+  retries: fc.record({ attempts: fc.constantFrom(1, 2) }),
+  faultInjection: fc.constant({ abort: { httpStatus: 503 }, percentage: 10 }),
+  trafficShift: fc.record({
+    destinations: fc.array(
+      fc.record({
+        kubeService: fc.record({ cluster: clusterName, namespace, name: service, subset }, { requiredKeys: ["cluster", "namespace", "name"] }),
+        weight: fc.integer({ min: 1, max: 100 }),
+      }),
+      { minLength: 1, maxLength: 2 },
+    ),
+  }),
+  mirror: fc.record({ kubeService: serviceRef }),
+  corsPolicy: fc.record({ allowMethods: fc.shuffledSubarray(["GET", "POST"] as ("GET" | "POST")[], { minLength: 1 }) }),
+  headerManipulation: fc.constant({ removeRequestHeaders: ["x-a"] as string[] }),
+  outlierDetection: fc.record({ consecutiveErrors: fc.constantFrom(1, 2) }),
+  connectionPool: fc.record({ tcp: fc.record({ maxConnections: fc.constantFrom(1, 2) }) }),
+  loadBalancer: fc.record({ simple: fc.constantFrom("RANDOM" as const, "ROUND_ROBIN" as const), localityFailover: fc.boolean() }, { requiredKeys: [] }),
+  mtls: fc.record({ istio: fc.record({ tlsMode: fc.constantFrom("ISTIO_MUTUAL" as const, "DISABLE" as const) }) }),
 } satisfies { [K in keyof Required<TrafficPolicyFeatures>]: fc.Arbitrary<unknown> };
 type FeatureName = keyof typeof featureValues;
 
 /** One to three features per policy: realistic, and few enough that OSM rejections do not drown the rest. */
 const features = fc
   .shuffledSubarray(Object.keys(featureValues) as FeatureName[], { minLength: 1, maxLength: 3 })
-  .chain((names) => fc.record(Object.fromEntries(names.map((n) => [n, featureValues[n]])) as { [K in FeatureName]: (typeof featureValues)[K] }, { requiredKeys: [] }));
+  .chain((names) =>
+    fc.record(Object.fromEntries(names.map((n) => [n, featureValues[n]])) as { [K in FeatureName]: (typeof featureValues)[K] }, { requiredKeys: [] }),
+  );
 
 const workloadSelector = fc.record({
   kubeWorkloadMatcher: fc.record(
-    { labels: fc.record({ app: service }), namespaces: fc.array(namespace, { minLength: 1, maxLength: 2 }), clusters: fc.array(clusterName, { minLength: 1, maxLength: 2 }) },
+    {
+      labels: fc.record({ app: service }),
+      namespaces: fc.array(namespace, { minLength: 1, maxLength: 2 }),
+      clusters: fc.array(clusterName, { minLength: 1, maxLength: 2 }),
+    },
     { requiredKeys: [] },
   ),
 });
 
 const matcher = fc.record(
-  { uri: fc.oneof(fc.record({ prefix: fc.constantFrom("/a", "/a/b") }), fc.record({ exact: fc.constant("/x") })), method: fc.constantFrom("GET" as const, "POST" as const) },
+  {
+    uri: fc.oneof(fc.record({ prefix: fc.constantFrom("/a", "/a/b") }), fc.record({ exact: fc.constant("/x") })),
+    method: fc.constantFrom("GET" as const, "POST" as const),
+  },
   { requiredKeys: [] },
 );
 
@@ -126,7 +159,12 @@ const trafficPolicySpec = fc.record(
 );
 
 const identitySelector = fc.oneof(
-  fc.record({ kubeIdentityMatcher: fc.record({ namespaces: fc.array(namespace, { maxLength: 2 }), clusters: fc.array(clusterName, { maxLength: 2 }) }, { requiredKeys: [] }) }),
+  fc.record({
+    kubeIdentityMatcher: fc.record(
+      { namespaces: fc.array(namespace, { maxLength: 2 }), clusters: fc.array(clusterName, { maxLength: 2 }) },
+      { requiredKeys: [] },
+    ),
+  }),
   fc.record({ kubeServiceAccountRefs: fc.record({ serviceAccounts: fc.array(serviceRef, { minLength: 1, maxLength: 2 }) }) }),
 );
 
@@ -146,7 +184,10 @@ function realMeshNames(clusters: readonly [string, ClusterDescription][]): { in:
   return clusters.flatMap(([c, d]) =>
     (d.meshes ?? []).map((m) => ({
       in: c,
-      name: m.type === "osm" ? discoveredName({ name: "osm-controller", namespace: "osm-system", cluster: c }) : discoveredName({ name: m.revision ? `istiod-${m.revision}` : "istiod", namespace: "istio-system", cluster: c }),
+      name:
+        m.type === "osm"
+          ? discoveredName({ name: "osm-controller", namespace: "osm-system", cluster: c })
+          : discoveredName({ name: m.revision ? `istiod-${m.revision}` : "istiod", namespace: "istio-system", cluster: c }),
     })),
   );
 }
@@ -159,29 +200,36 @@ function meshNames(clusters: readonly [string, ClusterDescription][]): fc.Arbitr
 type VirtualMeshSpec = NonNullable<Description["virtualMeshes"]>[number]["spec"];
 type FederationSelectors = NonNullable<NonNullable<VirtualMeshSpec["federation"]>["selectors"]>;
 
-const virtualMeshSpec = (meshName: fc.Arbitrary<string>): fc.Arbitrary<VirtualMeshSpec> => fc.record(
-  {
-    meshes: fc.uniqueArray(meshName, { minLength: 2, maxLength: 4 }).map((names) => names.map((name) => ({ name }))),
-    mtlsConfig: fc.constant({ shared: {} }),
-    federation: fc.record(
-      {
-        selectors: fc.oneof(
-          { arbitrary: fc.constant<FederationSelectors>([{}]), weight: 2 },
-          {
-            arbitrary: fc.array(
-              fc.record({ destinationSelectors: fc.array(destinationSelector, { maxLength: 1 }), meshes: fc.array(meshName, { maxLength: 2 }).map((n) => n.map((name) => ({ name }))) }, { requiredKeys: [] }),
-              { minLength: 1, maxLength: 2 },
-            ),
-            weight: 3,
-          },
-        ),
-      },
-      { requiredKeys: [] },
-    ),
-    globalAccessPolicy: fc.constantFrom("ENABLED" as const, "DISABLED" as const),
-  },
-  { requiredKeys: ["meshes"] },
-);
+const virtualMeshSpec = (meshName: fc.Arbitrary<string>): fc.Arbitrary<VirtualMeshSpec> =>
+  fc.record(
+    {
+      meshes: fc.uniqueArray(meshName, { minLength: 2, maxLength: 4 }).map((names) => names.map((name) => ({ name }))),
+      mtlsConfig: fc.constant({ shared: {} }),
+      federation: fc.record(
+        {
+          selectors: fc.oneof(
+            { arbitrary: fc.constant<FederationSelectors>([{}]), weight: 2 },
+            {
+              arbitrary: fc.array(
+                fc.record(
+                  {
+                    destinationSelectors: fc.array(destinationSelector, { maxLength: 1 }),
+                    meshes: fc.array(meshName, { maxLength: 2 }).map((n) => n.map((name) => ({ name }))),
+                  },
+                  { requiredKeys: [] },
+                ),
+                { minLength: 1, maxLength: 2 },
+              ),
+              weight: 3,
+            },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      globalAccessPolicy: fc.constantFrom("ENABLED" as const, "DISABLED" as const),
+    },
+    { requiredKeys: ["meshes"] },
+  );
 
 /** Previous acceptance numbers some policies carry, as if an earlier translation had run. */
 const previousStatus = fc.option(
@@ -240,12 +288,21 @@ export const tenant: fc.Arbitrary<Description> = fc
       issued: fc.constantFrom("none" as const, "all" as const, "all" as const, "some" as const),
     }),
   )
-  .map((t) => retarget(t, t.clusters.map(([name]) => name)))
+  .map((t) =>
+    retarget(
+      t,
+      t.clusters.map(([name]) => name),
+    ),
+  )
   .map((t) => ({
     tenant: "acme",
     clusters: Object.fromEntries(t.clusters),
     virtualMeshes: named("vm", t.virtualMeshes, []),
-    trafficPolicies: named("tp", t.trafficPolicies.map(([spec]) => spec), t.trafficPolicies.map(([, status]) => status)),
+    trafficPolicies: named(
+      "tp",
+      t.trafficPolicies.map(([spec]) => spec),
+      t.trafficPolicies.map(([, status]) => status),
+    ),
     accessPolicies: named("ap", t.accessPolicies, []),
     ...sharedTrust(t.issued, t.virtualMeshes.length, t.clusters),
   }));
@@ -253,9 +310,18 @@ export const tenant: fc.Arbitrary<Description> = fc
 const ROOT = "sha256:d0b6b951d313294318002dfa2c33f529a0d58113d36dc35e0a83bb1e0f8638ec";
 
 /** The VirtualMeshes' CAs and the agents' certificate reports: `some` leaves the first cluster's meshes without one. */
-function sharedTrust(issued: "none" | "all" | "some", virtualMeshes: number, clusters: readonly [string, ClusterDescription][]): Pick<Description, "trust" | "certificates"> {
+function sharedTrust(
+  issued: "none" | "all" | "some",
+  virtualMeshes: number,
+  clusters: readonly [string, ClusterDescription][],
+): Pick<Description, "trust" | "certificates"> {
   if (issued === "none") return {};
-  const trust = Object.fromEntries(Array.from({ length: virtualMeshes }, (_, i) => [`vm-${i}`, { issuer: ROOT, rootFingerprint: ROOT, rootNotAfter: "2034-01-01T00:00:00Z", trustBundle: [ROOT] }]));
+  const trust = Object.fromEntries(
+    Array.from({ length: virtualMeshes }, (_, i) => [
+      `vm-${i}`,
+      { issuer: ROOT, rootFingerprint: ROOT, rootNotAfter: "2034-01-01T00:00:00Z", trustBundle: [ROOT] },
+    ]),
+  );
   const certificates: NonNullable<Description["certificates"]> = {};
   for (const mesh of realMeshNames(clusters)) {
     if (issued === "some" && mesh.in === clusters[0]?.[0]) continue;

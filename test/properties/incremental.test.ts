@@ -19,14 +19,33 @@ type Policy = TranslateInput["trafficPolicies"][number] | TranslateInput["access
 /** One change between two translations, as users and agents make them. */
 const step = fc.oneof(
   // A policy of another tenant's set takes the place of one of ours, or joins them, or one of ours goes.
-  { arbitrary: fc.record({ kind: fc.constant("edit" as const), from: fc.nat(), pick: fc.nat(), target: fc.nat(), mode: fc.constantFrom("replace", "add", "remove") }), weight: 6 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("edit" as const),
+      from: fc.nat(),
+      pick: fc.nat(),
+      target: fc.nat(),
+      mode: fc.constantFrom("replace", "add", "remove"),
+    }),
+    weight: 6,
+  },
   // An edit of a policy's spec only (a new generation of the same policy).
   { arbitrary: fc.record({ kind: fc.constant("respec" as const), from: fc.nat(), pick: fc.nat(), target: fc.nat() }), weight: 3 },
   // A canary from one of our services to a subset of another: the other's DestinationRule must change with it.
-  { arbitrary: fc.record({ kind: fc.constant("canary" as const), from: fc.nat(), to: fc.nat(), version: fc.constantFrom("v1", "v2"), remove: fc.boolean() }), weight: 3 },
+  {
+    arbitrary: fc.record({ kind: fc.constant("canary" as const), from: fc.nat(), to: fc.nat(), version: fc.constantFrom("v1", "v2"), remove: fc.boolean() }),
+    weight: 3,
+  },
   // One cluster's discovery changes: a service relabelled, its endpoints changed, a workload
   // relabelled or given another service account, a service gone or back; meshes stay the same.
-  { arbitrary: fc.record({ kind: fc.constant("discovery" as const), what: fc.constantFrom("relabel", "endpoints", "workload", "app", "account", "drop", "restore"), pick: fc.nat() }), weight: 5 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("discovery" as const),
+      what: fc.constantFrom("relabel", "endpoints", "workload", "app", "account", "drop", "restore"),
+      pick: fc.nat(),
+    }),
+    weight: 5,
+  },
   // Discovery or the VirtualMeshes change: another tenant's world with our policies.
   { arbitrary: fc.record({ kind: fc.constant("world" as const), from: fc.nat() }), weight: 1 },
   // Nothing changed but a retry of the same job.
@@ -71,15 +90,30 @@ function apply(current: TranslateInput, change: StepValue, others: readonly Tran
     const donor = sameKind[change.pick % Math.max(sameKind.length, 1)];
     if (target === undefined || donor === undefined) return current;
     const edited = { ...target, metadata: { ...target.metadata, generation: target.metadata.generation + 1 }, spec: donor.spec } as Policy;
-    return setPolicies(current, ours.map((p) => (p === target ? edited : p)));
+    return setPolicies(
+      current,
+      ours.map((p) => (p === target ? edited : p)),
+    );
   }
-  if (change.mode === "remove") return setPolicies(current, ours.filter((_, k) => k !== change.target % Math.max(ours.length, 1)));
+  if (change.mode === "remove")
+    return setPolicies(
+      current,
+      ours.filter((_, k) => k !== change.target % Math.max(ours.length, 1)),
+    );
   const donor = theirs[change.pick % Math.max(theirs.length, 1)];
   if (donor === undefined) return current;
   const target = ours[change.target % Math.max(ours.length, 1)];
   if (change.mode === "replace" && target !== undefined) {
-    const replacement = { ...donor, kind: target.kind, metadata: { ...donor.metadata, name: target.metadata.name }, spec: target.kind === donor.kind ? donor.spec : target.spec } as Policy;
-    return setPolicies(current, ours.map((p) => (p === target ? replacement : p)));
+    const replacement = {
+      ...donor,
+      kind: target.kind,
+      metadata: { ...donor.metadata, name: target.metadata.name },
+      spec: target.kind === donor.kind ? donor.spec : target.spec,
+    } as Policy;
+    return setPolicies(
+      current,
+      ours.map((p) => (p === target ? replacement : p)),
+    );
   }
   const added = { ...donor, metadata: { ...donor.metadata, name: `${donor.metadata.name}-x${ours.length}` } } as Policy;
   return setPolicies(current, [...ours.filter((p) => !(p.kind === added.kind && p.metadata.name === added.metadata.name)), added]);
@@ -89,7 +123,11 @@ function apply(current: TranslateInput, change: StepValue, others: readonly Tran
 function canary(current: TranslateInput, change: { from: number; to: number; version: string; remove: boolean }): TranslateInput {
   const ours = policiesOf(current);
   const canaries = ours.filter((p) => p.metadata.name.startsWith("canary-"));
-  if (change.remove && canaries.length > 0) return setPolicies(current, ours.filter((p) => p !== canaries[change.from % canaries.length]));
+  if (change.remove && canaries.length > 0)
+    return setPolicies(
+      current,
+      ours.filter((p) => p !== canaries[change.from % canaries.length]),
+    );
   const from = current.destinations[change.from % Math.max(current.destinations.length, 1)];
   const to = current.destinations[change.to % Math.max(current.destinations.length, 1)];
   if (from === undefined || to === undefined) return current;
@@ -99,7 +137,10 @@ function canary(current: TranslateInput, change: { from: number; to: number; ver
     apiVersion: "meshplane.dev/v1",
     kind: "TrafficPolicy",
     metadata: { name, uid: name, generation: 1, resourceVersion: "1", createdAt: "2024-02-01T00:00:00.000Z", updatedAt: "2024-02-01T00:00:00.000Z" },
-    spec: { destinationSelector: [{ kubeServiceRefs: { services: [ref(from)] } }], policy: { trafficShift: { destinations: [{ kubeService: { ...ref(to), subset: { version: change.version } }, weight: 100 }] } } },
+    spec: {
+      destinationSelector: [{ kubeServiceRefs: { services: [ref(from)] } }],
+      policy: { trafficShift: { destinations: [{ kubeService: { ...ref(to), subset: { version: change.version } }, weight: 100 }] } },
+    },
     status: { observedGeneration: 0, state: "PENDING" },
   };
   return setPolicies(current, [...ours.filter((p) => p.metadata.name !== name), policy]);
@@ -120,7 +161,13 @@ function rediscover(current: TranslateInput, change: { what: string; pick: numbe
   if (destinations.length === 0) return current;
   switch (change.what) {
     case "relabel":
-      return { ...current, destinations: replaced(destinations, change.pick, (d) => ({ ...d, spec: { ...d.spec, labels: d.spec.labels.tier === "x" ? { app: d.spec.name } : { ...d.spec.labels, tier: "x" } } as typeof d.spec })) };
+      return {
+        ...current,
+        destinations: replaced(destinations, change.pick, (d) => ({
+          ...d,
+          spec: { ...d.spec, labels: d.spec.labels.tier === "x" ? { app: d.spec.name } : { ...d.spec.labels, tier: "x" } } as typeof d.spec,
+        })),
+      };
     case "endpoints":
       return { ...current, destinations: replaced(destinations, change.pick, (d) => ({ ...d, spec: { ...d.spec, endpoints: d.spec.endpoints.slice(1) } })) };
     case "workload":
@@ -161,40 +208,48 @@ function expectSame(warm: TranslateOutput, plain: TranslateOutput, where: string
 }
 
 describe("Translator (the engine), over random sequences of changes", () => {
-  it("gives after every change exactly what the plain translate gives for the same input", () => {
-    fc.assert(
-      fc.property(tenant, fc.array(tenant, { minLength: 1, maxLength: 3 }), fc.array(step, { minLength: 2, maxLength: 10 }), (base, donors, steps) => {
-        const others = donors.map(buildInput);
-        const translator = new Translator();
-        const original = buildInput(base);
-        let input = original;
-        let out = translator.translate(input);
-        expectSame(out, translate(input), "first");
-        steps.forEach((change, n) => {
-          input = apply(withStatuses(input, out), change, others, original);
-          out = translator.translate(input);
-          expectSame(out, translate(input), `step ${n + 1} (${change.kind}${"what" in change ? ` ${change.what}` : ""})`);
-        });
-      }),
-      { numRuns: RUNS },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "gives after every change exactly what the plain translate gives for the same input",
+    () => {
+      fc.assert(
+        fc.property(tenant, fc.array(tenant, { minLength: 1, maxLength: 3 }), fc.array(step, { minLength: 2, maxLength: 10 }), (base, donors, steps) => {
+          const others = donors.map(buildInput);
+          const translator = new Translator();
+          const original = buildInput(base);
+          let input = original;
+          let out = translator.translate(input);
+          expectSame(out, translate(input), "first");
+          steps.forEach((change, n) => {
+            input = apply(withStatuses(input, out), change, others, original);
+            out = translator.translate(input);
+            expectSame(out, translate(input), `step ${n + 1} (${change.kind}${"what" in change ? ` ${change.what}` : ""})`);
+          });
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("starts afresh after a translation that threw", () => {
-    fc.assert(
-      fc.property(tenant, tenant, (a, b) => {
-        const translator = new Translator();
-        const first = buildInput(a);
-        translator.translate(first);
-        // Two VirtualMeshes under one name: input the store never holds (one item per name), so
-        // translation throws. (Discovered objects under one name do not: docs/api.md, "Discovered names".)
-        const broken = { ...first, virtualMeshes: [...first.virtualMeshes, ...first.virtualMeshes.slice(0, 1)] };
-        fc.pre(first.virtualMeshes.length > 0);
-        expect(() => translator.translate(broken)).toThrow(/two VirtualMeshes named/);
-        const next = buildInput(b);
-        expectSame(translator.translate(next), translate(next), "after the error");
-      }),
-      { numRuns: 30 },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "starts afresh after a translation that threw",
+    () => {
+      fc.assert(
+        fc.property(tenant, tenant, (a, b) => {
+          const translator = new Translator();
+          const first = buildInput(a);
+          translator.translate(first);
+          // Two VirtualMeshes under one name: input the store never holds (one item per name), so
+          // translation throws. (Discovered objects under one name do not: docs/api.md, "Discovered names".)
+          const broken = { ...first, virtualMeshes: [...first.virtualMeshes, ...first.virtualMeshes.slice(0, 1)] };
+          fc.pre(first.virtualMeshes.length > 0);
+          expect(() => translator.translate(broken)).toThrow(/two VirtualMeshes named/);
+          const next = buildInput(b);
+          expectSame(translator.translate(next), translate(next), "after the error");
+        }),
+        { numRuns: 30 },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });

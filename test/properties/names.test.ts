@@ -62,7 +62,11 @@ const description: fc.Arbitrary<TenantDescription> = fc
 function withCollisions(input: TranslateInput): TranslateInput {
   const [first, second] = input.clusters;
   if (first === undefined || second === undefined) return input;
-  const steal = <T extends Mesh | Destination>(item: T): T => ({ ...item, metadata: { ...item.metadata, cluster: second }, spec: { ...item.spec, cluster: second } });
+  const steal = <T extends Mesh | Destination>(item: T): T => ({
+    ...item,
+    metadata: { ...item.metadata, cluster: second },
+    spec: { ...item.spec, cluster: second },
+  });
   return {
     ...input,
     meshes: [...input.meshes, ...input.meshes.filter((m) => m.spec.cluster === first).map(steal)],

@@ -37,7 +37,9 @@ function shuffled(i: TranslateInput, seed: number): TranslateInput {
 
 /** The input as the worker would see it next time: every resource carrying the status just computed. */
 function withStatuses(i: TranslateInput, out: TranslateOutput): TranslateInput {
-  const carry = <R extends TranslateInput["trafficPolicies"][number] | TranslateInput["accessPolicies"][number] | TranslateInput["virtualMeshes"][number]>(r: R): R => ({
+  const carry = <R extends TranslateInput["trafficPolicies"][number] | TranslateInput["accessPolicies"][number] | TranslateInput["virtualMeshes"][number]>(
+    r: R,
+  ): R => ({
     ...r,
     status: out.statuses[`${r.kind}/${r.metadata.name}`] ?? r.status,
   });
@@ -65,73 +67,93 @@ function acceptanceOrders(out: TranslateOutput): Record<string, number | undefin
 }
 
 describe("translate, over random valid tenants", () => {
-  it("never throws, and gives every registered cluster an output", () => {
-    fc.assert(
-      fc.property(input, (i) => {
-        const out = translate(i);
-        expect(Object.keys(out.clusters).sort()).toEqual([...new Set(i.clusters)].sort());
-      }),
-      { numRuns: RUNS },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "never throws, and gives every registered cluster an output",
+    () => {
+      fc.assert(
+        fc.property(input, (i) => {
+          const out = translate(i);
+          expect(Object.keys(out.clusters).sort()).toEqual([...new Set(i.clusters)].sort());
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("is deterministic: the same bytes twice, whatever the order of the input lists", () => {
-    fc.assert(
-      fc.property(input, fc.integer(), (i, seed) => {
-        const once = JSON.stringify(translate(i));
-        expect(JSON.stringify(translate(i))).toBe(once);
-        expect(JSON.stringify(translate(shuffled(i, seed)))).toBe(once);
-      }),
-      { numRuns: RUNS },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "is deterministic: the same bytes twice, whatever the order of the input lists",
+    () => {
+      fc.assert(
+        fc.property(input, fc.integer(), (i, seed) => {
+          const once = JSON.stringify(translate(i));
+          expect(JSON.stringify(translate(i))).toBe(once);
+          expect(JSON.stringify(translate(shuffled(i, seed)))).toBe(once);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("keeps acceptance order when re-translated with the statuses it produced (and then changes nothing)", () => {
-    fc.assert(
-      fc.property(input, (i) => {
-        const first = translate(i);
-        const second = translate(withStatuses(i, first));
-        const before = acceptanceOrders(first);
-        const after = acceptanceOrders(second);
-        for (const [key, order] of Object.entries(before)) if (order !== undefined) expect(after[key], key).toBe(order);
-        expect(JSON.stringify(second)).toBe(JSON.stringify(first));
-      }),
-      { numRuns: RUNS },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "keeps acceptance order when re-translated with the statuses it produced (and then changes nothing)",
+    () => {
+      fc.assert(
+        fc.property(input, (i) => {
+          const first = translate(i);
+          const second = translate(withStatuses(i, first));
+          const before = acceptanceOrders(first);
+          const after = acceptanceOrders(second);
+          for (const [key, order] of Object.entries(before)) if (order !== undefined) expect(after[key], key).toBe(order);
+          expect(JSON.stringify(second)).toBe(JSON.stringify(first));
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("removing a policy removes exactly the objects it was the only parent of; objects with other parents remain", () => {
-    fc.assert(
-      fc.property(input, fc.nat(), (i, pick) => {
-        const policies = [...i.trafficPolicies, ...i.accessPolicies];
-        fc.pre(policies.length > 0);
-        const removed = policies[pick % policies.length] as (typeof policies)[number];
-        const removedKey = `${removed.kind}/${removed.metadata.name}`;
-        // The realistic flow: the next translation reads the statuses of the previous one.
-        const settled = withStatuses(i, translate(i));
-        const first = translate(settled);
-        const before = objectsByKey(first);
-        const without: TranslateInput = {
-          ...settled,
-          trafficPolicies: settled.trafficPolicies.filter((p) => p.metadata.name !== removed.metadata.name || removed.kind !== "TrafficPolicy"),
-          accessPolicies: settled.accessPolicies.filter((p) => p.metadata.name !== removed.metadata.name || removed.kind !== "AccessPolicy"),
-        };
-        const after = objectsByKey(translate(without));
-        // A policy the removed one blocked (by a conflict) may now be accepted and produce the same
-        // object; that is the only way an object whose sole parent was removed can survive.
-        const blocked = new Set(Object.entries(first.statuses).flatMap(([key, status]) => (status.state === "INVALID" ? [key] : [])));
-        for (const [key, object] of before) {
-          const parents = parentsOf(object);
-          const survivor = after.get(key);
-          if (parents.length === 1 && parents[0] === removedKey) {
-            if (survivor !== undefined) expect(parentsOf(survivor).every((p) => blocked.has(p)), `${key} survives through ${parentsOf(survivor).join(",")}`).toBe(true);
-          } else {
-            expect(survivor, `${key} parents=${parents.join(",")}`).toBeDefined();
+  it(
+    "removing a policy removes exactly the objects it was the only parent of; objects with other parents remain",
+    () => {
+      fc.assert(
+        fc.property(input, fc.nat(), (i, pick) => {
+          const policies = [...i.trafficPolicies, ...i.accessPolicies];
+          fc.pre(policies.length > 0);
+          const removed = policies[pick % policies.length] as (typeof policies)[number];
+          const removedKey = `${removed.kind}/${removed.metadata.name}`;
+          // The realistic flow: the next translation reads the statuses of the previous one.
+          const settled = withStatuses(i, translate(i));
+          const first = translate(settled);
+          const before = objectsByKey(first);
+          const without: TranslateInput = {
+            ...settled,
+            trafficPolicies: settled.trafficPolicies.filter((p) => p.metadata.name !== removed.metadata.name || removed.kind !== "TrafficPolicy"),
+            accessPolicies: settled.accessPolicies.filter((p) => p.metadata.name !== removed.metadata.name || removed.kind !== "AccessPolicy"),
+          };
+          const after = objectsByKey(translate(without));
+          // A policy the removed one blocked (by a conflict) may now be accepted and produce the same
+          // object; that is the only way an object whose sole parent was removed can survive.
+          const blocked = new Set(Object.entries(first.statuses).flatMap(([key, status]) => (status.state === "INVALID" ? [key] : [])));
+          for (const [key, object] of before) {
+            const parents = parentsOf(object);
+            const survivor = after.get(key);
+            if (parents.length === 1 && parents[0] === removedKey) {
+              if (survivor !== undefined)
+                expect(
+                  parentsOf(survivor).every((p) => blocked.has(p)),
+                  `${key} survives through ${parentsOf(survivor).join(",")}`,
+                ).toBe(true);
+            } else {
+              expect(survivor, `${key} parents=${parents.join(",")}`).toBeDefined();
+            }
           }
-        }
-        for (const object of after.values()) expect(parentsOf(object)).not.toContain(removedKey);
-      }),
-      { numRuns: RUNS },
-    );
-  }, TIMEOUT_MS);
+          for (const object of after.values()) expect(parentsOf(object)).not.toContain(removedKey);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -69,7 +69,10 @@ afterEach(() => {
 function run(machine: Machine) {
   const dir = mkdtempSync(join(tmpdir(), "ensure-deps-"));
   dirs.push(dir);
-  const work = join(dir, "repo"), bin = join(dir, "bin"), mod = join(dir, "mod"), cache = join(dir, "cache");
+  const work = join(dir, "repo"),
+    bin = join(dir, "bin"),
+    mod = join(dir, "mod"),
+    cache = join(dir, "cache");
   mkdirSync(join(work, "scripts/lab"), { recursive: true });
   mkdirSync(join(work, "node_modules"), { recursive: true });
   mkdirSync(bin);
@@ -84,12 +87,16 @@ function run(machine: Machine) {
     writeFileSync(join(bin, name), body);
     chmodSync(join(bin, name), 0o755);
   };
-  if (machine.venv === false) script("python3", `#!/bin/bash\ncase "$*" in *ensurepip*) echo "No module named ensurepip" >&2; exit 1;; esac\nexec ${python3} "$@"\n`);
+  if (machine.venv === false)
+    script("python3", `#!/bin/bash\ncase "$*" in *ensurepip*) echo "No module named ensurepip" >&2; exit 1;; esac\nexec ${python3} "$@"\n`);
   else symlinkSync(python3, join(bin, "python3"));
   if (machine.go) script("go", goStub(machine.go, mod));
   if (machine.apt) {
     // "Installs" golang-go as Debian 12 does: Go 1.19.
-    script("apt-get", `#!/bin/bash\necho "apt-get $*" >>"${dir}/apt.log"\ncase "$*" in *golang-go*) cat >"${bin}/go" <<'GO'\n${goStub("1.19.8", mod)}GO\nchmod +x "${bin}/go";; esac\n`);
+    script(
+      "apt-get",
+      `#!/bin/bash\necho "apt-get $*" >>"${dir}/apt.log"\ncase "$*" in *golang-go*) cat >"${bin}/go" <<'GO'\n${goStub("1.19.8", mod)}GO\nchmod +x "${bin}/go";; esac\n`,
+    );
   }
   const r = spawnSync(join(bin, "bash"), [join(work, "scripts/ensure-deps.sh"), "--java"], {
     encoding: "utf8",

@@ -43,7 +43,13 @@ export function discoveryOf(fixture: string, cluster: string) {
  * An agent JWT for GET signed with `key`, as the agent mints one but with the lifetime given (the
  * agent's own last 60 s; the control plane accepts up to 300): push-channel tests time its expiry.
  */
-export async function agentGetToken(cp: ControlPlane, key: Awaited<ReturnType<typeof agentKey>>, tenant: string, cluster: string, lifetimeSeconds: number): Promise<string> {
+export async function agentGetToken(
+  cp: ControlPlane,
+  key: Awaited<ReturnType<typeof agentKey>>,
+  tenant: string,
+  cluster: string,
+  lifetimeSeconds: number,
+): Promise<string> {
   const now = Math.floor(cp.clock.now.getTime() / 1000);
   return new SignJWT({ tenant, htm: "GET" })
     .setProtectedHeader({ alg: "ES256", kid: await calculateJwkThumbprint(key.publicJwk) })

@@ -40,16 +40,43 @@ const BULK_PER_CLUSTER = 1000;
 /** `count` services (numbered from `first`) in namespace `apps` of `cluster`, each with one workload, all in one mesh. */
 function bulkDiscovery(cluster: string, first: number, count: number) {
   const mesh = `istiod-istio--system-${cluster}`;
-  const meshes = [{ kind: "Mesh", metadata: { name: mesh, cluster }, spec: { type: "istio", cluster, namespace: "istio-system", version: "1.24.2", istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] } } }];
+  const meshes = [
+    {
+      kind: "Mesh",
+      metadata: { name: mesh, cluster },
+      spec: {
+        type: "istio",
+        cluster,
+        namespace: "istio-system",
+        version: "1.24.2",
+        istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] },
+      },
+    },
+  ];
   const workloads = [];
   const destinations = [];
   for (let i = first; i < first + count; i++) {
     const app = `svc-${String(i).padStart(5, "0")}`;
-    workloads.push({ kind: "Workload", metadata: { name: `${app}-apps-${cluster}-deployment`, cluster }, spec: { kind: "Deployment", name: app, namespace: "apps", cluster, mesh, labels: { app }, serviceAccount: app } });
+    workloads.push({
+      kind: "Workload",
+      metadata: { name: `${app}-apps-${cluster}-deployment`, cluster },
+      spec: { kind: "Deployment", name: app, namespace: "apps", cluster, mesh, labels: { app }, serviceAccount: app },
+    });
     destinations.push({
       kind: "Destination",
       metadata: { name: `${app}-apps-${cluster}`, cluster },
-      spec: { name: app, namespace: "apps", cluster, mesh, labels: { app }, selector: { app }, ports: [{ name: "http", port: 8080, protocol: "TCP", targetPort: 8080 }], subsets: {}, endpoints: [{ ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, labels: { app }, sidecar: "istio" }], workloads: [`${app}-apps-${cluster}-deployment`] },
+      spec: {
+        name: app,
+        namespace: "apps",
+        cluster,
+        mesh,
+        labels: { app },
+        selector: { app },
+        ports: [{ name: "http", port: 8080, protocol: "TCP", targetPort: 8080 }],
+        subsets: {},
+        endpoints: [{ ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, labels: { app }, sidecar: "istio" }],
+        workloads: [`${app}-apps-${cluster}-deployment`],
+      },
     });
   }
   return { meshes, workloads, destinations, hash: `bulk-${count}` };
@@ -93,7 +120,13 @@ export const SEED_DOCUMENTS = [
 async function issue(agent: ControlPlaneClient, d: CertificateDirective): Promise<CertificateResult> {
   const keyPair = await generateKeyPair(globalThis.crypto, d.keyAlgorithm);
   const answer = await agent.csr({ mesh: d.mesh, csr: await createCsr(globalThis.crypto, { keyPair, spiffeId: d.identity }) });
-  return { mesh: d.mesh, state: "issued", issuer: answer.issuer, trustBundle: splitPemBundle(answer.rootBundle).map(fingerprintSha256).sort(), notAfter: answer.notAfter };
+  return {
+    mesh: d.mesh,
+    state: "issued",
+    issuer: answer.issuer,
+    trustBundle: splitPemBundle(answer.rootBundle).map(fingerprintSha256).sort(),
+    notAfter: answer.notAfter,
+  };
 }
 
 /** Waits until the tenant's statuses say translation has caught up with every write. */
@@ -101,9 +134,12 @@ async function settled(url: string, token: string, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     const lists = await Promise.all(["virtualmeshes", "trafficpolicies", "accesspolicies"].map((p) => call(url, token, "GET", `/v1/${p}?limit=500`)));
-    const items = lists.flatMap((l) => (l as { items: { kind: string; metadata: { generation?: number }; status?: { state: string; observedGeneration?: number } }[] }).items);
+    const items = lists.flatMap(
+      (l) => (l as { items: { kind: string; metadata: { generation?: number }; status?: { state: string; observedGeneration?: number } }[] }).items,
+    );
     // A VirtualMesh with shared trust waits for each agent's CSR, which this seed does not send.
-    if (items.every((i) => i.status && (i.status.state !== "PENDING" || i.kind === "VirtualMesh") && i.status.observedGeneration === i.metadata.generation)) return;
+    if (items.every((i) => i.status && (i.status.state !== "PENDING" || i.kind === "VirtualMesh") && i.status.observedGeneration === i.metadata.generation))
+      return;
     if (Date.now() > deadline) throw new Error(`translation did not settle: ${JSON.stringify(items.map((i) => i.status?.state))}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -141,14 +177,17 @@ export async function seedConsoleTenant(url: string, operatorToken: string, tena
     };
     const certificates = cluster === "cluster-east" ? await Promise.all((snapshot.certificates ?? []).map((d) => issue(agent, d))) : [];
     const results = snapshot.objects.map((o) => {
-      const refused = cluster === "cluster-west" && o.kind === "VirtualService" && (o.metadata.annotations?.["meshplane.dev/parents"] ?? "").includes("details-faults");
+      const refused =
+        cluster === "cluster-west" && o.kind === "VirtualService" && (o.metadata.annotations?.["meshplane.dev/parents"] ?? "").includes("details-faults");
       return {
         apiVersion: o.apiVersion,
         kind: o.kind,
         name: o.metadata.name,
         ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
         state: refused ? "failed" : "applied",
-        ...(refused ? { error: 'admission webhook "validation.istio.io" denied the request: configuration is invalid: fault delay percentage must be in range [0, 100]' } : {}),
+        ...(refused
+          ? { error: 'admission webhook "validation.istio.io" denied the request: configuration is invalid: fault delay percentage must be in range [0, 100]' }
+          : {}),
       };
     });
     await agent.status({ generation: snapshot.generation, results, ...(certificates.length > 0 ? { certificates } : {}) } as never);

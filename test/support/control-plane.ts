@@ -81,9 +81,7 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
   if (!options.table) await ensureTable(admin, table);
   admin.destroy();
   const sqs = new SQSClient({ region: REGION, endpoint: sqsEndpoint, credentials: LOCAL_CREDENTIALS });
-  const queueUrl = (
-    await sqs.send(new CreateQueueCommand({ QueueName: `translate-${suffix}.fifo`, Attributes: { FifoQueue: "true" } }))
-  ).QueueUrl as string;
+  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `translate-${suffix}.fifo`, Attributes: { FifoQueue: "true" } }))).QueueUrl as string;
   const doc = createDocumentClient({ region: REGION, endpoint: dynamoEndpoint });
   const store = createStore({ doc, table, bootstrapTtlMs: 86_400_000 });
   // Real time, shifted when a test sets `clock.now` (to expire tokens); never frozen.
@@ -107,7 +105,13 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
     queue: new SqsTranslateQueue({ region: REGION, queueUrl, endpoint: sqsEndpoint }),
     log,
     authority,
-    csrSigner: inProcessCsrSigner({ store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: log.child({ service: "ca-signer" }), now: () => clock.now }),
+    csrSigner: inProcessCsrSigner({
+      store,
+      authority,
+      trustedKeys: async () => (await signer.jwks()).keys,
+      log: log.child({ service: "ca-signer" }),
+      now: () => clock.now,
+    }),
     now: () => clock.now,
     // Suites that walk every route for several tenants would spend a real budget in seconds; the
     // budgets themselves are tested with explicit limits (rate-limits.test.ts).
@@ -118,7 +122,17 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const push = new PushHub({ store, now: () => clock.now, log, publicUrl: url });
   push.attach(server as never);
-  const worker: WorkerDeps = { store, signer, issuer: url, validitySeconds: 7 * 86_400, refreshBeforeSeconds: 2 * 86_400, log: log.child({ service: "worker" }), now: () => clock.now, authority, push };
+  const worker: WorkerDeps = {
+    store,
+    signer,
+    issuer: url,
+    validitySeconds: 7 * 86_400,
+    refreshBeforeSeconds: 2 * 86_400,
+    log: log.child({ service: "worker" }),
+    now: () => clock.now,
+    authority,
+    push,
+  };
   const handler = createWorker(worker);
   const operatorToken = options.table ? "" : ((await store.tokens.ensureOperator(clock.now.toISOString())) as string);
 
@@ -145,7 +159,15 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
       let handled = 0;
       let failed = 0;
       for (;;) {
-        const page = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 1, MessageSystemAttributeNames: ["All"] }));
+        const page = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            VisibilityTimeout: 1,
+            MessageSystemAttributeNames: ["All"],
+          }),
+        );
         const messages = page.Messages ?? [];
         if (messages.length === 0) return { handled, failed };
         const records = messages.map((m) => ({
@@ -192,7 +214,12 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
       const out: ReceivedJob[] = [];
       for (;;) {
         const page = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageSystemAttributeNames: ["MessageGroupId", "MessageDeduplicationId"] }),
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            MessageSystemAttributeNames: ["MessageGroupId", "MessageDeduplicationId"],
+          }),
         );
         const messages = page.Messages ?? [];
         if (messages.length === 0) return out;

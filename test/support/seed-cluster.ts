@@ -3,12 +3,34 @@ import { objectKey } from "@meshplane/core";
 import { parseAllDocuments } from "yaml";
 import type { LabCluster } from "../lab/cluster";
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; uid?: string; resourceVersion?: string; creationTimestamp?: string; ownerReferences?: { kind: string; name: string; uid?: string }[] }; status?: unknown } & Record<string, unknown>;
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    uid?: string;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    ownerReferences?: { kind: string; name: string; uid?: string }[];
+  };
+  status?: unknown;
+} & Record<string, unknown>;
 
 const ORDER = ["Namespace", "Node", "ConfigMap", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "Service", "EndpointSlice"];
 const PLURAL: Record<string, string> = {
-  Namespace: "namespaces", Node: "nodes", ConfigMap: "configmaps", Deployment: "deployments", StatefulSet: "statefulsets", DaemonSet: "daemonsets",
-  ReplicaSet: "replicasets", Pod: "pods", Service: "services", EndpointSlice: "endpointslices",
+  Namespace: "namespaces",
+  Node: "nodes",
+  ConfigMap: "configmaps",
+  Deployment: "deployments",
+  StatefulSet: "statefulsets",
+  DaemonSet: "daemonsets",
+  ReplicaSet: "replicasets",
+  Pod: "pods",
+  Service: "services",
+  EndpointSlice: "endpointslices",
 };
 
 export function pathOf(obj: { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string } }, withName = false): string {

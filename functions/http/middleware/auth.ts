@@ -17,7 +17,10 @@ export function authorize(store: Store, access: Access, now: () => Date, apiUrl:
   return async (c, next) => {
     if (access === "public") return next();
     if (access === "agent") {
-      const { tenantId, cluster, head } = await authenticateAgent({ authorization: c.req.header("authorization"), method: c.req.method }, { store, now, apiUrl: apiUrl(c) });
+      const { tenantId, cluster, head } = await authenticateAgent(
+        { authorization: c.req.header("authorization"), method: c.req.method },
+        { store, now, apiUrl: apiUrl(c) },
+      );
       const agent = { tenantId, cluster, head };
       c.set("agent", agent);
       c.set("tenantId", agent.tenantId);

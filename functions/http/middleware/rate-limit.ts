@@ -24,7 +24,12 @@ export function rateClassOf(route: Pick<Route, "access" | "method" | "path">): R
 /** A 429 for the budget of `cls`, with its Retry-After. */
 export function tooMany(c: Context<AppEnv>, limiter: RateLimiter, cls: RateClass, retryAfter: number): Response {
   c.header("retry-after", String(retryAfter));
-  if (cls === "refused") return problem(c, 429, `too many refused requests (401, 403) from this source or with this credential (${limiter.describe(cls)}); retry after ${retryAfter} s`);
+  if (cls === "refused")
+    return problem(
+      c,
+      429,
+      `too many refused requests (401, 403) from this source or with this credential (${limiter.describe(cls)}); retry after ${retryAfter} s`,
+    );
   return problem(c, 429, `over the ${cls} rate limit (${limiter.describe(cls)}); retry after ${retryAfter} s`);
 }
 

@@ -47,20 +47,29 @@ export function refuseExhausted(limiter: RateLimiter, route: Pick<Route, "access
     else if (cls !== undefined && verifiedAs !== undefined) key = { partition: verifiedAs, bucket: cls };
     const overBudget = cls === undefined || key === undefined ? undefined : limiter.exhausted(key.partition, key.bucket);
     if (cls !== undefined && overBudget !== undefined) return tooMany(c, limiter, cls, overBudget);
-    const refusals = (verifiedAs === undefined ? limiter.exhausted(REFUSALS, `source#${source}`) : undefined) ?? (credential === undefined ? undefined : limiter.exhausted(REFUSALS, `credential#${credential}`));
+    const refusals =
+      (verifiedAs === undefined ? limiter.exhausted(REFUSALS, `source#${source}`) : undefined) ??
+      (credential === undefined ? undefined : limiter.exhausted(REFUSALS, `credential#${credential}`));
     if (refusals !== undefined) return tooMany(c, limiter, "refused", refusals);
     // Turns go by what the request was verified as before: a verified credential, or an agent whose
     // requests were verified here; anything else waits in its source's one lane, so random bearers
     // cannot each open a lane of their own.
     c.set(
       "turnLane",
-      verifiedAs !== undefined && credential !== undefined ? credential : claimed !== undefined && limiter.knowsAgent(claimedPartition as string, claimed.cluster) ? `agent|${claimedPartition}|${claimed.cluster}` : `source|${source}`,
+      verifiedAs !== undefined && credential !== undefined
+        ? credential
+        : claimed !== undefined && limiter.knowsAgent(claimedPartition as string, claimed.cluster)
+          ? `agent|${claimedPartition}|${claimed.cluster}`
+          : `source|${source}`,
     );
     await next();
     if (c.res.status !== 401 && c.res.status !== 403) return;
     if (c.res.status === 401 && credential !== undefined) limiter.forget(credential);
     try {
-      await Promise.all([limiter.take(REFUSALS, `source#${source}`, "refused"), credential === undefined ? undefined : limiter.take(REFUSALS, `credential#${credential}`, "refused")]);
+      await Promise.all([
+        limiter.take(REFUSALS, `source#${source}`, "refused"),
+        credential === undefined ? undefined : limiter.take(REFUSALS, `credential#${credential}`, "refused"),
+      ]);
     } catch (error) {
       // The refusal is answered all the same; only its count is lost.
       c.get("log").error("could not count a refused request", { error: (error as Error).name });

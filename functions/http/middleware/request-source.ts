@@ -13,12 +13,17 @@ export function bearer(c: Context<AppEnv>): string | undefined {
  */
 export function sourceOf(c: Context<AppEnv>): string {
   const env = c.env as { requestContext?: { http?: { sourceIp?: string } }; incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  const address = (env?.requestContext?.http?.sourceIp ?? env?.incoming?.socket?.remoteAddress ?? "unknown").toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
+  const address = (env?.requestContext?.http?.sourceIp ?? env?.incoming?.socket?.remoteAddress ?? "unknown")
+    .toLowerCase()
+    .replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
   if (!address.includes(":")) return address;
   // Expand "::" to find the first four groups of the address: its /64.
   const [head = "", tail = ""] = address.split("::");
   const front = head === "" ? [] : head.split(":");
   const back = tail === "" ? [] : tail.split(":");
   const groups = address.includes("::") ? [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back] : front;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }

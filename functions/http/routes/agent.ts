@@ -15,8 +15,12 @@ export const MAX_AGENT_BODY_BYTES = 5 * 1024 * 1024;
 export function agentRoutes(deps: Omit<AgentDeps, "log">): Route[] {
   return [
     route({
-      method: "post", path: "/v1/agent/register", tag: "agent", access: "public",
-      summary: "Exchange a one-time bootstrap token for the binding of the agent's public key to its cluster; answers the cluster's incarnation, which every snapshot's audience names",
+      method: "post",
+      path: "/v1/agent/register",
+      tag: "agent",
+      access: "public",
+      summary:
+        "Exchange a one-time bootstrap token for the binding of the agent's public key to its cluster; answers the cluster's incarnation, which every snapshot's audience names",
       body: registerRequest,
       responses: { 200: { description: "registered", schema: registerResponse }, 401: { description: "the bootstrap token is unknown, used or expired" } },
       handler: async (c, { body }) => {
@@ -25,14 +29,20 @@ export function agentRoutes(deps: Omit<AgentDeps, "log">): Route[] {
       },
     }),
     route({
-      method: "get", path: "/v1/agent/snapshot", tag: "agent", access: "agent",
+      method: "get",
+      path: "/v1/agent/snapshot",
+      tag: "agent",
+      access: "agent",
       summary: "The cluster's signed snapshot (application/jose); If-None-Match → 304 from one read",
       headers: { "If-None-Match": "the ETag of the snapshot the agent holds" },
       responses: { 200: { description: "compact JWS" }, 304: { description: "unchanged" }, 404: { description: "no snapshot yet" } },
       handler: async (c) => {
         const { tenantId, cluster, head } = c.get("agent");
         const snapshot = await agentSnapshot(deps, tenantId, cluster, head);
-        if (!snapshot) return c.json({ type: "about:blank", title: "Not Found", status: 404, detail: "no snapshot yet" }, 404, { "content-type": "application/problem+json" });
+        if (!snapshot)
+          return c.json({ type: "about:blank", title: "Not Found", status: 404, detail: "no snapshot yet" }, 404, {
+            "content-type": "application/problem+json",
+          });
         const { etag } = snapshot;
         if (c.req.header("if-none-match") === etag) return c.body(null, 304, { etag });
         const gz = await snapshot.body();
@@ -45,7 +55,11 @@ export function agentRoutes(deps: Omit<AgentDeps, "log">): Route[] {
       },
     }),
     route({
-      method: "post", path: "/v1/agent/discovery", tag: "agent", access: "agent", maxBodyBytes: MAX_AGENT_BODY_BYTES,
+      method: "post",
+      path: "/v1/agent/discovery",
+      tag: "agent",
+      access: "agent",
+      maxBodyBytes: MAX_AGENT_BODY_BYTES,
       summary: "Report what the agent discovered; stored and translated only when it changed",
       body: discoveryReport,
       responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },
@@ -55,7 +69,11 @@ export function agentRoutes(deps: Omit<AgentDeps, "log">): Route[] {
       },
     }),
     route({
-      method: "post", path: "/v1/agent/status", tag: "agent", access: "agent", maxBodyBytes: MAX_AGENT_BODY_BYTES,
+      method: "post",
+      path: "/v1/agent/status",
+      tag: "agent",
+      access: "agent",
+      maxBodyBytes: MAX_AGENT_BODY_BYTES,
       summary: "Report the applied generation and per-object results",
       body: statusReport,
       responses: { 202: { description: "accepted", schema: z.object({ changed: z.boolean() }) } },

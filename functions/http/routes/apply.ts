@@ -17,7 +17,10 @@ const resultOf = (r: WriteResult) => ({
 export function applyRoutes(deps: Omit<IntentDeps, "log">) {
   return [
     route({
-      method: "post", path: "/v1/apply", tag: "apply", access: "editor",
+      method: "post",
+      path: "/v1/apply",
+      tag: "apply",
+      access: "editor",
       summary: "Create or replace up to 99 documents in one atomic change (JSON {documents} or multi-document YAML)",
       body: applyBody,
       bodyDoc: applyBodyDoc,

@@ -17,14 +17,22 @@ export function clusterRoutes(deps: ClusterDeps) {
   const apiUrl = (requestUrl: string) => deps.publicUrl ?? new URL(requestUrl).origin;
   return [
     route({
-      method: "post", path: "/v1/clusters", tag: "clusters", access: "admin",
+      method: "post",
+      path: "/v1/clusters",
+      tag: "clusters",
+      access: "admin",
       summary: "Register a cluster; returns a one-time bootstrap token and the helm install line",
       body: registerClusterBody,
       responses: { 201: { description: "registered", schema: bootstrapView } },
       handler: async (c, { body }) => c.json(await registerCluster(withLog(c, deps), c.get("tenantId"), body, apiUrl(c.req.url)), 201),
     }),
     route({
-      method: "get", path: "/v1/clusters", tag: "clusters", access: "viewer", summary: "List clusters, a page at a time", query: listQuery,
+      method: "get",
+      path: "/v1/clusters",
+      tag: "clusters",
+      access: "viewer",
+      summary: "List clusters, a page at a time",
+      query: listQuery,
       responses: { 200: { description: "one page of the clusters, sorted by name", schema: listOf(clusterView) } },
       handler: async (c, { query }) => {
         const tenantId = c.get("tenantId");
@@ -32,20 +40,30 @@ export function clusterRoutes(deps: ClusterDeps) {
       },
     }),
     route({
-      method: "get", path: "/v1/clusters/{name}", tag: "clusters", access: "viewer", summary: "Get a cluster, with its shared-trust meshes' certificate state",
+      method: "get",
+      path: "/v1/clusters/{name}",
+      tag: "clusters",
+      access: "viewer",
+      summary: "Get a cluster, with its shared-trust meshes' certificate state",
       params: nameParams,
       responses: { 200: { description: "the cluster", schema: clusterView } },
       handler: async (c, { params: { name } }) => c.json(await viewOf(deps, c.get("tenantId"), name)),
     }),
     route({
-      method: "post", path: "/v1/clusters/{name}/bootstrap-token", tag: "clusters", access: "admin",
+      method: "post",
+      path: "/v1/clusters/{name}/bootstrap-token",
+      tag: "clusters",
+      access: "admin",
       summary: "Issue a new bootstrap token for a cluster (the previous one stops working)",
       params: nameParams,
       responses: { 201: { description: "issued", schema: bootstrapView } },
       handler: async (c, { params: { name } }) => c.json(await issueBootstrapToken(withLog(c, deps), c.get("tenantId"), name, apiUrl(c.req.url)), 201),
     }),
     route({
-      method: "delete", path: "/v1/clusters/{name}", tag: "clusters", access: "admin",
+      method: "delete",
+      path: "/v1/clusters/{name}",
+      tag: "clusters",
+      access: "admin",
       summary: "Deregister a cluster and forget what was discovered in it",
       params: nameParams,
       responses: { 204: { description: "deregistered" } },

@@ -20,7 +20,11 @@ const position = z.strictObject({ cluster: namePosition, name: namePosition.opti
 export function discoveredRoutes(deps: { store: Store }): Route[] {
   return COLLECTIONS.map(({ kind, path, schema }) =>
     route({
-      method: "get", path, tag: "discovery", access: "viewer", query: discoveredQuery,
+      method: "get",
+      path,
+      tag: "discovery",
+      access: "viewer",
+      query: discoveredQuery,
       summary: `List discovered ${kind}s, a page at a time (filters: cluster, namespace, mesh)`,
       responses: { 200: { description: "one page of the list, sorted by cluster, then name", schema: listOf(schema) } },
       handler: async (c, { query }) => {

@@ -16,7 +16,9 @@ const planResult = z.object({
     z.object({
       added: z.array(z.unknown()),
       changed: z.array(z.unknown()),
-      previous: z.array(z.unknown()).meta({ description: "each changed object as the cluster's latest snapshot has it, in the order of `changed` (for a diff)" }),
+      previous: z
+        .array(z.unknown())
+        .meta({ description: "each changed object as the cluster's latest snapshot has it, in the order of `changed` (for a diff)" }),
       removed: z.array(z.object({ apiVersion: z.string(), kind: z.string(), namespace: z.string().optional(), name: z.string() })),
     }),
   ),
@@ -28,7 +30,10 @@ export function planRoutes(deps: PlanDeps): Route[] {
   const planner = { store: deps.store, now: deps.now, cache: new PlanInputCache(deps.store) };
   return [
     route({
-      method: "post", path: "/v1/plan", tag: "apply", access: "viewer",
+      method: "post",
+      path: "/v1/plan",
+      tag: "apply",
+      access: "viewer",
       summary: "What each cluster's snapshot and each policy's status would become with these documents; nothing is stored",
       body: applyBody,
       bodyDoc: applyBodyDoc,

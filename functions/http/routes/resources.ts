@@ -57,28 +57,48 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
   const body = DOCUMENT_SCHEMAS[kind];
   return [
     route({
-      method: "get", path: base, tag: kind, access: "viewer", summary: `List ${kind}s, a page at a time`, query: labelSelectorQuery,
+      method: "get",
+      path: base,
+      tag: kind,
+      access: "viewer",
+      summary: `List ${kind}s, a page at a time`,
+      query: labelSelectorQuery,
       responses: { 200: { description: "one page of the list, sorted by name", schema: listOf(item) } },
       handler: async (c, { query }) => {
         const tenantId = c.get("tenantId");
         const selector = selectorOf(query.labelSelector);
-        const page = await listPage(query, ["resources", tenantId, kind, selector], namePosition, (request) => store.resources.page(tenantId, kind, selector, request));
+        const page = await listPage(query, ["resources", tenantId, kind, selector], namePosition, (request) =>
+          store.resources.page(tenantId, kind, selector, request),
+        );
         return c.json(page);
       },
     }),
     route({
-      method: "post", path: base, tag: kind, access: "editor", summary: `Create a ${kind}`, body,
+      method: "post",
+      path: base,
+      tag: kind,
+      access: "editor",
+      summary: `Create a ${kind}`,
+      body,
       responses: { 201: { description: "created", schema: item } },
       handler: async (c, { body: doc }) => respond(c, await createResource(withLog(c, deps), c.get("tenantId"), doc as UserDocument), 201),
     }),
     route({
-      method: "get", path: `${base}/{name}`, tag: kind, access: "viewer", summary: `Get a ${kind}`,
+      method: "get",
+      path: `${base}/{name}`,
+      tag: kind,
+      access: "viewer",
+      summary: `Get a ${kind}`,
       params: nameParams,
       responses: { 200: { description: "the resource", schema: item } },
       handler: async (c, { params }) => respond(c, await store.resources.get(c.get("tenantId"), kind, params.name)),
     }),
     route({
-      method: "put", path: `${base}/{name}`, tag: kind, access: "editor", body,
+      method: "put",
+      path: `${base}/{name}`,
+      tag: kind,
+      access: "editor",
+      body,
       summary: `Replace a ${kind}; If-Match (or metadata.resourceVersion) makes it conditional (412 when stale)`,
       headers: { "If-Match": { description: "resourceVersion the change is based on", pattern: IF_MATCH } },
       params: nameParams,
@@ -90,11 +110,16 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
       },
     }),
     route({
-      method: "delete", path: `${base}/{name}`, tag: kind, access: "editor", summary: `Delete a ${kind}`,
+      method: "delete",
+      path: `${base}/{name}`,
+      tag: kind,
+      access: "editor",
+      summary: `Delete a ${kind}`,
       headers: { "If-Match": { description: "resourceVersion the deletion is based on", pattern: IF_MATCH } },
       params: nameParams,
       responses: { 200: { description: "deleted; the body is the resource as it was", schema: item } },
-      handler: async (c, { params }) => c.json(await deleteResource(withLog(c, deps), c.get("tenantId"), kind, params.name, parseIfMatch(c.req.header("if-match")))),
+      handler: async (c, { params }) =>
+        c.json(await deleteResource(withLog(c, deps), c.get("tenantId"), kind, params.name, parseIfMatch(c.req.header("if-match")))),
     }),
   ];
 }

@@ -13,13 +13,19 @@ export interface SnapshotDeps {
 export function snapshotRoutes(deps: SnapshotDeps): Route[] {
   return [
     route({
-      method: "get", path: "/.well-known/jwks.json", tag: "agent", access: "public",
+      method: "get",
+      path: "/.well-known/jwks.json",
+      tag: "agent",
+      access: "public",
       summary: "Public keys that sign snapshots (the active one first, then those kept for rotation)",
       responses: { 200: { description: "a JWK set" } },
       handler: async (c) => c.json(await deps.signer.jwks(), 200, { "cache-control": "public, max-age=300" }),
     }),
     route({
-      method: "get", path: "/v1/clusters/{name}/snapshot", tag: "clusters", access: "viewer",
+      method: "get",
+      path: "/v1/clusters/{name}/snapshot",
+      tag: "clusters",
+      access: "viewer",
       summary: "What the cluster gets: objects, generation, the generation its agent applied, sync state (objects=false: all but the objects)",
       params: nameParams,
       query: snapshotQuery,

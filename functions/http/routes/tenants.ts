@@ -13,7 +13,10 @@ export function tenantRoutes(deps: Omit<TenantDeps, "log">) {
   const { store } = deps;
   return [
     route({
-      method: "post", path: "/v1/tenants", tag: "tenants", access: "operator",
+      method: "post",
+      path: "/v1/tenants",
+      tag: "tenants",
+      access: "operator",
       summary: "Create a tenant; returns its first admin token, shown only this once",
       body: createTenantBody,
       responses: { 201: { description: "created", schema: tenantView.extend({ adminToken: tenantView.shape.id }) } },
@@ -23,7 +26,12 @@ export function tenantRoutes(deps: Omit<TenantDeps, "log">) {
       },
     }),
     route({
-      method: "get", path: "/v1/tenants", tag: "tenants", access: "operator", summary: "List tenants, a page at a time", query: listQuery,
+      method: "get",
+      path: "/v1/tenants",
+      tag: "tenants",
+      access: "operator",
+      summary: "List tenants, a page at a time",
+      query: listQuery,
       responses: { 200: { description: "one page of the tenants, sorted by id", schema: listOf(tenantView) } },
       handler: async (c, { query }) => {
         const page = await listPage(query, ["tenants"], namePosition, async (request) => {
@@ -34,13 +42,20 @@ export function tenantRoutes(deps: Omit<TenantDeps, "log">) {
       },
     }),
     route({
-      method: "get", path: "/v1/tenants/{id}", tag: "tenants", access: "operator", summary: "Get a tenant",
+      method: "get",
+      path: "/v1/tenants/{id}",
+      tag: "tenants",
+      access: "operator",
+      summary: "Get a tenant",
       params: idParams,
       responses: { 200: { description: "the tenant", schema: tenantView } },
       handler: async (c, { params }) => c.json(view(await store.tenants.get(params.id))),
     }),
     route({
-      method: "post", path: "/v1/tenants/{id}/tokens", tag: "tenants", access: "operator",
+      method: "post",
+      path: "/v1/tenants/{id}/tokens",
+      tag: "tenants",
+      access: "operator",
       summary: "Mint a token for a tenant (recovery when its admins are locked out); the secret is shown only this once",
       params: idParams,
       body: createTokenBody,
@@ -51,7 +66,10 @@ export function tenantRoutes(deps: Omit<TenantDeps, "log">) {
       },
     }),
     route({
-      method: "delete", path: "/v1/tenants/{id}", tag: "tenants", access: "operator",
+      method: "delete",
+      path: "/v1/tenants/{id}",
+      tag: "tenants",
+      access: "operator",
       summary: "Delete a tenant with all its tokens, clusters and resources",
       params: idParams,
       responses: { 204: { description: "deleted" } },

@@ -8,7 +8,10 @@ import { createTokenBody, idParams, listOf, listQuery, tokenInfo } from "../sche
 export function tokenRoutes(deps: Omit<TokenDeps, "log">) {
   return [
     route({
-      method: "post", path: "/v1/tokens", tag: "tokens", access: "admin",
+      method: "post",
+      path: "/v1/tokens",
+      tag: "tokens",
+      access: "admin",
       summary: "Create a token; the secret is returned only this once and stored only as a hash",
       body: createTokenBody,
       responses: { 201: { description: "created", schema: tokenInfo.extend({ token: tokenInfo.shape.id }) } },
@@ -18,7 +21,12 @@ export function tokenRoutes(deps: Omit<TokenDeps, "log">) {
       },
     }),
     route({
-      method: "get", path: "/v1/tokens", tag: "tokens", access: "admin", summary: "List tokens (never their secrets), a page at a time", query: listQuery,
+      method: "get",
+      path: "/v1/tokens",
+      tag: "tokens",
+      access: "admin",
+      summary: "List tokens (never their secrets), a page at a time",
+      query: listQuery,
       responses: { 200: { description: "one page of the tokens, oldest first", schema: listOf(tokenInfo) } },
       handler: async (c, { query }) => {
         const tenantId = c.get("tenantId");
@@ -26,7 +34,11 @@ export function tokenRoutes(deps: Omit<TokenDeps, "log">) {
       },
     }),
     route({
-      method: "delete", path: "/v1/tokens/{id}", tag: "tokens", access: "admin", summary: "Revoke a token at once",
+      method: "delete",
+      path: "/v1/tokens/{id}",
+      tag: "tokens",
+      access: "admin",
+      summary: "Revoke a token at once",
       params: idParams,
       responses: { 204: { description: "revoked" }, 404: { description: "no such token" }, 409: { description: "the tenant's last valid admin token" } },
       handler: async (c, { params: { id } }) => {

@@ -58,8 +58,14 @@ async function publishedDirective(deps: CsrDeps, tenantId: string, cluster: stri
   const [body, trustedKeys] = await Promise.all([deps.store.snapshots.body(tenantId, cluster, head.snapshot), deps.trustedKeys()]);
   let certificates: Record<string, unknown>[];
   try {
-    const payload = await verifySnapshot(gunzipSync(body).toString("utf8"), { trustedKeys, audience: snapshotAudience(tenantId, cluster, head.incarnation), lastGeneration: head.snapshot.generation, now: deps.now() });
-    if (payload.generation !== head.snapshot.generation) throw new Error(`the body is generation ${payload.generation}, the head names ${head.snapshot.generation}`);
+    const payload = await verifySnapshot(gunzipSync(body).toString("utf8"), {
+      trustedKeys,
+      audience: snapshotAudience(tenantId, cluster, head.incarnation),
+      lastGeneration: head.snapshot.generation,
+      now: deps.now(),
+    });
+    if (payload.generation !== head.snapshot.generation)
+      throw new Error(`the body is generation ${payload.generation}, the head names ${head.snapshot.generation}`);
     certificates = payload.certificates;
   } catch (error) {
     deps.log.error("CSR refused: the published snapshot does not verify", { tenant: tenantId, cluster, mesh, ...describeError(error) });
@@ -77,7 +83,8 @@ async function currentVirtualMesh(store: Store, tenantId: string, directive: Cer
     throw error;
   })) as StoredResource<"VirtualMesh">;
   if (vm.spec.mtlsConfig?.shared === undefined) throw new CsrRefusal(403, `VirtualMesh ${directive.virtualMesh} no longer asks for shared trust`);
-  if (!vm.spec.meshes.some((m) => m.name === directive.mesh)) throw new CsrRefusal(403, `VirtualMesh ${directive.virtualMesh} no longer lists mesh ${directive.mesh}`);
+  if (!vm.spec.meshes.some((m) => m.name === directive.mesh))
+    throw new CsrRefusal(403, `VirtualMesh ${directive.virtualMesh} no longer lists mesh ${directive.mesh}`);
   return vm;
 }
 

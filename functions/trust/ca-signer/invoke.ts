@@ -9,7 +9,9 @@ export class LambdaCsrSigner implements CsrSigner {
   constructor(private readonly deps: { lambda: LambdaClient; functionName: string }) {}
 
   async sign(request: CsrSigningRequest): Promise<CsrSigningAnswer> {
-    const out = await this.deps.lambda.send(new InvokeCommand({ FunctionName: this.deps.functionName, Payload: new TextEncoder().encode(JSON.stringify(request)) }));
+    const out = await this.deps.lambda.send(
+      new InvokeCommand({ FunctionName: this.deps.functionName, Payload: new TextEncoder().encode(JSON.stringify(request)) }),
+    );
     const text = out.Payload === undefined ? "" : new TextDecoder().decode(out.Payload);
     if (out.FunctionError !== undefined) throw new Error(`the CA signer failed (${out.FunctionError}): ${text.slice(0, 500)}`);
     return JSON.parse(text) as CsrSigningAnswer;

@@ -21,7 +21,14 @@ export function createCsrSigner(deps: CaSignerDeps): CsrSigner & { sign(raw: unk
       const { tenantId, cluster, mesh } = parsed.data;
       try {
         const signed = await signCsr(deps, parsed.data);
-        deps.log.info("intermediate CA issued", { tenant: tenantId, cluster, mesh, fingerprint: signed.fingerprint, notAfter: signed.notAfter, issuer: signed.issuer });
+        deps.log.info("intermediate CA issued", {
+          tenant: tenantId,
+          cluster,
+          mesh,
+          fingerprint: signed.fingerprint,
+          notAfter: signed.notAfter,
+          issuer: signed.issuer,
+        });
         return { ok: true, certChain: signed.certChain, rootBundle: signed.rootBundle, issuer: signed.issuer, notAfter: signed.notAfter };
       } catch (error) {
         if (!(error instanceof CsrRefusal)) throw error;

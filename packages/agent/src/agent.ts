@@ -33,7 +33,9 @@ async function ensureRegistered(options: AgentOptions, store: StateStore, state:
   if (state.privateJwk && state.tenant) {
     if (!state.incarnation) {
       // Registered by an agent older than incarnations, or for a cluster created before them (docs/agent.md).
-      log.info("no cluster incarnation stored: only snapshots whose audience names none are accepted; if they are refused as wrong-audience, issue a new bootstrap token and delete the meshplane-agent-state Secret to register again");
+      log.info(
+        "no cluster incarnation stored: only snapshots whose audience names none are accepted; if they are refused as wrong-audience, issue a new bootstrap token and delete the meshplane-agent-state Secret to register again",
+      );
     }
     return state;
   }
@@ -47,7 +49,9 @@ async function ensureRegistered(options: AgentOptions, store: StateStore, state:
   try {
     token = readFileSync(options.bootstrapTokenFile, "utf8").trim();
   } catch (error) {
-    throw new Error(`no bootstrap token at ${options.bootstrapTokenFile}: register the cluster (POST /v1/clusters) and install the agent with its token`, { cause: error });
+    throw new Error(`no bootstrap token at ${options.bootstrapTokenFile}: register the cluster (POST /v1/clusters) and install the agent with its token`, {
+      cause: error,
+    });
   }
   try {
     const { tenant, cluster, incarnation } = await ControlPlaneClient.register(options.controlPlaneUrl, token, publicJwk, AGENT_VERSION);
@@ -60,14 +64,20 @@ async function ensureRegistered(options: AgentOptions, store: StateStore, state:
     return state;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
-      throw new Error("the bootstrap token was refused (already used or expired): issue a new one with POST /v1/clusters/<name>/bootstrap-token and update the agent's bootstrap Secret", { cause: error });
+      throw new Error(
+        "the bootstrap token was refused (already used or expired): issue a new one with POST /v1/clusters/<name>/bootstrap-token and update the agent's bootstrap Secret",
+        { cause: error },
+      );
     }
     throw error;
   }
 }
 
 /** The composition root of the agent (docs/style.md#10-thin-entry-points-one-composition-root-per-runtime): everything is wired here from the options. */
-export async function startAgent(options: AgentOptions, log: Logger = createLogger({ component: "meshplane-agent", cluster: options.cluster })): Promise<RunningAgent> {
+export async function startAgent(
+  options: AgentOptions,
+  log: Logger = createLogger({ component: "meshplane-agent", cluster: options.cluster }),
+): Promise<RunningAgent> {
   const kube = new Kube(options.kubeconfig ? await kubeconfigAccess(options.kubeconfig) : inClusterAccess());
   const metrics = new Metrics();
   const stateStore = new StateStore({ kube, namespace: options.namespace });
@@ -97,17 +107,35 @@ export async function startAgent(options: AgentOptions, log: Logger = createLogg
     if (life.stopped) return;
     const state = await ensureRegistered(options, stateStore, await stateStore.load(), log);
     const { privateKey, publicJwk } = await loadAgentKey(state.privateJwk as never);
-    const client = new ControlPlaneClient({ url: options.controlPlaneUrl, tenant: state.tenant as string, cluster: options.cluster, key: { privateKey, publicJwk } });
+    const client = new ControlPlaneClient({
+      url: options.controlPlaneUrl,
+      tenant: state.tenant as string,
+      cluster: options.cluster,
+      key: { privateKey, publicJwk },
+    });
     metrics.appliedGeneration = state.appliedGeneration;
     loop = new SyncLoop({
-      client, kube, stateStore, state, scope: { tenant: state.tenant as string, cluster: options.cluster }, trustedKeys: options.trustedKeys, metrics, log,
-      pollIntervalMs: options.pollIntervalMs, pollJitter: options.pollJitter, resyncIntervalMs: options.resyncIntervalMs, isLeader: () => elector.isLeader(),
+      client,
+      kube,
+      stateStore,
+      state,
+      scope: { tenant: state.tenant as string, cluster: options.cluster },
+      trustedKeys: options.trustedKeys,
+      metrics,
+      log,
+      pollIntervalMs: options.pollIntervalMs,
+      pollJitter: options.pollJitter,
+      resyncIntervalMs: options.resyncIntervalMs,
+      isLeader: () => elector.isLeader(),
       certificates: options.certificates,
       // Only the restart stage asks, only while it rolls a mesh's workloads: discovery runs on demand.
       meshWorkloads: (mesh) => (discovery?.listed() ? meshWorkloads(discovery.snapshot(), mesh) : undefined),
     });
     discovery = new DiscoveryWatch({
-      kube, cluster: options.cluster, debounceMs: options.discoveryDebounceMs, active: () => elector.isLeader(),
+      kube,
+      cluster: options.cluster,
+      debounceMs: options.discoveryDebounceMs,
+      active: () => elector.isLeader(),
       publish: async (report) => {
         await client.discovery(report);
         metrics.discoveryReports++;

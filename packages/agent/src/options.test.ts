@@ -9,7 +9,11 @@ const read = (path: string) => {
 
 describe("readOptions", () => {
   it("reads flags, falls back to the environment, and fills defaults", () => {
-    const o = readOptions(["--cluster", "c1", "--poll-interval", "5"], { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com/", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json", POD_NAME: "agent-0" }, read);
+    const o = readOptions(
+      ["--cluster", "c1", "--poll-interval", "5"],
+      { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com/", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json", POD_NAME: "agent-0" },
+      read,
+    );
     expect(o).toMatchObject({
       controlPlaneUrl: "https://api.example.com",
       cluster: "c1",
@@ -32,7 +36,11 @@ describe("readOptions", () => {
   });
 
   it("reads the certificate options the chart passes", () => {
-    const o = readOptions(["--cluster", "c1", "--certificates=false", "--adopt-existing-cacerts=true", "--restart-pause=5"], { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json", MESHPLANE_AUTO_RESTART_PODS: "true" }, read);
+    const o = readOptions(
+      ["--cluster", "c1", "--certificates=false", "--adopt-existing-cacerts=true", "--restart-pause=5"],
+      { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json", MESHPLANE_AUTO_RESTART_PODS: "true" },
+      read,
+    );
     expect(o.certificates).toEqual({ enabled: false, adoptExistingCacerts: true, autoRestartPods: true, restartPauseMs: 5000 });
   });
 
@@ -47,13 +55,21 @@ describe("readOptions", () => {
   });
 
   it("reads a push URL of its own (AWS: a WebSocket API beside the HTTP API)", () => {
-    const o = readOptions(["--cluster", "c1", "--push-url", "wss://abc123.execute-api.eu-west-1.amazonaws.com/live"], { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read);
+    const o = readOptions(
+      ["--cluster", "c1", "--push-url", "wss://abc123.execute-api.eu-west-1.amazonaws.com/live"],
+      { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" },
+      read,
+    );
     expect(o.pushUrl).toBe("wss://abc123.execute-api.eu-west-1.amazonaws.com/live");
   });
 
   it("refuses plain http elsewhere, saying why", () => {
-    expect(() => readOptions(["--cluster", "c1", "--control-plane-url", "http://api.example.com"], { MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read)).toThrow(
-      expect.objectContaining({ errors: [expect.objectContaining({ message: expect.stringContaining("bootstrap token and the agent's credentials would cross the network in clear") })] }),
+    expect(() =>
+      readOptions(["--cluster", "c1", "--control-plane-url", "http://api.example.com"], { MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read),
+    ).toThrow(
+      expect.objectContaining({
+        errors: [expect.objectContaining({ message: expect.stringContaining("bootstrap token and the agent's credentials would cross the network in clear") })],
+      }),
     );
   });
 
@@ -64,7 +80,10 @@ describe("readOptions", () => {
     [["--cluster", "c1", "--trusted-keys-file", "/missing.json"], "--trusted-keys-file"],
     [["--cluster", "c1", "--auto-restart-pods", "yes"], "--auto-restart-pods (MESHPLANE_AUTO_RESTART_PODS)"],
     [["--cluster", "c1", "--control-plane-url", "http://meshplane.example.com"], "--control-plane-url (MESHPLANE_CONTROL_PLANE_URL)"],
-    [["--cluster", "c1", "--control-plane-url", "http://10.0.0.5:8080", "--allow-insecure-control-plane", "maybe"], "--allow-insecure-control-plane (MESHPLANE_ALLOW_INSECURE_CONTROL_PLANE)"],
+    [
+      ["--cluster", "c1", "--control-plane-url", "http://10.0.0.5:8080", "--allow-insecure-control-plane", "maybe"],
+      "--allow-insecure-control-plane (MESHPLANE_ALLOW_INSECURE_CONTROL_PLANE)",
+    ],
     [["--cluster", "c1", "--push-url", "https://push.example.com"], "--push-url (MESHPLANE_PUSH_URL)"],
     [["--cluster", "c1", "--push-url", "ws://push.example.com"], "--push-url (MESHPLANE_PUSH_URL)"],
   ])("names the bad option in %j", (argv, path) => {

@@ -83,7 +83,11 @@ const FLAGS = {
 export const DEFAULT_POLL_WITH_PUSH_SECONDS = 300;
 export const DEFAULT_POLL_SECONDS = 15;
 
-const yesNo = (fallback: boolean) => z.enum(["true", "false"], { error: "must be true or false" }).default(fallback ? "true" : "false").transform((v) => v === "true");
+const yesNo = (fallback: boolean) =>
+  z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .default(fallback ? "true" : "false")
+    .transform((v) => v === "true");
 
 const raw = z.strictObject({
   "control-plane-url": z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
@@ -124,7 +128,11 @@ function insecureUrlError(url: string, allowed: boolean): string | undefined {
   return `must be an ${parsed.protocol.startsWith("ws") ? "wss" : "https"} URL: over ${parsed.protocol.replace(":", "")} the bootstrap token and the agent's credentials would cross the network in clear (for a development control plane, set --allow-insecure-control-plane=true)`;
 }
 
-const jwks = z.object({ keys: z.array(z.looseObject({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), kid: z.string().min(1) })).min(1, "must hold at least one key") });
+const jwks = z.object({
+  keys: z
+    .array(z.looseObject({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), kid: z.string().min(1) }))
+    .min(1, "must hold at least one key"),
+});
 
 /**
  * Options from command-line flags (`--cluster c1`), falling back to environment variables
@@ -150,7 +158,9 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
   try {
     keys = jwks.parse(JSON.parse(readFile(o["trusted-keys-file"]))).keys as JWK[];
   } catch (error) {
-    throw new ValidationError("invalid agent options", [{ path: "--trusted-keys-file", message: `must name a JWK set file: ${(error as Error).message.split("\n")[0]}` }]);
+    throw new ValidationError("invalid agent options", [
+      { path: "--trusted-keys-file", message: `must name a JWK set file: ${(error as Error).message.split("\n")[0]}` },
+    ]);
   }
   return {
     controlPlaneUrl: o["control-plane-url"].replace(/\/+$/, ""),
@@ -168,7 +178,12 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
     leaseName: o["lease-name"],
     identity: o.identity,
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
-    certificates: { enabled: o.certificates, adoptExistingCacerts: o["adopt-existing-cacerts"], autoRestartPods: o["auto-restart-pods"], restartPauseMs: o["restart-pause"] * 1000 },
+    certificates: {
+      enabled: o.certificates,
+      adoptExistingCacerts: o["adopt-existing-cacerts"],
+      autoRestartPods: o["auto-restart-pods"],
+      restartPauseMs: o["restart-pause"] * 1000,
+    },
   };
 }
 

@@ -18,15 +18,18 @@ export interface Scope {
 export const GENERATED_KIND_VERBS = ["create", "delete", "list", "patch"] as const;
 
 /** meshplane's owner labels for this scope: every object the agent writes carries all three. */
-export const ownerLabels = (scope: Scope): Record<string, string> => ({ [LABEL_MANAGED_BY]: "meshplane", [LABEL_TENANT]: scope.tenant, [LABEL_CLUSTER]: scope.cluster });
+export const ownerLabels = (scope: Scope): Record<string, string> => ({
+  [LABEL_MANAGED_BY]: "meshplane",
+  [LABEL_TENANT]: scope.tenant,
+  [LABEL_CLUSTER]: scope.cluster,
+});
 
 /** Whether `labels` carry all three owner labels of this scope: the only objects the agent may change or delete. */
 export const ownedBy = (labels: Readonly<Record<string, string>> | undefined, scope: Scope): boolean =>
   labels?.[LABEL_MANAGED_BY] === "meshplane" && labels[LABEL_TENANT] === scope.tenant && labels[LABEL_CLUSTER] === scope.cluster;
 
 /** The label selector of the only objects the agent may ever prune: all three owner labels, for this tenant and cluster. */
-export const ownedSelector = (scope: Scope): string =>
-  `${LABEL_MANAGED_BY}=meshplane,${LABEL_TENANT}=${scope.tenant},${LABEL_CLUSTER}=${scope.cluster}`;
+export const ownedSelector = (scope: Scope): string => `${LABEL_MANAGED_BY}=meshplane,${LABEL_TENANT}=${scope.tenant},${LABEL_CLUSTER}=${scope.cluster}`;
 
 /**
  * Whether the agent may overwrite an object it found (a mesh's `cacerts`): one it owns, or one it was

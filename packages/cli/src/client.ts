@@ -10,7 +10,11 @@ export { ApiError, type FieldError } from "@meshplane/core/http-client";
 
 export interface Client {
   url: string;
-  request<T = unknown>(method: string, path: string, options?: { body?: unknown; yaml?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
+  request<T = unknown>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; yaml?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: T; headers: Headers }>;
 }
 
 /** A 429 is waited out at most this many times in a row; the next one is the command's error. */

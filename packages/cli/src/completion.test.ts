@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completionScript, type Shell } from "./completion";
 import { program } from "./program";
 
-
 const KIND_WORDS = ["virtualmeshes", "vm", "trafficpolicies", "tp", "accesspolicies", "ap", "meshes", "workloads", "wl", "destinations", "dest", "clusters"];
 const FORMATS = ["table", "wide", "yaml", "json", "name"];
 
@@ -44,8 +43,14 @@ function complete(line: readonly string[], cli: Command = program()): string[] {
     `_${cli.name().replace(/[^A-Za-z0-9_]/g, "_")} || exit 4`,
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join("\n");
-  const out = execFileSync("bash", ["--norc", "--noprofile", "-c", driver, "bash", scriptFile("bash", cli), ...line], { cwd: join(dir, "cwd"), encoding: "utf8" });
-  return out.split("\n").filter((w) => w !== "").sort();
+  const out = execFileSync("bash", ["--norc", "--noprofile", "-c", driver, "bash", scriptFile("bash", cli), ...line], {
+    cwd: join(dir, "cwd"),
+    encoding: "utf8",
+  });
+  return out
+    .split("\n")
+    .filter((w) => w !== "")
+    .sort();
 }
 
 const sorted = (words: readonly string[]) => [...words].sort();
@@ -53,7 +58,11 @@ const words = (line: string) => line.split(" ");
 
 describe("bash", () => {
   it("registers _meshplane for meshplane and defines it without errors", () => {
-    const out = execFileSync("bash", ["--norc", "--noprofile", "-c", 'source "$1" && complete -p meshplane && declare -F _meshplane', "bash", scriptFile("bash", program())], { encoding: "utf8" });
+    const out = execFileSync(
+      "bash",
+      ["--norc", "--noprofile", "-c", 'source "$1" && complete -p meshplane && declare -F _meshplane', "bash", scriptFile("bash", program())],
+      { encoding: "utf8" },
+    );
     expect(out).toBe("complete -F _meshplane meshplane\n_meshplane\n");
   });
 
@@ -117,7 +126,9 @@ describe("bash", () => {
   it("completes a command's options with the global ones", () => {
     expect(complete(words("meshplane get tp --c"))).toEqual(["--cluster", "--context"]);
     expect(complete(words("meshplane cluster list --"))).toEqual(sorted(["--output", "--help", "--version", "--context"]));
-    expect(complete(words("meshplane token create x -"))).toEqual(sorted(["--role", "--ttl-days", "-o", "--output", "-h", "--help", "-v", "--version", "--context"]));
+    expect(complete(words("meshplane token create x -"))).toEqual(
+      sorted(["--role", "--ttl-days", "-o", "--output", "-h", "--help", "-v", "--version", "--context"]),
+    );
     expect(complete(words("meshplane --c"))).toEqual(["--context"]);
     expect(complete(words("meshplane cluster --"))).toEqual(sorted(["--help", "--version", "--context"]));
   });
@@ -144,9 +155,18 @@ describe("bash", () => {
 
   it("reads a tree it has not seen: aliases, hidden commands and options, argument choices, variadic arguments", () => {
     const cli = new Command("demo-cli").option("-q, --quiet", "say less");
-    cli.command("deploy").alias("d").description("Deploy").addArgument(new Argument("<env>", "where").choices(["dev", "prod"])).addOption(new Option("--mode <mode>").choices(["fast", "safe"]));
+    cli
+      .command("deploy")
+      .alias("d")
+      .description("Deploy")
+      .addArgument(new Argument("<env>", "where").choices(["dev", "prod"]))
+      .addOption(new Option("--mode <mode>").choices(["fast", "safe"]));
     cli.command("secret", { hidden: true });
-    cli.command("tag").addArgument(new Argument("<name>")).addArgument(new Argument("[colors...]").choices(["red", "blue"])).addOption(new Option("--internal").hideHelp());
+    cli
+      .command("tag")
+      .addArgument(new Argument("<name>"))
+      .addArgument(new Argument("[colors...]").choices(["red", "blue"]))
+      .addOption(new Option("--internal").hideHelp());
     expect(complete(["demo-cli", ""], cli)).toEqual(["d", "deploy", "tag"]);
     expect(complete(["demo-cli", "d", ""], cli)).toEqual(["dev", "prod"]);
     expect(complete(["demo-cli", "deploy", "prod", "--mode", ""], cli)).toEqual(["fast", "safe"]);
@@ -195,7 +215,9 @@ describe("zsh", () => {
     expect(text).toContain("'tp:TrafficPolicy'");
     expect(text).toContain("    ('meshplane apply|-f'|'meshplane apply|--filename') _files; return ;;");
     expect(text).toContain("        '--context:the context to use (default: the current one; MESHPLANE_CONTEXT)'");
-    expect(text).toContain("        'register:Register a cluster: prints the helm line that installs its agent with a one-time bootstrap token, or with --install runs it and waits for the agent'");
+    expect(text).toContain(
+      "        'register:Register a cluster: prints the helm line that installs its agent with a one-time bootstrap token, or with --install runs it and waits for the agent'",
+    );
   });
 
   it.runIf(installed("zsh"))("parses (zsh -n)", () => {
@@ -212,13 +234,23 @@ describe("fish", () => {
     expect(lines).toContain("complete -c meshplane -s h -l help -d 'display help for command'");
     expect(lines).toContain("complete -c meshplane -l context -x -d 'the context to use (default: the current one; MESHPLANE_CONTEXT)'");
     expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane\" 0' -a cluster -d 'Register clusters and see their agents'");
-    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane cluster\" 0' -a bootstrap-token -d 'A new one-time bootstrap token for a cluster whose agent must register again; with --install, reinstalls the agent with it'");
-    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane get\"' -s o -l output -x -a 'table wide yaml json name' -d 'table, wide, yaml, json or name'");
-    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane token create\"' -l role -x -a 'admin editor viewer' -d 'admin, editor or viewer'");
+    expect(lines).toContain(
+      "complete -c meshplane -n '__meshplane_is \"meshplane cluster\" 0' -a bootstrap-token -d 'A new one-time bootstrap token for a cluster whose agent must register again; with --install, reinstalls the agent with it'",
+    );
+    expect(lines).toContain(
+      "complete -c meshplane -n '__meshplane_is \"meshplane get\"' -s o -l output -x -a 'table wide yaml json name' -d 'table, wide, yaml, json or name'",
+    );
+    expect(lines).toContain(
+      "complete -c meshplane -n '__meshplane_is \"meshplane token create\"' -l role -x -a 'admin editor viewer' -d 'admin, editor or viewer'",
+    );
     expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane get\" 0' -a tp -d 'TrafficPolicy'");
-    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane apply\"' -s f -l filename -r -F -d 'a file, a directory, or - for standard input'");
+    expect(lines).toContain(
+      "complete -c meshplane -n '__meshplane_is \"meshplane apply\"' -s f -l filename -r -F -d 'a file, a directory, or - for standard input'",
+    );
     expect(lines).toContain("complete -c meshplane -n '__meshplane_more \"meshplane apply\" -f --filename' -F");
-    expect(lines).toContain("complete -c meshplane -n '__meshplane_is \"meshplane cluster register\"' -s o -l output -x -a 'text json' -d 'text or json (without --install)'");
+    expect(lines).toContain(
+      "complete -c meshplane -n '__meshplane_is \"meshplane cluster register\"' -s o -l output -x -a 'text json' -d 'text or json (without --install)'",
+    );
   });
 
   it("escapes quotes in descriptions the fish way", () => {

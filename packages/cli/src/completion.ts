@@ -302,8 +302,16 @@ function zsh(nodes: Node[]): string {
   line(`  case $1 in`);
   for (const node of nodes) {
     line(`    (${sq(node.path)})`);
-    array("      ", "commands", node.subcommands.flatMap((s) => s.names.map((value) => described({ value, description: s.description }))));
-    array("      ", "options", node.flags.flatMap((f) => f.names.map((value) => described({ value, description: f.description }))));
+    array(
+      "      ",
+      "commands",
+      node.subcommands.flatMap((s) => s.names.map((value) => described({ value, description: s.description }))),
+    );
+    array(
+      "      ",
+      "options",
+      node.flags.flatMap((f) => f.names.map((value) => described({ value, description: f.description }))),
+    );
     const valued = node.flags.filter((f) => f.takesValue).flatMap((f) => f.names);
     if (valued.length > 0) line(`      value_options=(${valued.join(" ")})`);
     const variadic = node.flags.filter((f) => f.takesValue && f.variadic).flatMap((f) => f.names);
@@ -405,8 +413,16 @@ function fish(nodes: Node[]): string {
   const condition = (test: string) => `-n ${fq(test)}`;
   const desc = (d: string) => (d === "" ? "" : ` -d ${fq(d)}`);
   const flagLine = (flag: Flag, prefix: string) => {
-    const names = [flag.short && (flag.short.length === 2 ? `-s ${flag.short.slice(1)}` : `-o ${flag.short.slice(1)}`), flag.long && `-l ${flag.long.slice(2)}`].filter(Boolean).join(" ");
-    const value = !flag.takesValue ? "" : flag.values.type === "files" ? " -r -F" : flag.values.type === "words" ? ` -x -a ${fq(words(flag.values.words))}` : " -x";
+    const names = [flag.short && (flag.short.length === 2 ? `-s ${flag.short.slice(1)}` : `-o ${flag.short.slice(1)}`), flag.long && `-l ${flag.long.slice(2)}`]
+      .filter(Boolean)
+      .join(" ");
+    const value = !flag.takesValue
+      ? ""
+      : flag.values.type === "files"
+        ? " -r -F"
+        : flag.values.type === "words"
+          ? ` -x -a ${fq(words(flag.values.words))}`
+          : " -x";
     return `complete -c ${root}${prefix} ${names}${value}${desc(flag.description)}`;
   };
 
@@ -516,7 +532,8 @@ function fish(nodes: Node[]): string {
     line();
     line(`# ${node.path}`);
     const is = node.path === root ? "" : ` ${condition(`__${fn}_is ${JSON.stringify(node.path)}`)}`;
-    for (const sub of node.subcommands) for (const name of sub.names) line(`complete -c ${root} ${condition(`__${fn}_is ${JSON.stringify(node.path)} 0`)} -a ${name}${desc(sub.description)}`);
+    for (const sub of node.subcommands)
+      for (const name of sub.names) line(`complete -c ${root} ${condition(`__${fn}_is ${JSON.stringify(node.path)} 0`)} -a ${name}${desc(sub.description)}`);
     // A command's options hold below it too (commander reads them after subcommands).
     const inScope = node.path === root ? "" : ` ${condition(`__${fn}_in ${JSON.stringify(node.path)}`)}`;
     for (const flag of node.own) line(flagLine(flag, node.subcommands.length > 0 ? inScope : is));

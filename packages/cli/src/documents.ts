@@ -42,7 +42,8 @@ export function parseDocuments(text: string, name: string): SourceDocument[] {
       throw new UsageError(`${where}: ${(error as Error).message}`);
     }
     if (value === null || value === undefined) return; // an empty document (a trailing ---)
-    if (typeof value !== "object" || Array.isArray(value)) throw new UsageError(`${where}: a document must be a mapping with apiVersion, kind, metadata and spec`);
+    if (typeof value !== "object" || Array.isArray(value))
+      throw new UsageError(`${where}: a document must be a mapping with apiVersion, kind, metadata and spec`);
     out.push({ source: where, doc: value as Record<string, unknown> });
   });
   return out;
@@ -50,5 +51,7 @@ export function parseDocuments(text: string, name: string): SourceDocument[] {
 
 export function readDocuments(paths: string[], recursive: boolean, stdin: () => string): SourceDocument[] {
   if (paths.length === 0) throw new UsageError("name what to read with -f FILE, -f DIR or -f - (standard input)");
-  return paths.flatMap((p) => (p === "-" ? parseDocuments(stdin(), "(stdin)") : filesOf(p, recursive).flatMap((f) => parseDocuments(readFileSync(f, "utf8"), f))));
+  return paths.flatMap((p) =>
+    p === "-" ? parseDocuments(stdin(), "(stdin)") : filesOf(p, recursive).flatMap((f) => parseDocuments(readFileSync(f, "utf8"), f)),
+  );
 }

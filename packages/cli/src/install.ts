@@ -77,13 +77,24 @@ function kubeContext(o: InstallOptions, env: NodeJS.ProcessEnv): string {
 export function planInstall(o: InstallOptions, env: NodeJS.ProcessEnv): InstallPlan {
   const helmName = o.helm ?? env.MESHPLANE_HELM ?? "helm";
   const helm = onPath(helmName, env);
-  if (!helm) throw new UsageError(`helm not found (${helmName}): install helm 3 (https://helm.sh/docs/intro/install/), or pass --helm PATH; or leave out --install and run the printed helm line yourself`);
+  if (!helm)
+    throw new UsageError(
+      `helm not found (${helmName}): install helm 3 (https://helm.sh/docs/intro/install/), or pass --helm PATH; or leave out --install and run the printed helm line yourself`,
+    );
   const chart = o.chart ?? bundledChart();
   if (!chart || !existsSync(join(chart, "Chart.yaml"))) throw new UsageError(`no agent chart at ${chart ?? "(none shipped with this CLI)"}: pass --chart DIR`);
   for (const file of o.values) if (!existsSync(file)) throw new UsageError(`--values ${file}: no such file`);
   const timeoutS = seconds("--timeout", o.timeout);
   const kubeArgs = [...(o.kubeconfig ? ["--kubeconfig", o.kubeconfig] : []), ...(o.kubeContext ? ["--kube-context", o.kubeContext] : [])];
-  return { helm, chart, namespace: o.namespace, kubeArgs, values: o.values.map((v) => (isAbsolute(v) ? v : join(process.cwd(), v))), timeoutMs: timeoutS * 1000, context: kubeContext(o, env) };
+  return {
+    helm,
+    chart,
+    namespace: o.namespace,
+    kubeArgs,
+    values: o.values.map((v) => (isAbsolute(v) ? v : join(process.cwd(), v))),
+    timeoutMs: timeoutS * 1000,
+    context: kubeContext(o, env),
+  };
 }
 
 function runHelm(helm: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
@@ -110,7 +121,11 @@ export async function helmInstall(plan: InstallPlan, helmValues: unknown, env: N
   try {
     const file = join(dir, "bootstrap-values.json");
     writeFileSync(file, JSON.stringify(helmValues), { mode: 0o600 });
-    result = await runHelm(plan.helm, ["upgrade", "--install", RELEASE, plan.chart, "--create-namespace", "-f", file, ...plan.values.flatMap((v) => ["-f", v]), ...scope], env);
+    result = await runHelm(
+      plan.helm,
+      ["upgrade", "--install", RELEASE, plan.chart, "--create-namespace", "-f", file, ...plan.values.flatMap((v) => ["-f", v]), ...scope],
+      env,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -119,7 +134,17 @@ export async function helmInstall(plan: InstallPlan, helmValues: unknown, env: N
   const undone = await runHelm(plan.helm, undo, env);
   // Nothing to undo when helm failed before creating the release (an unreachable cluster, a bad values file).
   const nothing = /not found/i.test(undone.output) || /cluster unreachable/i.test(result.output);
-  return { ...result, undone: undone.code === 0 ? (existed ? "the release was rolled back to its previous revision" : "the release was uninstalled") : nothing ? "nothing was installed" : `undoing it failed too: ${undone.output.trim()}` };
+  return {
+    ...result,
+    undone:
+      undone.code === 0
+        ? existed
+          ? "the release was rolled back to its previous revision"
+          : "the release was uninstalled"
+        : nothing
+          ? "nothing was installed"
+          : `undoing it failed too: ${undone.output.trim()}`,
+  };
 }
 
 interface AgentState {
@@ -134,8 +159,18 @@ async function agentState(client: Client, name: string): Promise<AgentState> {
   const path = `/v1/clusters/${encodeURIComponent(name)}`;
   const cluster = (await client.request<{ state: string }>("GET", path)).body;
   const snapshot = (await client.request<{ discoveryReported?: boolean; appliedGeneration: number; generation: number }>("GET", `${path}/snapshot`)).body;
-  const meshes = snapshot.discoveryReported ? (await client.request<{ items: { metadata: { name: string } }[] }>("GET", `/v1/meshes?cluster=${encodeURIComponent(name)}&limit=50`)).body.items.map((m) => m.metadata.name) : [];
-  return { registered: cluster.state === "registered", discovered: snapshot.discoveryReported === true, meshes, appliedGeneration: snapshot.appliedGeneration, generation: snapshot.generation };
+  const meshes = snapshot.discoveryReported
+    ? (await client.request<{ items: { metadata: { name: string } }[] }>("GET", `/v1/meshes?cluster=${encodeURIComponent(name)}&limit=50`)).body.items.map(
+        (m) => m.metadata.name,
+      )
+    : [];
+  return {
+    registered: cluster.state === "registered",
+    discovered: snapshot.discoveryReported === true,
+    meshes,
+    appliedGeneration: snapshot.appliedGeneration,
+    generation: snapshot.generation,
+  };
 }
 
 /**
@@ -150,9 +185,12 @@ export async function waitForAgent(client: Client, streams: Streams, name: strin
   for (let round = 0; ; round++) {
     const s = await agentState(client, name);
     const elapsed = c.dim(`(${Math.round((now() - started) / 1000)}s)`);
-    const meshes = s.meshes.length === 0 ? "no mesh found yet (install Istio or OSM; discovery follows)" : `${s.meshes.length} mesh(es): ${s.meshes.join(", ")}`;
+    const meshes =
+      s.meshes.length === 0 ? "no mesh found yet (install Istio or OSM; discovery follows)" : `${s.meshes.length} mesh(es): ${s.meshes.join(", ")}`;
     display.show([
-      s.registered ? { key: "agent", text: `${c.green("✔")} agent registered` } : { key: "agent", text: `${c.yellow("…")} agent: waiting for it to start and register`, detail: elapsed },
+      s.registered
+        ? { key: "agent", text: `${c.green("✔")} agent registered` }
+        : { key: "agent", text: `${c.yellow("…")} agent: waiting for it to start and register`, detail: elapsed },
       !s.registered
         ? { key: "discovery", text: "  discovery: after registration" }
         : s.discovered
@@ -161,7 +199,9 @@ export async function waitForAgent(client: Client, streams: Streams, name: strin
     ]);
     if (s.registered && s.discovered) {
       display.done();
-      streams.err.write(`cluster ${name} is connected${s.generation > 0 ? `; generation ${s.generation} published, ${s.appliedGeneration} applied` : ""}. Next: \`meshplane get meshes --cluster ${name}\`, \`meshplane check\`\n`);
+      streams.err.write(
+        `cluster ${name} is connected${s.generation > 0 ? `; generation ${s.generation} published, ${s.appliedGeneration} applied` : ""}. Next: \`meshplane get meshes --cluster ${name}\`, \`meshplane check\`\n`,
+      );
       return 0;
     }
     if (now() > deadline) {

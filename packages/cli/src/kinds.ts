@@ -12,7 +12,8 @@ export interface Kind {
 
 export type Item = Record<string, unknown> & { metadata?: { name?: string; labels?: Record<string, string>; [k: string]: unknown } };
 
-const get = (item: unknown, path: string): unknown => path.split(".").reduce<unknown>((v, k) => (typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined), item);
+const get = (item: unknown, path: string): unknown =>
+  path.split(".").reduce<unknown>((v, k) => (typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined), item);
 const text = (value: unknown): string => (value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value));
 
 /** A user resource's state: its own, or ACCEPTED/INVALID/… counted over clusters and destinations. */
@@ -21,19 +22,102 @@ export function stateOf(item: unknown): string {
   return text(state) || "PENDING";
 }
 
-const labels = { title: "LABELS", wide: true, value: (i: Item) => Object.entries(i.metadata?.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(",") };
+const labels = {
+  title: "LABELS",
+  wide: true,
+  value: (i: Item) =>
+    Object.entries(i.metadata?.labels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(","),
+};
 const cluster = { title: "CLUSTER", value: (i: Item) => text(get(i, "metadata.cluster")) };
 const namespace = { title: "NAMESPACE", value: (i: Item) => text(get(i, "spec.namespace")) };
 const age = { title: "GENERATION", value: (i: Item) => text(get(i, "metadata.generation")) };
 
 export const KINDS: Kind[] = [
-  { kind: "VirtualMesh", plural: "virtualmeshes", short: ["vm", "virtualmesh"], path: "/v1/virtualmeshes", user: true, columns: [{ title: "STATE", value: stateOf }, { title: "MESHES", value: (i) => text((get(i, "spec.meshes") as unknown[] | undefined)?.length ?? 0) }, age, labels] },
-  { kind: "TrafficPolicy", plural: "trafficpolicies", short: ["tp", "trafficpolicy"], path: "/v1/trafficpolicies", user: true, columns: [{ title: "STATE", value: stateOf }, age, labels] },
-  { kind: "AccessPolicy", plural: "accesspolicies", short: ["ap", "accesspolicy"], path: "/v1/accesspolicies", user: true, columns: [{ title: "STATE", value: stateOf }, age, labels] },
-  { kind: "Mesh", plural: "meshes", short: ["mesh"], path: "/v1/meshes", user: false, columns: [cluster, { title: "TYPE", value: (i) => text(get(i, "spec.type")) }, { title: "TRUST DOMAIN", wide: true, value: (i) => text(get(i, "spec.istio.trustDomain")) }] },
-  { kind: "Workload", plural: "workloads", short: ["wl", "workload"], path: "/v1/workloads", user: false, columns: [cluster, namespace, { title: "MESH", value: (i) => text(get(i, "spec.mesh")) }, { title: "SERVICE ACCOUNT", wide: true, value: (i) => text(get(i, "spec.serviceAccount")) }] },
-  { kind: "Destination", plural: "destinations", short: ["dest", "destination"], path: "/v1/destinations", user: false, columns: [cluster, namespace, { title: "MESH", value: (i) => text(get(i, "spec.mesh")) }, { title: "PORTS", value: (i) => ((get(i, "spec.ports") as { port: number; protocol: string }[] | undefined) ?? []).map((p) => `${p.port}/${p.protocol}`).join(",") }] },
-  { kind: "Cluster", plural: "clusters", short: ["cluster"], path: "/v1/clusters", user: false, columns: [{ title: "STATE", value: (i) => text(get(i, "state")) }, { title: "APPLIED", value: (i) => text(get(i, "appliedGeneration")) }, { title: "LAST SEEN", value: (i) => text(get(i, "lastSeenAt")) }, { title: "CREATED", wide: true, value: (i) => text(get(i, "createdAt")) }] },
+  {
+    kind: "VirtualMesh",
+    plural: "virtualmeshes",
+    short: ["vm", "virtualmesh"],
+    path: "/v1/virtualmeshes",
+    user: true,
+    columns: [
+      { title: "STATE", value: stateOf },
+      { title: "MESHES", value: (i) => text((get(i, "spec.meshes") as unknown[] | undefined)?.length ?? 0) },
+      age,
+      labels,
+    ],
+  },
+  {
+    kind: "TrafficPolicy",
+    plural: "trafficpolicies",
+    short: ["tp", "trafficpolicy"],
+    path: "/v1/trafficpolicies",
+    user: true,
+    columns: [{ title: "STATE", value: stateOf }, age, labels],
+  },
+  {
+    kind: "AccessPolicy",
+    plural: "accesspolicies",
+    short: ["ap", "accesspolicy"],
+    path: "/v1/accesspolicies",
+    user: true,
+    columns: [{ title: "STATE", value: stateOf }, age, labels],
+  },
+  {
+    kind: "Mesh",
+    plural: "meshes",
+    short: ["mesh"],
+    path: "/v1/meshes",
+    user: false,
+    columns: [
+      cluster,
+      { title: "TYPE", value: (i) => text(get(i, "spec.type")) },
+      { title: "TRUST DOMAIN", wide: true, value: (i) => text(get(i, "spec.istio.trustDomain")) },
+    ],
+  },
+  {
+    kind: "Workload",
+    plural: "workloads",
+    short: ["wl", "workload"],
+    path: "/v1/workloads",
+    user: false,
+    columns: [
+      cluster,
+      namespace,
+      { title: "MESH", value: (i) => text(get(i, "spec.mesh")) },
+      { title: "SERVICE ACCOUNT", wide: true, value: (i) => text(get(i, "spec.serviceAccount")) },
+    ],
+  },
+  {
+    kind: "Destination",
+    plural: "destinations",
+    short: ["dest", "destination"],
+    path: "/v1/destinations",
+    user: false,
+    columns: [
+      cluster,
+      namespace,
+      { title: "MESH", value: (i) => text(get(i, "spec.mesh")) },
+      {
+        title: "PORTS",
+        value: (i) => ((get(i, "spec.ports") as { port: number; protocol: string }[] | undefined) ?? []).map((p) => `${p.port}/${p.protocol}`).join(","),
+      },
+    ],
+  },
+  {
+    kind: "Cluster",
+    plural: "clusters",
+    short: ["cluster"],
+    path: "/v1/clusters",
+    user: false,
+    columns: [
+      { title: "STATE", value: (i) => text(get(i, "state")) },
+      { title: "APPLIED", value: (i) => text(get(i, "appliedGeneration")) },
+      { title: "LAST SEEN", value: (i) => text(get(i, "lastSeenAt")) },
+      { title: "CREATED", wide: true, value: (i) => text(get(i, "createdAt")) },
+    ],
+  },
 ];
 
 /** The kind a user typed: kind, plural or short name, any case. */

@@ -35,10 +35,30 @@ export function table(streams: Streams, head: string[], rows: string[][]): strin
     wordWrap: false,
     truncate: "…",
     style: { head: colours(streams.out, streams.env).isColorSupported ? ["bold"] : [], border: [], compact: true, "padding-left": 0, "padding-right": 2 },
-    chars: { top: "", "top-mid": "", "top-left": "", "top-right": "", bottom: "", "bottom-mid": "", "bottom-left": "", "bottom-right": "", left: "", "left-mid": "", mid: "", "mid-mid": "", right: "", "right-mid": "", middle: "" },
+    chars: {
+      top: "",
+      "top-mid": "",
+      "top-left": "",
+      "top-right": "",
+      bottom: "",
+      "bottom-mid": "",
+      "bottom-left": "",
+      "bottom-right": "",
+      left: "",
+      "left-mid": "",
+      mid: "",
+      "mid-mid": "",
+      right: "",
+      "right-mid": "",
+      middle: "",
+    },
   });
   t.push(...rows);
-  return `${t.toString().split("\n").map((l) => l.trimEnd()).join("\n")}\n`;
+  return `${t
+    .toString()
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .join("\n")}\n`;
 }
 
 export function formatData(value: unknown, output: "yaml" | "json"): string {

@@ -5,7 +5,6 @@
 import { Argument, Command, Option } from "commander";
 import { VERSION } from "./version";
 
-
 /** Runs `load()`'s command with the parsed arguments; errors become readable lines and an exit code. */
 function run<A extends unknown[]>(load: () => Promise<(...args: A) => Promise<number | void>>) {
   return async (...args: A) => {
@@ -62,13 +61,26 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .requiredOption("--url <url>", "the control plane, e.g. https://meshplane.example.com")
     .option("--name <context>", "the context's name (default: the URL's host)")
     .option("--token-stdin", "read the token from standard input (for scripts)")
-    .addHelpText("after", "\nExamples:\n  meshplane login --url http://127.0.0.1:8080\n  echo \"$TOKEN\" | meshplane login --url https://mp.example.com --token-stdin --name prod")
+    .addHelpText(
+      "after",
+      '\nExamples:\n  meshplane login --url http://127.0.0.1:8080\n  echo "$TOKEN" | meshplane login --url https://mp.example.com --token-stdin --name prod',
+    )
     .action(run(async () => (await import("./commands/context")).login));
 
   const context = cli.command("context").description("List and switch between saved contexts");
-  context.command("list").description("The saved contexts; * marks the current one").addOption(output()).action(run(async () => (await import("./commands/context")).list));
-  context.command("use <name>").description("Make a context the current one").action(run(async () => (await import("./commands/context")).use));
-  context.command("delete <name>").description("Forget a context and its token").action(run(async () => (await import("./commands/context")).remove));
+  context
+    .command("list")
+    .description("The saved contexts; * marks the current one")
+    .addOption(output())
+    .action(run(async () => (await import("./commands/context")).list));
+  context
+    .command("use <name>")
+    .description("Make a context the current one")
+    .action(run(async () => (await import("./commands/context")).use));
+  context
+    .command("delete <name>")
+    .description("Forget a context and its token")
+    .action(run(async () => (await import("./commands/context")).remove));
 
   cli
     .command("get <kind> [name]")
@@ -78,7 +90,10 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .option("--namespace <name>", "discovered kinds: only this namespace's")
     .option("--mesh <name>", "discovered kinds: only this mesh's")
     .addOption(output())
-    .addHelpText("after", "\nExamples:\n  meshplane get tp\n  meshplane get tp retries -o yaml\n  meshplane get dest --cluster cluster-1 -o wide\n  meshplane get ap -l team=payments -o name")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  meshplane get tp\n  meshplane get tp retries -o yaml\n  meshplane get dest --cluster cluster-1 -o wide\n  meshplane get ap -l team=payments -o name",
+    )
     .action(run(async () => (await import("./commands/resources")).get));
 
   withFiles(cli.command("apply").description("Create or update resources from YAML or JSON files (many documents each)"))
@@ -86,7 +101,10 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .option("--wait", "wait until each resource is translated and applied by every cluster it reaches; exit 1 naming any INVALID or FAILED")
     .option("--timeout <seconds>", "how long --wait waits", "300")
     .addOption(new Option("-o, --output <format>", "table or json").choices(["table", "json"]).default("table"))
-    .addHelpText("after", "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  meshplane apply -f policies/ --wait --timeout 120   (CI: exit 0 only when applied everywhere)\n  cat tp.yaml | meshplane apply -f -")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  meshplane apply -f policies/ --wait --timeout 120   (CI: exit 0 only when applied everywhere)\n  cat tp.yaml | meshplane apply -f -",
+    )
     .action(run(async () => (await import("./commands/resources")).apply));
 
   withFiles(cli.command("delete [kind] [name]").description("Delete a resource by kind and name, or every resource a file names (-f)"))
@@ -104,22 +122,37 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
   installOptions(
     cluster
       .command("register <name>")
-      .description("Register a cluster: prints the helm line that installs its agent with a one-time bootstrap token, or with --install runs it and waits for the agent")
+      .description(
+        "Register a cluster: prints the helm line that installs its agent with a one-time bootstrap token, or with --install runs it and waits for the agent",
+      )
       .option("--label <key=value...>", "labels of the cluster", [])
       .addOption(new Option("-o, --output <format>", "text or json (without --install)").choices(["text", "json"]).default("text")),
   )
-    .addHelpText("after", "\nExamples:\n  meshplane cluster register cluster-1\n  meshplane cluster register cluster-1 --install\n  meshplane cluster register cluster-2 --install --kube-context west --values agent-values.yaml --label region=eu")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  meshplane cluster register cluster-1\n  meshplane cluster register cluster-1 --install\n  meshplane cluster register cluster-2 --install --kube-context west --values agent-values.yaml --label region=eu",
+    )
     .action(run(async () => (await import("./commands/clusters")).register));
-  cluster.command("list").description("Every cluster: agent state, last seen, applied generation").addOption(output()).action(run(async () => (await import("./commands/clusters")).list));
-  cluster.command("describe <name>").description("One cluster: its agent, its snapshot and its certificates").addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text")).action(run(async () => (await import("./commands/clusters")).describe));
-  cluster.command("deregister <name>").description("Remove a cluster, its discovery and its agent's credential").action(run(async () => (await import("./commands/clusters")).deregister));
+  cluster
+    .command("list")
+    .description("Every cluster: agent state, last seen, applied generation")
+    .addOption(output())
+    .action(run(async () => (await import("./commands/clusters")).list));
+  cluster
+    .command("describe <name>")
+    .description("One cluster: its agent, its snapshot and its certificates")
+    .addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text"))
+    .action(run(async () => (await import("./commands/clusters")).describe));
+  cluster
+    .command("deregister <name>")
+    .description("Remove a cluster, its discovery and its agent's credential")
+    .action(run(async () => (await import("./commands/clusters")).deregister));
   installOptions(
     cluster
       .command("bootstrap-token <name>")
       .description("A new one-time bootstrap token for a cluster whose agent must register again; with --install, reinstalls the agent with it")
       .addOption(new Option("-o, --output <format>", "text or json (without --install)").choices(["text", "json"]).default("text")),
-  )
-    .action(run(async () => (await import("./commands/clusters")).bootstrapToken));
+  ).action(run(async () => (await import("./commands/clusters")).bootstrapToken));
 
   const token = cli.command("token").description("API tokens of this tenant (admin)");
   token
@@ -129,8 +162,15 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .option("--ttl-days <days>", "expire after this many days (1–3650)")
     .addOption(new Option("-o, --output <format>", "text or json").choices(["text", "json"]).default("text"))
     .action(run(async () => (await import("./commands/admin")).createToken));
-  token.command("list").description("The tenant's tokens (never their secrets)").addOption(output()).action(run(async () => (await import("./commands/admin")).listTokens));
-  token.command("revoke <id>").description("Revoke a token (not the last admin token)").action(run(async () => (await import("./commands/admin")).revokeToken));
+  token
+    .command("list")
+    .description("The tenant's tokens (never their secrets)")
+    .addOption(output())
+    .action(run(async () => (await import("./commands/admin")).listTokens));
+  token
+    .command("revoke <id>")
+    .description("Revoke a token (not the last admin token)")
+    .action(run(async () => (await import("./commands/admin")).revokeToken));
 
   const tenant = cli.command("tenant").description("Tenants (operator credential)");
   tenant
@@ -138,41 +178,66 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .description("Create a tenant; its first admin token is shown once")
     .addOption(new Option("-o, --output <format>", "text or json").choices(["text", "json"]).default("text"))
     .action(run(async () => (await import("./commands/admin")).createTenant));
-  tenant.command("list").description("Every tenant").addOption(output()).action(run(async () => (await import("./commands/admin")).listTenants));
-  tenant.command("delete <id>").description("Delete a tenant and everything in it").action(run(async () => (await import("./commands/admin")).deleteTenant));
+  tenant
+    .command("list")
+    .description("Every tenant")
+    .addOption(output())
+    .action(run(async () => (await import("./commands/admin")).listTenants));
+  tenant
+    .command("delete <id>")
+    .description("Delete a tenant and everything in it")
+    .action(run(async () => (await import("./commands/admin")).deleteTenant));
 
   cli
     .command("describe <what> <name>")
-    .description("Explain one object: a destination (dest) — the policies that apply in acceptance order, their conflicts, who may call it, where it is federated, its generated objects; a policy (tp, ap, vm, or `policy`) — its state per destination and cluster and its objects; a workload (wl) — what applies to its outbound calls")
+    .description(
+      "Explain one object: a destination (dest) — the policies that apply in acceptance order, their conflicts, who may call it, where it is federated, its generated objects; a policy (tp, ap, vm, or `policy`) — its state per destination and cluster and its objects; a workload (wl) — what applies to its outbound calls",
+    )
     .option("--cluster <name>", "for destinations and workloads: the cluster, when the name is in several")
     .addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text"))
-    .addHelpText("after", "\nExamples:\n  meshplane describe dest reviews-bookinfo-cluster-1\n  meshplane describe tp reviews-timeout\n  meshplane describe policy reviews-timeout\n  meshplane describe wl productpage--v1-bookinfo-cluster-1-deployment")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  meshplane describe dest reviews-bookinfo-cluster-1\n  meshplane describe tp reviews-timeout\n  meshplane describe policy reviews-timeout\n  meshplane describe wl productpage--v1-bookinfo-cluster-1-deployment",
+    )
     .action(run(async () => (await import("./commands/describe")).describe));
 
   cli
     .command("check")
-    .description("Is everything working? The control plane answers, and every cluster's agent is connected, on the latest generation, with no apply failures and certificates far from expiry")
+    .description(
+      "Is everything working? The control plane answers, and every cluster's agent is connected, on the latest generation, with no apply failures and certificates far from expiry",
+    )
     .option("--stale-after <seconds>", "an agent not seen for longer is a problem (the control plane records a poll at most every 5 minutes)", "600")
     .option("--certificate-days <days>", "an intermediate CA expiring sooner is a problem", "7")
     .addOption(new Option("-o, --output <format>", "text or json").choices(["text", "json"]).default("text"))
-    .addHelpText("after", "\nExit status: 0 when every check passes, 1 otherwise (for CI).\n\nExamples:\n  meshplane check\n  meshplane check -o json | jq '.checks[] | select(.ok | not)'")
+    .addHelpText(
+      "after",
+      "\nExit status: 0 when every check passes, 1 otherwise (for CI).\n\nExamples:\n  meshplane check\n  meshplane check -o json | jq '.checks[] | select(.ok | not)'",
+    )
     .action(run(async () => (await import("./commands/check")).check));
 
   cli
     .command("import")
     .description("Convert another management plane's resources into meshplane documents")
     .command("gloo")
-    .description("Gloo Mesh v1 (networking.mesh.gloo.solo.io/v1) VirtualMesh, TrafficPolicy and AccessPolicy YAML → meshplane documents on stdout; every field not carried over, with why, on stderr")
+    .description(
+      "Gloo Mesh v1 (networking.mesh.gloo.solo.io/v1) VirtualMesh, TrafficPolicy and AccessPolicy YAML → meshplane documents on stdout; every field not carried over, with why, on stderr",
+    )
     .option("-f, --filename <path...>", "a file, or - for standard input", [])
     .option("--strict", "exit 1 when any field is not carried over")
-    .addHelpText("after", "\nExamples:\n  meshplane import gloo -f gloo-policies.yaml > meshplane.yaml\n  kubectl get trafficpolicies.networking.mesh.gloo.solo.io -A -o yaml | meshplane import gloo -f - | meshplane apply -f -\n\nThe field mapping: docs/import-gloo.md.")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  meshplane import gloo -f gloo-policies.yaml > meshplane.yaml\n  kubectl get trafficpolicies.networking.mesh.gloo.solo.io -A -o yaml | meshplane import gloo -f - | meshplane apply -f -\n\nThe field mapping: docs/import-gloo.md.",
+    )
     .action(run(async () => (await import("./commands/import")).gloo));
 
   cli
     .command("completion")
     .description("Print a shell completion script: bash, zsh or fish")
     .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
-    .addHelpText("after", "\nInstall:\n  meshplane completion bash > /etc/bash_completion.d/meshplane   (or: source <(meshplane completion bash) in ~/.bashrc)\n  source <(meshplane completion zsh)                               (in ~/.zshrc, after compinit)\n  meshplane completion fish > ~/.config/fish/completions/meshplane.fish")
+    .addHelpText(
+      "after",
+      "\nInstall:\n  meshplane completion bash > /etc/bash_completion.d/meshplane   (or: source <(meshplane completion bash) in ~/.bashrc)\n  source <(meshplane completion zsh)                               (in ~/.zshrc, after compinit)\n  meshplane completion fish > ~/.config/fish/completions/meshplane.fish",
+    )
     .action(async (shell: "bash" | "zsh" | "fish") => {
       const { completionScript } = await import("./completion");
       process.stdout.write(completionScript(shell, program()));

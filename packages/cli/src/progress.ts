@@ -19,7 +19,8 @@ export interface Progress {
 }
 
 export async function progress(streams: Streams): Promise<Progress> {
-  const live = streams.err.isTTY === true && streams.env.CI === undefined ? (await import("log-update")).createLogUpdate(streams.err as NodeJS.WriteStream) : undefined;
+  const live =
+    streams.err.isTTY === true && streams.env.CI === undefined ? (await import("log-update")).createLogUpdate(streams.err as NodeJS.WriteStream) : undefined;
   const printed = new Map<string, string>();
   let ended = false;
   return {

@@ -32,19 +32,32 @@ export function progressOf(w: Watched, status: Status | undefined): { done: bool
   // resource can stay PENDING with reasons (a TrafficPolicy whose calls wait for a VirtualMesh's
   // shared trust, a VirtualMesh waiting for its CA): it is waited for, saying on what.
   const reasons = status?.state === "PENDING" ? reasonsOf(status) : [];
-  if (status === undefined || (status.observedGeneration ?? 0) < w.generation || (status.state === "PENDING" && reasons.length === 0)) return { done: false, failed: false, line: `${id}: waiting for translation`, reasons: [] };
-  if (status.state === "PENDING") return { done: false, failed: false, line: `${id}: PENDING, ${reasons[0]}${reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ""}`, reasons };
+  if (status === undefined || (status.observedGeneration ?? 0) < w.generation || (status.state === "PENDING" && reasons.length === 0))
+    return { done: false, failed: false, line: `${id}: waiting for translation`, reasons: [] };
+  if (status.state === "PENDING")
+    return { done: false, failed: false, line: `${id}: PENDING, ${reasons[0]}${reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ""}`, reasons };
   if (status.state === "INVALID" || status.state === "FAILED") return { done: true, failed: true, line: `${id}: ${status.state}`, reasons: reasonsOf(status) };
   const clusters = Object.entries(status.clusters ?? {});
   const pending = clusters.filter(([, c]) => !c.applied).map(([name]) => name);
   if (pending.length > 0) {
     const applied = clusters.length - pending.length;
-    return { done: false, failed: false, line: `${id}: ${status.state}, applied by ${applied}/${clusters.length} cluster(s)${pending.length > 0 ? `, waiting for ${pending.slice(0, 5).join(", ")}${pending.length > 5 ? ", …" : ""}` : ""}`, reasons: [] };
+    return {
+      done: false,
+      failed: false,
+      line: `${id}: ${status.state}, applied by ${applied}/${clusters.length} cluster(s)${pending.length > 0 ? `, waiting for ${pending.slice(0, 5).join(", ")}${pending.length > 5 ? ", …" : ""}` : ""}`,
+      reasons: [],
+    };
   }
   return { done: true, failed: false, line: `${id}: ${status.state}, applied by ${clusters.length} cluster(s)`, reasons: [] };
 }
 
-export async function waitFor(client: Client, streams: Streams, results: { kind: string; name: string; generation: number }[], timeoutMs: number, now = () => Date.now()): Promise<number> {
+export async function waitFor(
+  client: Client,
+  streams: Streams,
+  results: { kind: string; name: string; generation: number }[],
+  timeoutMs: number,
+  now = () => Date.now(),
+): Promise<number> {
   const watched: Watched[] = results.flatMap((r) => {
     const kind = kindOf(r.kind);
     return kind ? [{ kind, name: r.name, generation: r.generation }] : [];
@@ -65,7 +78,11 @@ export async function waitFor(client: Client, streams: Streams, results: { kind:
       }
       const { body } = await client.request<{ status?: Status }>("GET", `${w.kind.path}/${encodeURIComponent(w.name)}`);
       const p = progressOf(w, body.status);
-      const line = p.failed ? `${c.red("✘")} ${p.line}${p.reasons.map((r) => `\n    ${r}`).join("")}` : p.done ? `${c.green("✔")} ${p.line}` : `${c.yellow("…")} ${p.line}`;
+      const line = p.failed
+        ? `${c.red("✘")} ${p.line}${p.reasons.map((r) => `\n    ${r}`).join("")}`
+        : p.done
+          ? `${c.green("✔")} ${p.line}`
+          : `${c.yellow("…")} ${p.line}`;
       if (p.done) {
         done.add(id);
         if (p.failed) failed++;
@@ -81,7 +98,14 @@ export async function waitFor(client: Client, streams: Streams, results: { kind:
     }
     if (now() > deadline) {
       display.done();
-      streams.err.write(c.red(`timed out after ${Math.round(timeoutMs / 1000)} s; still waiting: ${watched.filter((w) => !done.has(`${w.kind.plural}/${w.name}`)).map((w) => `${w.kind.plural}/${w.name}`).join(", ")}\n`));
+      streams.err.write(
+        c.red(
+          `timed out after ${Math.round(timeoutMs / 1000)} s; still waiting: ${watched
+            .filter((w) => !done.has(`${w.kind.plural}/${w.name}`))
+            .map((w) => `${w.kind.plural}/${w.name}`)
+            .join(", ")}\n`,
+        ),
+      );
       return 1;
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 250 * 2 ** Math.min(round, 3))));

@@ -21,7 +21,11 @@ const http = createHttpClient({
 });
 
 /** One request on the console's own origin; an answer of 400 or more is an ApiError. */
-export async function request<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Answer<T>> {
+export async function request<T>(
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Answer<T>> {
   const { body, headers } = await http.request<T>(method, path, options);
   return { body, etag: headers.get("etag") };
 }
@@ -35,7 +39,10 @@ export interface Page<T> {
  * Reads a list a page at a time, handing each page over as it arrives (a long list shows its first
  * rows at once); resolves with every item. Stops when `signal` aborts.
  */
-export async function listAll<T>(path: string, options: { pageSize?: number; onPage?: (items: T[], done: boolean) => void; signal?: AbortSignal } = {}): Promise<T[]> {
+export async function listAll<T>(
+  path: string,
+  options: { pageSize?: number; onPage?: (items: T[], done: boolean) => void; signal?: AbortSignal } = {},
+): Promise<T[]> {
   const all: T[] = [];
   let next: string | undefined;
   do {

@@ -1,5 +1,14 @@
 /** What pages read from the API, typed with core's view types. */
-import { type ClusterHealth, type ClusterView, type DestinationView, type PlacedObject, type ResourceView, type SnapshotObjectView, type SnapshotView, readEach } from "@meshplane/core/views";
+import {
+  type ClusterHealth,
+  type ClusterView,
+  type DestinationView,
+  type PlacedObject,
+  type ResourceView,
+  type SnapshotObjectView,
+  type SnapshotView,
+  readEach,
+} from "@meshplane/core/views";
 import { listAll, request } from "./api";
 import { COLLECTIONS, type Collection } from "./router";
 
@@ -10,7 +19,11 @@ export interface MeshView {
     cluster: string;
     namespace: string;
     version?: string;
-    istio?: { trustDomain: string; trustDomainAliases?: string[]; gateways?: { kind: string; name: string; namespace: string; externalPort?: number; addresses?: { ip?: string; hostname?: string }[] }[] };
+    istio?: {
+      trustDomain: string;
+      trustDomainAliases?: string[];
+      gateways?: { kind: string; name: string; namespace: string; externalPort?: number; addresses?: { ip?: string; hostname?: string }[] }[];
+    };
   };
 }
 

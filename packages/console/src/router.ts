@@ -19,7 +19,7 @@ export type Route =
 export const COLLECTIONS = { virtualmeshes: "VirtualMesh", trafficpolicies: "TrafficPolicy", accesspolicies: "AccessPolicy" } as const;
 export type Collection = keyof typeof COLLECTIONS;
 export const isCollection = (s: string | undefined): s is Collection => s !== undefined && Object.hasOwn(COLLECTIONS, s);
-export const collectionOf = (kind: string): Collection | undefined => (Object.entries(COLLECTIONS).find(([, k]) => k === kind)?.[0] as Collection | undefined);
+export const collectionOf = (kind: string): Collection | undefined => Object.entries(COLLECTIONS).find(([, k]) => k === kind)?.[0] as Collection | undefined;
 
 export function parseRoute(hash: string): Route {
   const raw = hash.replace(/^#/, "") || "/";
@@ -30,7 +30,8 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 0) return { page: "overview" };
   if (head === "topology" && parts.length === 1) return { page: "topology" };
   if (head === "destinations" && parts.length === 1) return { page: "destinations", query };
-  if (head === "destinations" && a && parts.length === 2) return { page: "destination", name: a, ...(query.get("cluster") ? { cluster: query.get("cluster") as string } : {}) };
+  if (head === "destinations" && a && parts.length === 2)
+    return { page: "destination", name: a, ...(query.get("cluster") ? { cluster: query.get("cluster") as string } : {}) };
   if (head === "policies" && parts.length === 1) return { page: "policies", query };
   if (head === "policies" && isCollection(a) && b && parts.length === 3) return { page: "policy", collection: a, name: b };
   if (head === "edit" && parts.length === 1) return { page: "edit" };

@@ -4,7 +4,10 @@ import { topology } from "./topology-model";
 
 type MeshView = Parameters<typeof topology>[0][number];
 
-const mesh = (name: string, cluster: string, trustDomain?: string): MeshView => ({ metadata: { name, cluster }, spec: trustDomain ? { istio: { trustDomain } } : {} });
+const mesh = (name: string, cluster: string, trustDomain?: string): MeshView => ({
+  metadata: { name, cluster },
+  spec: trustDomain ? { istio: { trustDomain } } : {},
+});
 const EAST = mesh("istiod-east", "cluster-east", "east.local");
 const WEST = mesh("istiod-west", "cluster-west", "west.local");
 const CENTRAL = mesh("istiod-central", "cluster-central", "central.local");
@@ -15,12 +18,21 @@ function virtualMesh(name: string, meshes: string[], spec: Record<string, unknow
 }
 
 /** The ServiceEntry a VirtualMesh writes into `cluster` for `hosts`. */
-function serviceEntry(cluster: string, virtualMeshName: string, hosts: string[], endpoints: { address: string; ports?: Record<string, number> }[] = [{ address: "gw.example.com", ports: { http: 15443 } }]): PlacedObject {
+function serviceEntry(
+  cluster: string,
+  virtualMeshName: string,
+  hosts: string[],
+  endpoints: { address: string; ports?: Record<string, number> }[] = [{ address: "gw.example.com", ports: { http: 15443 } }],
+): PlacedObject {
   return {
     cluster,
     object: {
       kind: "ServiceEntry",
-      metadata: { name: hosts[0]?.split(".").slice(0, 2).join("-") ?? "none", namespace: "istio-system", annotations: { "meshplane.dev/parents": JSON.stringify([{ kind: "VirtualMesh", name: virtualMeshName }]) } },
+      metadata: {
+        name: hosts[0]?.split(".").slice(0, 2).join("-") ?? "none",
+        namespace: "istio-system",
+        annotations: { "meshplane.dev/parents": JSON.stringify([{ kind: "VirtualMesh", name: virtualMeshName }]) },
+      },
       spec: { hosts, endpoints },
     },
   };
@@ -34,7 +46,10 @@ describe("topology", () => {
       "global",
       ["istiod-east", "istiod-west", "istiod-central"],
       {},
-      { state: "PENDING", meshes: { "istiod-east": { state: "ACCEPTED", trust: { state: "ISSUED" } }, "istiod-west": { state: "PENDING", trust: { state: "PENDING" } } } },
+      {
+        state: "PENDING",
+        meshes: { "istiod-east": { state: "ACCEPTED", trust: { state: "ISSUED" } }, "istiod-west": { state: "PENDING", trust: { state: "PENDING" } } },
+      },
     );
     const policy: ResourceView = { kind: "TrafficPolicy", metadata: { name: "retries" }, spec: { meshes: [{ name: "istiod-lone" }] } };
     expect(topology([WEST, LONE, EAST, CENTRAL], [policy, global], []).nodes).toStrictEqual([
@@ -46,7 +61,9 @@ describe("topology", () => {
   });
 
   it("says PENDING for a member of a VirtualMesh without status", () => {
-    expect(topology([EAST], [GLOBAL], []).nodes).toStrictEqual([{ name: "istiod-east", cluster: "cluster-east", trustDomain: "east.local", virtualMesh: "global", state: "PENDING" }]);
+    expect(topology([EAST], [GLOBAL], []).nodes).toStrictEqual([
+      { name: "istiod-east", cluster: "cluster-east", trustDomain: "east.local", virtualMesh: "global", state: "PENDING" },
+    ]);
   });
 
   it("orders meshes by cluster, then name", () => {
@@ -57,14 +74,34 @@ describe("topology", () => {
 
   it("puts a mesh listed by two VirtualMeshes in the first", () => {
     const first = virtualMesh("first", ["istiod-east"], {}, { state: "ACCEPTED", meshes: { "istiod-east": { state: "ACCEPTED" } } });
-    const second = virtualMesh("second", ["istiod-east"], {}, { state: "INVALID", meshes: { "istiod-east": { state: "INVALID", errors: ["mesh istiod-east already belongs to VirtualMesh first"] } } });
-    expect(topology([EAST], [first, second], []).nodes).toStrictEqual([{ name: "istiod-east", cluster: "cluster-east", trustDomain: "east.local", virtualMesh: "first", state: "ACCEPTED" }]);
+    const second = virtualMesh(
+      "second",
+      ["istiod-east"],
+      {},
+      { state: "INVALID", meshes: { "istiod-east": { state: "INVALID", errors: ["mesh istiod-east already belongs to VirtualMesh first"] } } },
+    );
+    expect(topology([EAST], [first, second], []).nodes).toStrictEqual([
+      { name: "istiod-east", cluster: "cluster-east", trustDomain: "east.local", virtualMesh: "first", state: "ACCEPTED" },
+    ]);
   });
 
   it("aggregates the imported destinations per VirtualMesh, exporting and importing mesh, sorted, with each gateway once", () => {
     const objects = [
-      serviceEntry("cluster-west", "global", ["reviews.bookinfo.svc.cluster-east.global"], [{ address: "gw-east.example.com", ports: { http: 15443, grpc: 15443 } }]),
-      serviceEntry("cluster-west", "global", ["details.bookinfo.svc.cluster-east.global"], [{ address: "gw-east.example.com", ports: { http: 15443 } }, { address: "10.0.0.9", ports: { http: 15443 } }]),
+      serviceEntry(
+        "cluster-west",
+        "global",
+        ["reviews.bookinfo.svc.cluster-east.global"],
+        [{ address: "gw-east.example.com", ports: { http: 15443, grpc: 15443 } }],
+      ),
+      serviceEntry(
+        "cluster-west",
+        "global",
+        ["details.bookinfo.svc.cluster-east.global"],
+        [
+          { address: "gw-east.example.com", ports: { http: 15443 } },
+          { address: "10.0.0.9", ports: { http: 15443 } },
+        ],
+      ),
       serviceEntry("cluster-west", "global", ["api.shop.svc.cluster-east.global"], [{ address: "gw-east.example.com", ports: { http: 15443 } }]),
       serviceEntry("cluster-central", "global", ["reviews.bookinfo.svc.cluster-east.global"], [{ address: "gw-east.example.com", ports: { http: 15443 } }]),
       serviceEntry("cluster-east", "global", ["ratings.bookinfo.svc.cluster-west.global"], [{ address: "gw-west.example.com", ports: { http: 15443 } }]),
@@ -73,7 +110,13 @@ describe("topology", () => {
     ];
     expect(topology([EAST, WEST, CENTRAL], [GLOBAL], objects).links).toEqual([
       { virtualMesh: "global", from: "istiod-east", to: "istiod-central", destinations: ["bookinfo/reviews"], gateways: ["gw-east.example.com:15443"] },
-      { virtualMesh: "global", from: "istiod-east", to: "istiod-west", destinations: ["bookinfo/details", "bookinfo/reviews", "shop/api"], gateways: ["gw-east.example.com:15443", "10.0.0.9:15443"] },
+      {
+        virtualMesh: "global",
+        from: "istiod-east",
+        to: "istiod-west",
+        destinations: ["bookinfo/details", "bookinfo/reviews", "shop/api"],
+        gateways: ["gw-east.example.com:15443", "10.0.0.9:15443"],
+      },
       { virtualMesh: "global", from: "istiod-west", to: "istiod-east", destinations: ["bookinfo/ratings"], gateways: ["gw-west.example.com:15443"] },
     ]);
   });
@@ -87,21 +130,44 @@ describe("topology", () => {
       serviceEntry("cluster-west", "internal", ["details.bookinfo.svc.cluster-east.global"]),
       serviceEntry("cluster-west", "other", ["api.shop.svc.cluster-east.mesh.internal"]),
       // A TrafficPolicy's object, named like the VirtualMesh.
-      { cluster: "cluster-west", object: { kind: "ServiceEntry", metadata: { name: "by-policy", annotations: { "meshplane.dev/parents": JSON.stringify([{ kind: "TrafficPolicy", name: "internal" }]) } }, spec: { hosts: ["cart.shop.svc.cluster-east.mesh.internal"] } } },
+      {
+        cluster: "cluster-west",
+        object: {
+          kind: "ServiceEntry",
+          metadata: { name: "by-policy", annotations: { "meshplane.dev/parents": JSON.stringify([{ kind: "TrafficPolicy", name: "internal" }]) } },
+          spec: { hosts: ["cart.shop.svc.cluster-east.mesh.internal"] },
+        },
+      },
       // Another suffix of the same length.
       serviceEntry("cluster-west", "internal", ["orders.shop.svc.cluster-east.mesh.external"]),
       notServiceEntry,
-      { cluster: "cluster-west", object: { kind: "ServiceEntry", metadata: { name: "malformed", annotations: { "meshplane.dev/parents": "[{" } }, spec: { hosts: ["cart.shop.svc.cluster-east.mesh.internal"] } } },
+      {
+        cluster: "cluster-west",
+        object: {
+          kind: "ServiceEntry",
+          metadata: { name: "malformed", annotations: { "meshplane.dev/parents": "[{" } },
+          spec: { hosts: ["cart.shop.svc.cluster-east.mesh.internal"] },
+        },
+      },
       // Not `<svc>.<ns>.svc.<cluster>`: ignored.
-      serviceEntry("cluster-west", "internal", ["reviews.bookinfo.pod.cluster-east.mesh.internal", "reviews.bookinfo.cluster-east.mesh.internal", "cluster-east.mesh.internal"]),
+      serviceEntry("cluster-west", "internal", [
+        "reviews.bookinfo.pod.cluster-east.mesh.internal",
+        "reviews.bookinfo.cluster-east.mesh.internal",
+        "cluster-east.mesh.internal",
+      ]),
     ];
-    expect(topology([EAST, WEST], [internal], objects).links).toEqual([{ virtualMesh: "internal", from: "istiod-east", to: "istiod-west", destinations: ["bookinfo/reviews"], gateways: ["gw.example.com:15443"] }]);
+    expect(topology([EAST, WEST], [internal], objects).links).toEqual([
+      { virtualMesh: "internal", from: "istiod-east", to: "istiod-west", destinations: ["bookinfo/reviews"], gateways: ["gw.example.com:15443"] },
+    ]);
   });
 
   it("keeps the links of different VirtualMeshes apart", () => {
     const a = virtualMesh("a", ["istiod-east", "istiod-west"]);
     const b = virtualMesh("b", ["istiod-central", "istiod-lone"], { federation: { hostnameSuffix: "b.example" } });
-    const objects = [serviceEntry("cluster-west", "a", ["reviews.bookinfo.svc.cluster-east.global"]), serviceEntry("cluster-lone", "b", ["reviews.bookinfo.svc.cluster-central.b.example"])];
+    const objects = [
+      serviceEntry("cluster-west", "a", ["reviews.bookinfo.svc.cluster-east.global"]),
+      serviceEntry("cluster-lone", "b", ["reviews.bookinfo.svc.cluster-central.b.example"]),
+    ];
     expect(topology([EAST, WEST, CENTRAL, LONE], [a, b], objects).links).toEqual([
       { virtualMesh: "b", from: "istiod-central", to: "istiod-lone", destinations: ["bookinfo/reviews"], gateways: ["gw.example.com:15443"] },
       { virtualMesh: "a", from: "istiod-east", to: "istiod-west", destinations: ["bookinfo/reviews"], gateways: ["gw.example.com:15443"] },
@@ -137,8 +203,18 @@ function entry(namespace: string): PlacedObject {
 describe("topology: membership and imports as the translator decides them", () => {
   it("puts a mesh in the VirtualMesh that holds it, not the first that names it", () => {
     const meshes = [mesh("m-east", "east"), mesh("m-west", "west")];
-    const refused = virtualMesh("a-new", ["m-east", "m-west"], {}, { state: "INVALID", meshes: { "m-east": { state: "INVALID" }, "m-west": { state: "INVALID" } } });
-    const joined = virtualMesh("b-old", ["m-east", "m-west"], {}, { state: "ACCEPTED", meshes: { "m-east": { state: "ACCEPTED" }, "m-west": { state: "ACCEPTED" } } });
+    const refused = virtualMesh(
+      "a-new",
+      ["m-east", "m-west"],
+      {},
+      { state: "INVALID", meshes: { "m-east": { state: "INVALID" }, "m-west": { state: "INVALID" } } },
+    );
+    const joined = virtualMesh(
+      "b-old",
+      ["m-east", "m-west"],
+      {},
+      { state: "ACCEPTED", meshes: { "m-east": { state: "ACCEPTED" }, "m-west": { state: "ACCEPTED" } } },
+    );
     const t = topology(meshes, [refused, joined], [serviceEntry("west", "b-old", ["reviews.bookinfo.svc.east.global"])]);
     expect(t.nodes.map((n) => n.virtualMesh)).toEqual(["b-old", "b-old"]);
     expect(t.links).toEqual([{ virtualMesh: "b-old", from: "m-east", to: "m-west", destinations: ["bookinfo/reviews"], gateways: ["gw.example.com:15443"] }]);

@@ -28,7 +28,11 @@ export interface FederationLink {
   gateways: string[];
 }
 
-export function topology(meshes: readonly { metadata: { name: string; cluster: string }; spec: { namespace?: string; istio?: { trustDomain: string } } }[], resources: readonly ResourceView[], objects: readonly PlacedObject[]): { nodes: MeshNode[]; links: FederationLink[] } {
+export function topology(
+  meshes: readonly { metadata: { name: string; cluster: string }; spec: { namespace?: string; istio?: { trustDomain: string } } }[],
+  resources: readonly ResourceView[],
+  objects: readonly PlacedObject[],
+): { nodes: MeshNode[]; links: FederationLink[] } {
   const virtualMeshes = resources.filter((r) => r.kind === "VirtualMesh");
   const nodes: MeshNode[] = meshes.map((m) => {
     // The VirtualMesh the mesh belongs to, by the translator's claim order (others naming it were refused).
@@ -48,7 +52,9 @@ export function topology(meshes: readonly { metadata: { name: string; cluster: s
     const suffix = `.${(v.spec.federation as { hostnameSuffix?: string } | undefined)?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX}`;
     const members = nodes.filter((n) => n.virtualMesh === v.metadata.name);
     // The importing mesh is the one whose Istio namespace holds the entry; the exporting one, the member in the named cluster.
-    const meshIn = (cluster: string, namespace?: string) => (members.find((n) => n.cluster === cluster && (namespace === undefined || n.namespace === namespace)) ?? members.find((n) => n.cluster === cluster))?.name;
+    const meshIn = (cluster: string, namespace?: string) =>
+      (members.find((n) => n.cluster === cluster && (namespace === undefined || n.namespace === namespace)) ?? members.find((n) => n.cluster === cluster))
+        ?.name;
     for (const { cluster, object } of objects) {
       if (object.kind !== "ServiceEntry" || !parentsOf(object).some((p) => p.kind === "VirtualMesh" && p.name === v.metadata.name)) continue;
       for (const host of object.spec?.hosts ?? []) {
@@ -62,11 +68,15 @@ export function topology(meshes: readonly { metadata: { name: string; cluster: s
         const key = `${v.metadata.name} ${from} ${to}`;
         const link = links.get(key) ?? { virtualMesh: v.metadata.name, from, to, destinations: [], gateways: [] };
         if (!link.destinations.includes(`${namespace}/${service}`)) link.destinations.push(`${namespace}/${service}`);
-        for (const e of object.spec?.endpoints ?? []) for (const port of Object.values(e.ports ?? {})) if (!link.gateways.includes(`${e.address}:${port}`)) link.gateways.push(`${e.address}:${port}`);
+        for (const e of object.spec?.endpoints ?? [])
+          for (const port of Object.values(e.ports ?? {})) if (!link.gateways.includes(`${e.address}:${port}`)) link.gateways.push(`${e.address}:${port}`);
         links.set(key, link);
       }
     }
   }
   for (const l of links.values()) l.destinations.sort();
-  return { nodes: nodes.sort((a, b) => a.cluster.localeCompare(b.cluster) || a.name.localeCompare(b.name)), links: [...links.values()].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)) };
+  return {
+    nodes: nodes.sort((a, b) => a.cluster.localeCompare(b.cluster) || a.name.localeCompare(b.name)),
+    links: [...links.values()].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)),
+  };
 }

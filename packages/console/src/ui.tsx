@@ -3,7 +3,10 @@ import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "./api";
 
-export type Async<T> = { status: "loading"; data?: undefined; error?: undefined } | { status: "ok"; data: T; error?: undefined } | { status: "error"; data?: undefined; error: Error };
+export type Async<T> =
+  | { status: "loading"; data?: undefined; error?: undefined }
+  | { status: "ok"; data: T; error?: undefined }
+  | { status: "error"; data?: undefined; error: Error };
 
 /**
  * Runs `load` when a dependency changes and whenever `reload` is called; a newer run wins over an

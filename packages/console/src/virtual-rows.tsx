@@ -14,7 +14,19 @@ export interface Column<T> {
   cell: (row: T) => ComponentChildren;
 }
 
-export function VirtualRows<T>({ rows, columns, rowKey, label, rowHeight = 36 }: { rows: readonly T[]; columns: Column<T>[]; rowKey: (row: T) => string; label: string; rowHeight?: number }) {
+export function VirtualRows<T>({
+  rows,
+  columns,
+  rowKey,
+  label,
+  rowHeight = 36,
+}: {
+  rows: readonly T[];
+  columns: Column<T>[];
+  rowKey: (row: T) => string;
+  label: string;
+  rowHeight?: number;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const [virtualizer] = useState(
@@ -58,7 +70,15 @@ export function VirtualRows<T>({ rows, columns, rowKey, label, rowHeight = 36 }:
                 aria-rowindex={item.index + 2}
                 key={rowKey(row)}
                 class="vrow"
-                style={{ gridTemplateColumns: template, position: "absolute", top: 0, left: 0, right: 0, height: `${item.size}px`, transform: `translateY(${item.start}px)` }}
+                style={{
+                  gridTemplateColumns: template,
+                  position: "absolute",
+                  top: 0,
+                  left: 0,
+                  right: 0,
+                  height: `${item.size}px`,
+                  transform: `translateY(${item.start}px)`,
+                }}
               >
                 {columns.map((c) => (
                   <span role="cell" key={c.title}>

@@ -35,7 +35,11 @@ describe("client maps keep every key as data", () => {
   });
 
   it("is described in JSON Schema as the record it is", () => {
-    const schema = z.toJSONSchema(labelMap, { io: "input", unrepresentable: "any" }) as { type: string; propertyNames: { pattern: string }; additionalProperties: { maxLength: number } };
+    const schema = z.toJSONSchema(labelMap, { io: "input", unrepresentable: "any" }) as {
+      type: string;
+      propertyNames: { pattern: string };
+      additionalProperties: { maxLength: number };
+    };
     expect(schema.type).toBe("object");
     expect(schema.propertyNames.pattern).toContain("[A-Za-z0-9]");
     expect(schema.additionalProperties.maxLength).toBe(63);

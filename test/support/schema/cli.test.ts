@@ -29,7 +29,10 @@ describe("runCli", () => {
     [
       "an unknown field with --strict",
       ["--strict", "typo.yaml"],
-      { lines: ["typo.yaml#0 PeerAuthentication bookinfo/default: spec.portLevelMTLs: unknown field", "typo.yaml#1 ConfigMap /c: no schema for v1/ConfigMap"], exitCode: 1 },
+      {
+        lines: ["typo.yaml#0 PeerAuthentication bookinfo/default: spec.portLevelMTLs: unknown field", "typo.yaml#1 ConfigMap /c: no schema for v1/ConfigMap"],
+        exitCode: 1,
+      },
     ],
     ["no file", ["--strict"], { lines: ["usage: cli.ts [--strict] <file.yaml>..."], exitCode: 2 }],
     ["an unknown option", ["--lenient", "ok.yaml"], { lines: ["usage: cli.ts [--strict] <file.yaml>..."], exitCode: 2 }],

@@ -30,13 +30,22 @@ describe("describeAjvErrors", () => {
       issue({ keyword: "oneOf", params: { passingSchemas: [1, 2] }, schema: [{ not: {} }, { required: ["exact"] }, { required: ["prefix"] }] }),
       "spec: set only one of exact, prefix",
     ],
-    ["another oneOf", issue({ keyword: "oneOf", params: { passingSchemas: null }, schema: [{ type: "string" }] }), "spec: must match exactly one of the allowed forms"],
+    [
+      "another oneOf",
+      issue({ keyword: "oneOf", params: { passingSchemas: null }, schema: [{ type: "string" }] }),
+      "spec: must match exactly one of the allowed forms",
+    ],
   ])("%s", (_what, input, line) => {
     expect(describeAjvErrors([input])).toEqual([line]);
   });
 
   it("drops the errors of a failed oneOf's branches and repeated lines", () => {
-    const oneOf = issue({ keyword: "oneOf", schemaPath: "#/properties/spec/oneOf", params: { passingSchemas: [1, 2] }, schema: [{}, { required: ["a"] }, { required: ["b"] }] });
+    const oneOf = issue({
+      keyword: "oneOf",
+      schemaPath: "#/properties/spec/oneOf",
+      params: { passingSchemas: [1, 2] },
+      schema: [{}, { required: ["a"] }, { required: ["b"] }],
+    });
     const branch = issue({ keyword: "not", schemaPath: "#/properties/spec/oneOf/0/not", message: "must NOT be valid" });
     const type = issue({ keyword: "type", schemaPath: "#/properties/spec/properties/x/type", instancePath: "/spec/x", params: { type: "integer" } });
     expect(describeAjvErrors([branch, oneOf, type, type])).toEqual(["spec: set only one of a, b", "spec.x: must be integer"]);

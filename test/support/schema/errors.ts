@@ -19,7 +19,13 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
  * with keys that are not identifiers quoted (`metadata.labels["app.kubernetes.io/name"]`).
  */
 export function readablePath(pointer: string, extra?: string): string {
-  const parts = pointer === "" ? [] : pointer.slice(1).split("/").map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const parts =
+    pointer === ""
+      ? []
+      : pointer
+          .slice(1)
+          .split("/")
+          .map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
   if (extra !== undefined) parts.push(extra);
   let out = "";
   for (const part of parts) {

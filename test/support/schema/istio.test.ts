@@ -15,7 +15,12 @@ const VALID = {
         timeout: "5s",
         retries: { attempts: 3, perTryTimeout: "2s", retryOn: "5xx,reset" },
       },
-      { route: [{ destination: { host: HOST, subset: "v1" }, weight: 90 }, { destination: { host: HOST, subset: "v3" }, weight: 10 }] },
+      {
+        route: [
+          { destination: { host: HOST, subset: "v1" }, weight: 90 },
+          { destination: { host: HOST, subset: "v3" }, weight: 10 },
+        ],
+      },
     ],
   },
   "networking.istio.io/DestinationRule": {
@@ -44,12 +49,32 @@ const VALID = {
 
 /** One schema mistake per kind and the line that must name it. */
 const INVALID: [keyof typeof VALID, Record<string, unknown>, string][] = [
-  ["networking.istio.io/VirtualService", { hosts: [HOST], http: [{ timeout: 5, route: [{ destination: { host: HOST } }] }] }, "spec.http[0].timeout: must be string, got 5"],
-  ["networking.istio.io/DestinationRule", { host: HOST, trafficPolicy: { tls: { mode: "MUTUALX" } } }, 'spec.trafficPolicy.tls.mode: must be one of "DISABLE", "SIMPLE", "MUTUAL", "ISTIO_MUTUAL", got "MUTUALX"'],
-  ["networking.istio.io/ServiceEntry", { hosts: ["a.global"], ports: [{ number: "9080", name: "http", protocol: "HTTP" }] }, 'spec.ports[0].number: must be integer, got "9080"'],
-  ["networking.istio.io/Gateway", { servers: [{ port: { number: 15443, name: "tls", protocol: "TLS" }, hosts: "*.local" }] }, 'spec.servers[0].hosts: must be array, got "*.local"'],
+  [
+    "networking.istio.io/VirtualService",
+    { hosts: [HOST], http: [{ timeout: 5, route: [{ destination: { host: HOST } }] }] },
+    "spec.http[0].timeout: must be string, got 5",
+  ],
+  [
+    "networking.istio.io/DestinationRule",
+    { host: HOST, trafficPolicy: { tls: { mode: "MUTUALX" } } },
+    'spec.trafficPolicy.tls.mode: must be one of "DISABLE", "SIMPLE", "MUTUAL", "ISTIO_MUTUAL", got "MUTUALX"',
+  ],
+  [
+    "networking.istio.io/ServiceEntry",
+    { hosts: ["a.global"], ports: [{ number: "9080", name: "http", protocol: "HTTP" }] },
+    'spec.ports[0].number: must be integer, got "9080"',
+  ],
+  [
+    "networking.istio.io/Gateway",
+    { servers: [{ port: { number: 15443, name: "tls", protocol: "TLS" }, hosts: "*.local" }] },
+    'spec.servers[0].hosts: must be array, got "*.local"',
+  ],
   ["security.istio.io/AuthorizationPolicy", { action: "PERMIT" }, 'spec.action: must be one of "ALLOW", "DENY", "AUDIT", "CUSTOM", got "PERMIT"'],
-  ["security.istio.io/PeerAuthentication", { mtls: { mode: "STRICTLY" } }, 'spec.mtls.mode: must be one of "UNSET", "DISABLE", "PERMISSIVE", "STRICT", got "STRICTLY"'],
+  [
+    "security.istio.io/PeerAuthentication",
+    { mtls: { mode: "STRICTLY" } },
+    'spec.mtls.mode: must be one of "UNSET", "DISABLE", "PERMISSIVE", "STRICT", got "STRICTLY"',
+  ],
 ];
 
 const versionsOf = (groupKind: string) => (groupKind.startsWith("networking.") ? ["v1", "v1beta1", "v1alpha3"] : ["v1", "v1beta1"]);
@@ -79,13 +104,24 @@ describe("validateGenerated for Istio kinds", () => {
     const spec = { hosts: [HOST], http: [{ route: [{ destination: { host: HOST, subsets: "v1" } }], retries: { attemps: 3 } }] };
     const vs = object("networking.istio.io/VirtualService", "v1", spec);
     expect(validateGenerated(vs)).toEqual([]);
-    expect(validateGenerated(vs, { strict: true })).toEqual(["spec.http[0].route[0].destination.subsets: unknown field", "spec.http[0].retries.attemps: unknown field"]);
+    expect(validateGenerated(vs, { strict: true })).toEqual([
+      "spec.http[0].route[0].destination.subsets: unknown field",
+      "spec.http[0].retries.attemps: unknown field",
+    ]);
   });
 
   it("checks name and namespace only when strict", () => {
-    const vs = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "Reviews" }, spec: VALID["networking.istio.io/VirtualService"] };
+    const vs = {
+      apiVersion: "networking.istio.io/v1",
+      kind: "VirtualService",
+      metadata: { name: "Reviews" },
+      spec: VALID["networking.istio.io/VirtualService"],
+    };
     expect(validateGenerated(vs)).toEqual([]);
-    expect(validateGenerated(vs, { strict: true })).toEqual(['metadata.name: "Reviews" is not a DNS-1123 subdomain', "metadata.namespace: required field is missing"]);
+    expect(validateGenerated(vs, { strict: true })).toEqual([
+      'metadata.name: "Reviews" is not a DNS-1123 subdomain',
+      "metadata.namespace: required field is missing",
+    ]);
   });
 
   it.each([

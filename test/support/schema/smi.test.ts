@@ -7,7 +7,13 @@ const split = {
   apiVersion: "split.smi-spec.io/v1alpha2",
   kind: "TrafficSplit",
   metadata,
-  spec: { service: "reviews", backends: [{ service: "reviews-v1", weight: 90 }, { service: "reviews-v2", weight: 10 }] },
+  spec: {
+    service: "reviews",
+    backends: [
+      { service: "reviews-v1", weight: 90 },
+      { service: "reviews-v2", weight: 10 },
+    ],
+  },
 };
 const target = {
   apiVersion: "access.smi-spec.io/v1alpha3",

@@ -37,7 +37,11 @@ function osmSourceDir(): string {
   let output: string;
   try {
     // Run outside the repository so no go.mod or go.work there can change what is resolved.
-    output = execFileSync("go", ["mod", "download", "-json", `${OSM_MODULE}@${OSM_VERSION}`], { cwd: tmpdir(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    output = execFileSync("go", ["mod", "download", "-json", `${OSM_MODULE}@${OSM_VERSION}`], {
+      cwd: tmpdir(),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (error) {
     const failure = error as { code?: string; stdout?: string; stderr?: string };
     if (failure.code === "ENOENT") throw new Error(`${what}: the go command is not installed`, { cause: error });
@@ -64,7 +68,9 @@ export function loadSmiSchemas(): Map<string, SmiSchema> {
   // strict: false because CRD schemas carry Kubernetes keywords (x-kubernetes-*) ajv does not know.
   const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
   const schemas = new Map<string, SmiSchema>();
-  for (const file of readdirSync(dir).filter((f) => f.startsWith("smi_") && f.endsWith(".yaml")).toSorted()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.startsWith("smi_") && f.endsWith(".yaml"))
+    .toSorted()) {
     for (const doc of parseAllDocuments(readFileSync(join(dir, file), "utf8"))) {
       const crd = doc.toJS() as CustomResourceDefinition | null;
       if (crd?.kind !== "CustomResourceDefinition") continue;

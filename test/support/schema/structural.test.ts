@@ -25,7 +25,7 @@ describe("unknownFields", () => {
     ["an unknown nested field", { spec: { hostz: ["a"] } }, ["spec.hostz: unknown field"]],
     ["an unknown field in an array item", { spec: { routes: [{ weight: 1 }, { wieght: 2 }] } }, ["spec.routes[1].wieght: unknown field"]],
     ["map keys", { spec: { headers: { "x-user": "a", anything: "b" } } }, []],
-    ["an unknown field inside a map value", { spec: { subsets: { v1: { version: "v1", verison: "v1" } } } }, ['spec.subsets.v1.verison: unknown field']],
+    ["an unknown field inside a map value", { spec: { subsets: { v1: { version: "v1", verison: "v1" } } } }, ["spec.subsets.v1.verison: unknown field"]],
     ["fields the schema preserves", { spec: { config: { known: "a", extra: { deep: 1 } } } }, []],
     ["an object without declared properties", { spec: { loose: { whatever: true } } }, []],
   ])("%s", (_what, object, expected) => {

@@ -27,7 +27,13 @@ describe("renewalReason", () => {
     ["a key that is not the certificate's", () => ({ ...held, caKey: otherKey }), {}, NOW, /do not belong together/],
     ["another issuer", () => held, { issuer: `sha256:${"0".repeat(64)}` }, NOW, /issued by sha256:[0-9a-f]{64}, the directive names sha256:0+/],
     ["another trust bundle", () => held, { trustBundle: [`sha256:${"1".repeat(64)}`] }, NOW, /root-cert\.pem holds/],
-    ["another identity", () => held, { identity: "spiffe://cluster.local/ns/istio-system/sa/istiod-1-24" }, NOW, /names \[spiffe:\/\/cluster.local\/ns\/istio-system\/sa\/istiod\]/],
+    [
+      "another identity",
+      () => held,
+      { identity: "spiffe://cluster.local/ns/istio-system/sa/istiod-1-24" },
+      NOW,
+      /names \[spiffe:\/\/cluster.local\/ns\/istio-system\/sa\/istiod\]/,
+    ],
     ["another key algorithm", () => held, { keyAlgorithm: "RSA_2048" as const }, NOW, /key is ECDSA_P256, the directive asks for RSA_2048/],
     ["an expiry within rotateBeforeDays", () => held, {}, new Date(NOW.getTime() + 336 * DAY), /within 30 days/],
   ])("names %s", (_what, material, overrides, now, why) => {

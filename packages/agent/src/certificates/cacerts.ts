@@ -60,7 +60,11 @@ export function marksOf(secret: SecretObject | undefined): CacertsMarks {
   const a = secret?.metadata.annotations ?? {};
   const pick = (key: string) => (a[key] ? a[key] : undefined);
   const marks: CacertsMarks = {};
-  const [rootsChangedAt, istiodRestartedFor, workloadsRestartedFor] = [pick(CACERTS_ANNOTATIONS.rootsChangedAt), pick(CACERTS_ANNOTATIONS.istiodRestartedFor), pick(CACERTS_ANNOTATIONS.workloadsRestartedFor)];
+  const [rootsChangedAt, istiodRestartedFor, workloadsRestartedFor] = [
+    pick(CACERTS_ANNOTATIONS.rootsChangedAt),
+    pick(CACERTS_ANNOTATIONS.istiodRestartedFor),
+    pick(CACERTS_ANNOTATIONS.workloadsRestartedFor),
+  ];
   if (rootsChangedAt) marks.rootsChangedAt = rootsChangedAt;
   if (istiodRestartedFor) marks.istiodRestartedFor = istiodRestartedFor;
   if (workloadsRestartedFor) marks.workloadsRestartedFor = workloadsRestartedFor;
@@ -117,10 +121,12 @@ export function renewalReason(m: CacertsMaterial | undefined, d: CertificateDire
   }
   if (!f.consistent) return "ca-cert.pem, ca-key.pem and cert-chain.pem do not belong together";
   if (f.issuer !== d.issuer) return `the held intermediate was issued by ${f.issuer ?? "nothing named in cert-chain.pem"}, the directive names ${d.issuer}`;
-  if (!sameList(f.trustBundle, d.trustBundle)) return `root-cert.pem holds [${f.trustBundle.join(", ")}], the directive's trust bundle is [${d.trustBundle.join(", ")}]`;
+  if (!sameList(f.trustBundle, d.trustBundle))
+    return `root-cert.pem holds [${f.trustBundle.join(", ")}], the directive's trust bundle is [${d.trustBundle.join(", ")}]`;
   if (f.uriSans.length !== 1 || f.uriSans[0] !== d.identity) return `the held intermediate names [${f.uriSans.join(", ")}], the directive ${d.identity}`;
   if (f.keyAlgorithm !== d.keyAlgorithm) return `the held intermediate's key is ${f.keyAlgorithm}, the directive asks for ${d.keyAlgorithm}`;
-  if (f.notAfter.getTime() - now.getTime() <= d.rotateBeforeDays * DAY_MS) return `the held intermediate expires at ${f.notAfter.toISOString()}, within ${d.rotateBeforeDays} days`;
+  if (f.notAfter.getTime() - now.getTime() <= d.rotateBeforeDays * DAY_MS)
+    return `the held intermediate expires at ${f.notAfter.toISOString()}, within ${d.rotateBeforeDays} days`;
   return undefined;
 }
 

@@ -2,8 +2,18 @@ import { describe, expect, it } from "vitest";
 import { parseDirectives } from "./directive";
 
 const good = (mesh: string) => ({
-  mesh, virtualMesh: "global", identity: `spiffe://cluster.local/ns/istio-system/sa/istiod`, secretNamespace: "istio-system", secretName: "cacerts", ttlDays: 365, rotateBeforeDays: 30,
-  keyAlgorithm: "ECDSA_P256", autoRestartPods: false, issuer: `sha256:${"a".repeat(64)}`, trustBundle: [`sha256:${"b".repeat(64)}`], futureField: 1,
+  mesh,
+  virtualMesh: "global",
+  identity: `spiffe://cluster.local/ns/istio-system/sa/istiod`,
+  secretNamespace: "istio-system",
+  secretName: "cacerts",
+  ttlDays: 365,
+  rotateBeforeDays: 30,
+  keyAlgorithm: "ECDSA_P256",
+  autoRestartPods: false,
+  issuer: `sha256:${"a".repeat(64)}`,
+  trustBundle: [`sha256:${"b".repeat(64)}`],
+  futureField: 1,
 });
 
 describe("parseDirectives", () => {

@@ -46,7 +46,12 @@ function refuse(d: CertificateDirective, why: string): never {
 }
 
 /** The answer's chain and roots as normalised PEM, or CertificateError saying what is wrong with it. */
-async function checkAnswer(deps: IssueDeps, d: CertificateDirective, answer: CsrResponse, publicKey: WebCryptoKey): Promise<{ chain: string[]; roots: string[] }> {
+async function checkAnswer(
+  deps: IssueDeps,
+  d: CertificateDirective,
+  answer: CsrResponse,
+  publicKey: WebCryptoKey,
+): Promise<{ chain: string[]; roots: string[] }> {
   let chain: string[];
   let roots: string[];
   try {
@@ -66,7 +71,8 @@ async function checkAnswer(deps: IssueDeps, d: CertificateDirective, answer: Csr
   const signer = fingerprintSha256(issuer);
   if (signer !== d.issuer || answer.issuer !== d.issuer) return refuse(d, `it was issued by ${signer}, the snapshot names ${d.issuer}`);
   const bundle = rootFingerprints(answer.rootBundle);
-  if (!sameList(bundle, d.trustBundle)) return refuse(d, `rootBundle holds [${bundle.join(", ")}], the snapshot's trust bundle is [${d.trustBundle.join(", ")}]`);
+  if (!sameList(bundle, d.trustBundle))
+    return refuse(d, `rootBundle holds [${bundle.join(", ")}], the snapshot's trust bundle is [${d.trustBundle.join(", ")}]`);
   const verified = await verifyChain(deps.crypto, { leafPem: leaf, intermediatePems: chain.slice(1), rootPems: roots, now: deps.now });
   if (!verified) return refuse(d, "the chain does not verify to a root of rootBundle");
   return { chain, roots };

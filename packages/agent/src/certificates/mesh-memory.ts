@@ -27,14 +27,23 @@ const RETRY = { baseMs: 10_000, capMs: 10 * 60_000 };
 export function meshFailed(env: { metrics: Metrics; log: Logger }, mem: MeshMemory, error: unknown, now: Date): MeshMemory {
   const message = error instanceof Error ? error.message : String(error);
   const failures = mem.failures + 1;
-  const failed: MeshMemory = { ...mem, failures, retryAt: now.getTime() + backoffMs(failures, RETRY), result: { mesh: mem.directive.mesh, state: "failed", error: message.slice(0, 4000) } };
+  const failed: MeshMemory = {
+    ...mem,
+    failures,
+    retryAt: now.getTime() + backoffMs(failures, RETRY),
+    result: { mesh: mem.directive.mesh, state: "failed", error: message.slice(0, 4000) },
+  };
   env.metrics.certificateError(mem.directive.mesh);
   env.log.error("certificate step failed; will retry", { mesh: mem.directive.mesh, failures, detail: message });
   return failed;
 }
 
 /** One result per directive (then one per directive the agent could not read), in mesh order: what a status report says of certificates. */
-export function certificateResults(directives: readonly CertificateDirective[], meshes: ReadonlyMap<string, MeshMemory>, refused: readonly CertificateResult[]): CertificateResult[] {
+export function certificateResults(
+  directives: readonly CertificateDirective[],
+  meshes: ReadonlyMap<string, MeshMemory>,
+  refused: readonly CertificateResult[],
+): CertificateResult[] {
   const kept = directives.flatMap((d) => {
     const mem = meshes.get(d.mesh);
     return mem ? [mem.result] : [];

@@ -5,14 +5,25 @@ import { ControlPlaneClient } from "./client";
 
 const INCARNATION = "7d9e1f20-3a4b-4c5d-9e8f-1a2b3c4d5e6f";
 const JWK = { kty: "EC", crv: "P-256", x: "x", y: "y" };
-const answering = (body: unknown): typeof fetch => async () => new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+const answering =
+  (body: unknown): typeof fetch =>
+  async () =>
+    new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
 const register = (body: unknown) => ControlPlaneClient.register("https://cp.example.com", "mpb_token", JWK, "test", answering(body));
 
 describe("the register answer", () => {
   it.each<[string, unknown, unknown]>([
-    ["with the cluster's incarnation", { tenant: "acme", cluster: "east", incarnation: INCARNATION }, { tenant: "acme", cluster: "east", incarnation: INCARNATION }],
+    [
+      "with the cluster's incarnation",
+      { tenant: "acme", cluster: "east", incarnation: INCARNATION },
+      { tenant: "acme", cluster: "east", incarnation: INCARNATION },
+    ],
     ["of a cluster created before incarnations", { tenant: "acme", cluster: "east" }, { tenant: "acme", cluster: "east" }],
-    ["with a field a newer control plane added", { tenant: "acme", cluster: "east", incarnation: INCARNATION, region: "eu" }, { tenant: "acme", cluster: "east", incarnation: INCARNATION }],
+    [
+      "with a field a newer control plane added",
+      { tenant: "acme", cluster: "east", incarnation: INCARNATION, region: "eu" },
+      { tenant: "acme", cluster: "east", incarnation: INCARNATION },
+    ],
   ])("%s is what the agent keeps", async (_what, body, kept) => {
     expect(await register(body)).toEqual(kept);
   });

@@ -1,5 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { type CsrRequest, type CsrResponse, type DiscoveryReport, type RegisterResponse, type StatusReport, MAX_AGENT_TOKEN_SECONDS, csrResponse, registerResponse, snapshotEtag } from "@meshplane/core";
+import {
+  type CsrRequest,
+  type CsrResponse,
+  type DiscoveryReport,
+  type RegisterResponse,
+  type StatusReport,
+  MAX_AGENT_TOKEN_SECONDS,
+  csrResponse,
+  registerResponse,
+  snapshotEtag,
+} from "@meshplane/core";
 import { ApiError, retryAfterSeconds } from "@meshplane/core/http-client";
 import type { z } from "zod";
 import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint } from "jose";

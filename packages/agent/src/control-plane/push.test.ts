@@ -64,7 +64,13 @@ describe("PushChannel", () => {
     });
     let tokens = 0;
     const seen: (number | undefined)[] = [];
-    const channel = new PushChannel({ controlPlaneUrl: url, token: async () => `jwt-${++tokens}`, onGeneration: (g) => seen.push(g), log: quiet, random: () => 0 });
+    const channel = new PushChannel({
+      controlPlaneUrl: url,
+      token: async () => `jwt-${++tokens}`,
+      onGeneration: (g) => seen.push(g),
+      log: quiet,
+      random: () => 0,
+    });
     channels.push(channel);
     channel.start();
     await until("the generation after reconnecting", () => seen.includes(9));
@@ -77,7 +83,13 @@ describe("PushChannel", () => {
     let connected = 0;
     wss.on("connection", () => connected++);
     const opened: (number | undefined)[] = [];
-    const channel = new PushChannel({ controlPlaneUrl: "https://api.example.invalid", pushUrl: `${url.replace("http:", "ws:")}/v1/agent/push`, token: async () => "jwt", onGeneration: (g) => opened.push(g), log: quiet });
+    const channel = new PushChannel({
+      controlPlaneUrl: "https://api.example.invalid",
+      pushUrl: `${url.replace("http:", "ws:")}/v1/agent/push`,
+      token: async () => "jwt",
+      onGeneration: (g) => opened.push(g),
+      log: quiet,
+    });
     channels.push(channel);
     channel.start();
     await until("the connection", () => connected === 1 && opened.length === 1);

@@ -57,7 +57,11 @@ export class PushChannel {
       this.deps.log.error("push channel: no token", { detail: (error as Error).message });
       return this.again();
     }
-    const ws = new WebSocket(this.deps.pushUrl ?? pushUrl(this.deps.controlPlaneUrl), { headers: { authorization: `Bearer ${token}` }, maxPayload: MAX_PUSH_MESSAGE_BYTES, handshakeTimeout: 10_000 });
+    const ws = new WebSocket(this.deps.pushUrl ?? pushUrl(this.deps.controlPlaneUrl), {
+      headers: { authorization: `Bearer ${token}` },
+      maxPayload: MAX_PUSH_MESSAGE_BYTES,
+      handshakeTimeout: 10_000,
+    });
     this.ws = ws;
     ws.on("open", () => {
       this.attempt = 0;

@@ -31,7 +31,10 @@ describe("meshWorkloads", () => {
   it("lists the injected controllers of the mesh with their latest restart, and nothing else", () => {
     const objects = cluster(
       [
-        controller("web", "shop", "example/web:1", { "meshplane.dev/restarted-at": "2031-03-15T12:00:20.000Z", "kubectl.kubernetes.io/restartedAt": "2031-03-15T12:05:00Z" }),
+        controller("web", "shop", "example/web:1", {
+          "meshplane.dev/restarted-at": "2031-03-15T12:00:20.000Z",
+          "kubectl.kubernetes.io/restartedAt": "2031-03-15T12:05:00Z",
+        }),
         controller("cart", "shop", "example/cart:1", { "meshplane.dev/restarted-at": "2031-03-15T12:00:20.000Z" }),
         controller("batch", "plain", "example/batch:1"),
       ],

@@ -5,11 +5,36 @@ import { describe, expect, it } from "vitest";
 import { inClusterAccess, kubeconfigAccess, simpleKubeconfig } from "./access";
 
 const kubeconfig = (cluster: string, user: string, extra = "") =>
-  ["apiVersion: v1", "kind: Config", "clusters:", "- name: c", "  cluster:", cluster, "users:", "- name: u", "  user:", user, "contexts:", "- name: x", "  context:", "    cluster: c", "    user: u", extra, "current-context: x"].join("\n");
+  [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: c",
+    "  cluster:",
+    cluster,
+    "users:",
+    "- name: u",
+    "  user:",
+    user,
+    "contexts:",
+    "- name: x",
+    "  context:",
+    "    cluster: c",
+    "    user: u",
+    extra,
+    "current-context: x",
+  ].join("\n");
 
 describe("simpleKubeconfig", () => {
   it("reads a token and an inline CA, and the context's namespace", async () => {
-    const access = simpleKubeconfig(kubeconfig(`    server: https://127.0.0.1:6443/\n    certificate-authority-data: ${Buffer.from("CA").toString("base64")}`, "    token: abc", "    namespace: ns"), "/nowhere/config");
+    const access = simpleKubeconfig(
+      kubeconfig(
+        `    server: https://127.0.0.1:6443/\n    certificate-authority-data: ${Buffer.from("CA").toString("base64")}`,
+        "    token: abc",
+        "    namespace: ns",
+      ),
+      "/nowhere/config",
+    );
     expect(access?.server).toBe("https://127.0.0.1:6443");
     expect(access?.defaultNamespace).toBe("ns");
     const connection = await access?.connect();
@@ -23,7 +48,13 @@ describe("simpleKubeconfig", () => {
     const dir = mkdtempSync(join(tmpdir(), "kubeconfig-"));
     writeFileSync(join(dir, "cert.pem"), "CERT");
     writeFileSync(join(dir, "key.pem"), "KEY");
-    const access = simpleKubeconfig(kubeconfig("    server: https://kube.example:443\n    insecure-skip-tls-verify: true\n    tls-server-name: kubernetes", "    client-certificate: cert.pem\n    client-key: key.pem"), join(dir, "config"));
+    const access = simpleKubeconfig(
+      kubeconfig(
+        "    server: https://kube.example:443\n    insecure-skip-tls-verify: true\n    tls-server-name: kubernetes",
+        "    client-certificate: cert.pem\n    client-key: key.pem",
+      ),
+      join(dir, "config"),
+    );
     const connection = await access?.connect();
     expect(connection?.headers).toEqual({});
     expect(connection?.tls).toEqual({ cert: Buffer.from("CERT"), key: Buffer.from("KEY"), rejectUnauthorized: false, servername: "kubernetes" });

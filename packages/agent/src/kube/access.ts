@@ -37,7 +37,11 @@ const REREAD_MS = 60_000;
 
 const sameBytes = (a: Buffer | undefined, b: Buffer | undefined) => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
 const sameTls = (a: KubeTls, b: KubeTls) =>
-  sameBytes(a.ca, b.ca) && sameBytes(a.cert, b.cert) && sameBytes(a.key, b.key) && a.rejectUnauthorized === b.rejectUnauthorized && a.servername === b.servername;
+  sameBytes(a.ca, b.ca) &&
+  sameBytes(a.cert, b.cert) &&
+  sameBytes(a.key, b.key) &&
+  a.rejectUnauthorized === b.rejectUnauthorized &&
+  a.servername === b.servername;
 
 /**
  * Credentials read from files, read again at most every REREAD_MS; the TLS object stays the same

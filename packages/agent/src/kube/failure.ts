@@ -14,7 +14,16 @@
  * - `transient`: no answer, 429 or 5xx — worth trying again later.
  * - `unexpected`: anything else.
  */
-export type KubeFailureType = "not-found" | "not-served" | "conflict" | "forbidden" | "refused-by-admission" | "invalid" | "expired" | "transient" | "unexpected";
+export type KubeFailureType =
+  | "not-found"
+  | "not-served"
+  | "conflict"
+  | "forbidden"
+  | "refused-by-admission"
+  | "invalid"
+  | "expired"
+  | "transient"
+  | "unexpected";
 
 export interface KubeFailure {
   type: KubeFailureType;

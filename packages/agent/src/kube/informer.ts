@@ -82,7 +82,12 @@ export class Informer {
       this.replaceAll(list.items ?? []);
       this.resourceVersion = list.metadata?.resourceVersion ?? "";
     }
-    this.stopWatch = await this.source.watch(this.path, this.resourceVersion, (event) => this.event(event), (watchError) => void this.done(watchError));
+    this.stopWatch = await this.source.watch(
+      this.path,
+      this.resourceVersion,
+      (event) => this.event(event),
+      (watchError) => void this.done(watchError),
+    );
   }
 
   private event({ type, object }: WatchEvent): void {

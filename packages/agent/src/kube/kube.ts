@@ -82,7 +82,12 @@ export class Kube {
    * Sends one request and resolves with the answer as it starts (its status and headers); rejects
    * with a KubeError (status 0) when there is none. Watches get connections of their own.
    */
-  private async open(method: Method, path: string, body?: { text: string; type: string }, watch = false): Promise<{ req: ClientRequest; res: IncomingMessage }> {
+  private async open(
+    method: Method,
+    path: string,
+    body?: { text: string; type: string },
+    watch = false,
+  ): Promise<{ req: ClientRequest; res: IncomingMessage }> {
     let connection;
     try {
       connection = await this.access.connect();
@@ -123,7 +128,11 @@ export class Kube {
 
   private agents(tls: KubeTls): Pool {
     if (this.pool?.tls !== tls) {
-      const options = { secureContext: createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key }), ...(tls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}), ...(tls.servername ? { servername: tls.servername } : {}) };
+      const options = {
+        secureContext: createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key }),
+        ...(tls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+        ...(tls.servername ? { servername: tls.servername } : {}),
+      };
       this.pool = { tls, requests: new Agent({ ...options, keepAlive: true, maxFreeSockets: 4 }), watches: new Agent(options) };
     }
     return this.pool;
@@ -215,12 +224,18 @@ export class Kube {
       this.resources.set(apiVersion, list.resources);
       return list.resources.find((r) => r.kind === kind);
     } catch (error) {
-      throw new KubeError(error instanceof KubeError ? error.status : 0, `Failed to fetch resource metadata for ${apiVersion}/${kind}: ${(error as Error).message}`);
+      throw new KubeError(
+        error instanceof KubeError ? error.status : 0,
+        `Failed to fetch resource metadata for ${apiVersion}/${kind}: ${(error as Error).message}`,
+      );
     }
   }
 
   /** An object's path, or its collection's for create and list (KubernetesObjectApi's rules, default namespace included). */
-  private async pathOf(spec: { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } }, action: "create" | "list" | "object"): Promise<string> {
+  private async pathOf(
+    spec: { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } },
+    action: "create" | "list" | "object",
+  ): Promise<string> {
     if (!spec.kind) throw new KubeError(0, "Required spec property kind is not set", "invalid");
     spec.apiVersion ||= "v1";
     spec.metadata ??= {};
@@ -269,7 +284,12 @@ export class Kube {
    * side apply would drop every field we own but omit. Throws KubeError (404 when the object is gone).
    */
   async patch(ref: ObjectRef, body: { metadata?: Record<string, unknown>; [field: string]: unknown }): Promise<void> {
-    const spec = { ...body, apiVersion: ref.apiVersion, kind: ref.kind, metadata: { ...body.metadata, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } };
+    const spec = {
+      ...body,
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      metadata: { ...body.metadata, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+    };
     const path = await this.pathOf(spec, "object");
     await this.call("PATCH", `${path}?fieldManager=${FIELD_MANAGER}`, { text: JSON.stringify(spec), type: "application/merge-patch+json" });
   }

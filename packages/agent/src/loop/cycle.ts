@@ -67,7 +67,15 @@ export async function runCycle(deps: SyncDeps, poll: Poll, cell: MemoryCell): Pr
   const results = [...(applied?.results ?? []), ...pruned];
   const certificates = certificateResults(memory.directives, memory.meshes, memory.refusedDirectives);
   if (newer) await recordApplied(deps, newer, { applyMs, results, certificates });
-  const report = reportStage(deps, { mode, newSnapshot: newer !== undefined, generation: deps.state.appliedGeneration, results, drifted: applied?.drifted ?? [], certificates, reported: memory.reported });
+  const report = reportStage(deps, {
+    mode,
+    newSnapshot: newer !== undefined,
+    generation: deps.state.appliedGeneration,
+    results,
+    drifted: applied?.drifted ?? [],
+    certificates,
+    reported: memory.reported,
+  });
   keep({ reported: report.reported });
   return report.report;
 }
@@ -76,7 +84,11 @@ export async function runCycle(deps: SyncDeps, poll: Poll, cell: MemoryCell): Pr
  * Records a newly applied snapshot in the state Secret (generation and hash, so a restart cannot roll
  * back): the one place the loop writes its persisted state after registration.
  */
-async function recordApplied(deps: SyncDeps, snapshot: { generation: number; hash: string }, cycle: { applyMs: number; results: readonly ObjectResult[]; certificates: readonly CertificateResult[] }): Promise<void> {
+async function recordApplied(
+  deps: SyncDeps,
+  snapshot: { generation: number; hash: string },
+  cycle: { applyMs: number; results: readonly ObjectResult[]; certificates: readonly CertificateResult[] },
+): Promise<void> {
   deps.state.appliedGeneration = snapshot.generation;
   deps.state.appliedHash = snapshot.hash;
   await deps.stateStore.save(deps.state);

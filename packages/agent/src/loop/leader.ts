@@ -22,7 +22,9 @@ export class LeaderElector {
   private leader = false;
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly deps: { kube: Kube; namespace: string; name: string; identity: string; now?: () => Date; onChange?: (leader: boolean) => void }) {}
+  constructor(
+    private readonly deps: { kube: Kube; namespace: string; name: string; identity: string; now?: () => Date; onChange?: (leader: boolean) => void },
+  ) {}
 
   isLeader(): boolean {
     return this.leader;
@@ -49,7 +51,8 @@ export class LeaderElector {
     const { kube, namespace, name, identity } = this.deps;
     try {
       const lease = await kube.raw<Lease>("GET", leasePath(namespace, name));
-      if (lease?.spec.holderIdentity === identity) await kube.raw("PUT", leasePath(namespace, name), { ...lease, spec: { ...lease.spec, holderIdentity: "", renewTime: undefined } });
+      if (lease?.spec.holderIdentity === identity)
+        await kube.raw("PUT", leasePath(namespace, name), { ...lease, spec: { ...lease.spec, holderIdentity: "", renewTime: undefined } });
     } catch {
       // Best effort: the lease expires by itself.
     }
@@ -62,7 +65,12 @@ export class LeaderElector {
     const stamp = now.toISOString().replace("Z", "000Z"); // MicroTime wants microseconds
     const lease = await kube.raw<Lease>("GET", leasePath(namespace, name));
     if (!lease) {
-      await kube.raw("POST", leasePath(namespace), { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: { holderIdentity: identity, leaseDurationSeconds: DURATION_SECONDS, acquireTime: stamp, renewTime: stamp, leaseTransitions: 0 } });
+      await kube.raw("POST", leasePath(namespace), {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { name, namespace },
+        spec: { holderIdentity: identity, leaseDurationSeconds: DURATION_SECONDS, acquireTime: stamp, renewTime: stamp, leaseTransitions: 0 },
+      });
       return true;
     }
     const holder = lease.spec.holderIdentity;

@@ -24,5 +24,11 @@ export interface LoopMemory {
 
 /** An empty memory: what a freshly started agent knows. */
 export function newMemory(): LoopMemory {
-  return { directives: [], refusedDirectives: [], applied: { versions: new Map(), json: new Map(), at: 0 }, meshes: new Map(), reported: { results: [], certificates: "[]" } };
+  return {
+    directives: [],
+    refusedDirectives: [],
+    applied: { versions: new Map(), json: new Map(), at: 0 },
+    meshes: new Map(),
+    reported: { results: [], certificates: "[]" },
+  };
 }

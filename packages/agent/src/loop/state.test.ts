@@ -34,7 +34,12 @@ describe("the agent's state Secret", () => {
 
   it("a Secret written before incarnations loads without one", async () => {
     const holder = new SecretHolder();
-    holder.secret = { apiVersion: "v1", kind: "Secret", metadata: { name: STATE_SECRET, resourceVersion: "9" }, data: { tenant: b64("acme"), cluster: b64("east"), appliedGeneration: b64("4") } };
+    holder.secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: STATE_SECRET, resourceVersion: "9" },
+      data: { tenant: b64("acme"), cluster: b64("east"), appliedGeneration: b64("4") },
+    };
     const loaded = await storeOn(holder).load();
     expect(loaded).toEqual({ tenant: "acme", cluster: "east", appliedGeneration: 4 });
     expect("incarnation" in loaded).toBe(false);

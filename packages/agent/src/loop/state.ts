@@ -59,7 +59,12 @@ export class StateStore {
     const secret: SecretObject = {
       apiVersion: "v1",
       kind: "Secret",
-      metadata: { name: STATE_SECRET, namespace: this.deps.namespace, labels: { "app.kubernetes.io/name": "meshplane-agent" }, ...(this.resourceVersion ? { resourceVersion: this.resourceVersion } : {}) },
+      metadata: {
+        name: STATE_SECRET,
+        namespace: this.deps.namespace,
+        labels: { "app.kubernetes.io/name": "meshplane-agent" },
+        ...(this.resourceVersion ? { resourceVersion: this.resourceVersion } : {}),
+      },
       type: "Opaque",
       data: {
         ...(state.tenant ? { tenant: b64(state.tenant) } : {}),

@@ -7,11 +7,23 @@ import { SyncLoop } from "./sync-loop";
 
 const ID = "spiffe://cluster.local/ns/istio-system/sa/istiod";
 const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": SCOPE.tenant, "meshplane.dev/cluster": SCOPE.cluster };
-const VS: KubeObject = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "reviews", namespace: "shop", labels, annotations: {} }, spec: { hosts: ["reviews"] } };
+const VS: KubeObject = {
+  apiVersion: "networking.istio.io/v1",
+  kind: "VirtualService",
+  metadata: { name: "reviews", namespace: "shop", labels, annotations: {} },
+  spec: { hosts: ["reviews"] },
+};
 
 // Which stage made a call: the certificate stage reads and writes cacerts, the restart stage lists and
 // patches istiod then marks cacerts, apply applies the snapshot's objects, prune lists the generated kinds.
-const stageOf = (c: Call) => (c.kind === "Deployment" || (c.verb === "patch" && c.kind === "Secret") ? "restarts" : c.kind === "Secret" ? "certificates" : c.verb === "apply" ? "apply" : "prune");
+const stageOf = (c: Call) =>
+  c.kind === "Deployment" || (c.verb === "patch" && c.kind === "Secret")
+    ? "restarts"
+    : c.kind === "Secret"
+      ? "certificates"
+      : c.verb === "apply"
+        ? "apply"
+        : "prune";
 
 describe("the sync loop", () => {
   it("runs the stages in the documented order", async () => {
@@ -21,7 +33,11 @@ describe("the sync loop", () => {
     const { jwk, sign } = await snapshotSigner();
     const jws = await sign(2, [VS], [cp.directive("mesh", { secretNamespace: "istio-system" })]);
     const seen: string[] = [];
-    const client = { csr: cp.csr.bind(cp), snapshot: async () => ({ changed: true as const, jws, etag: "x" }), status: async () => (seen.push("report"), { changed: true }) };
+    const client = {
+      csr: cp.csr.bind(cp),
+      snapshot: async () => ({ changed: true as const, jws, etag: "x" }),
+      status: async () => (seen.push("report"), { changed: true }),
+    };
     kube.fail = (c) => (seen.push(stageOf(c)), undefined);
     await new SyncLoop(fakeDeps(kube, client, { trustedKeys: [jwk] })).cycle();
     // Verify makes no call: that apply ran at all says the snapshot verified first.
@@ -35,7 +51,11 @@ describe("the sync loop", () => {
     const { jwk, sign } = await snapshotSigner();
     const answers: SnapshotAnswer[] = [];
     const reports: StatusReport[] = [];
-    const client = { csr: cp.csr.bind(cp), snapshot: async () => answers.shift() ?? { changed: false as const }, status: async (r: StatusReport) => (reports.push(r), { changed: true }) };
+    const client = {
+      csr: cp.csr.bind(cp),
+      snapshot: async () => answers.shift() ?? { changed: false as const },
+      status: async (r: StatusReport) => (reports.push(r), { changed: true }),
+    };
     let now = NOW;
     const deps = fakeDeps(kube, client, { trustedKeys: [jwk], resyncIntervalMs: 0, now: () => now });
     const loop = new SyncLoop(deps);
@@ -44,10 +64,17 @@ describe("the sync loop", () => {
 
     await loop.cycle();
     expect(kube.writes().map((c) => `${c.verb} ${c.kind} ${c.namespace}/${c.name}`)).toEqual([
-      "apply VirtualService shop/reviews", "apply Secret istio-system/cacerts", "patch Deployment istio-system/istiod", "patch Secret istio-system/cacerts",
+      "apply VirtualService shop/reviews",
+      "apply Secret istio-system/cacerts",
+      "patch Deployment istio-system/istiod",
+      "patch Secret istio-system/cacerts",
     ]);
     expect(reports).toHaveLength(1);
-    expect(reports[0]).toMatchObject({ generation: 2, results: [{ kind: "VirtualService", name: "reviews", state: "applied" }], certificates: [{ mesh: "mesh", state: "issued", issuer: directive.issuer }] });
+    expect(reports[0]).toMatchObject({
+      generation: 2,
+      results: [{ kind: "VirtualService", name: "reviews", state: "applied" }],
+      certificates: [{ mesh: "mesh", state: "issued", issuer: directive.issuer }],
+    });
     expect(deps.state.appliedGeneration).toBe(2);
 
     await loop.cycle();
@@ -57,7 +84,11 @@ describe("the sync loop", () => {
     now = new Date(NOW.getTime() + 340 * DAY);
     await loop.cycle();
     expect(reports).toHaveLength(2);
-    expect(reports[1]).toMatchObject({ generation: 2, results: [{ name: "reviews", state: "applied" }], certificates: [{ mesh: "mesh", state: "failed", error: expect.stringContaining("403") }] });
+    expect(reports[1]).toMatchObject({
+      generation: 2,
+      results: [{ name: "reviews", state: "applied" }],
+      certificates: [{ mesh: "mesh", state: "failed", error: expect.stringContaining("403") }],
+    });
     expect(loop.synced).toBe(true);
   });
 
@@ -66,7 +97,11 @@ describe("the sync loop", () => {
     const { jwk, sign } = await snapshotSigner();
     const answers: SnapshotAnswer[] = [{ changed: true, jws: await sign(3, [VS], []), etag: "x" }];
     const reports: StatusReport[] = [];
-    const client = { csr: async () => ({ certificateChain: "" }), snapshot: async () => answers.shift() ?? { changed: false as const }, status: async (r: StatusReport) => (reports.push(r), { changed: true }) };
+    const client = {
+      csr: async () => ({ certificateChain: "" }),
+      snapshot: async () => answers.shift() ?? { changed: false as const },
+      status: async (r: StatusReport) => (reports.push(r), { changed: true }),
+    };
     const loop = new SyncLoop(fakeDeps(kube, client as never, { trustedKeys: [jwk], resyncIntervalMs: 0 }));
     // The apiserver is still starting: listing for the prune fails once.
     let failing = true;

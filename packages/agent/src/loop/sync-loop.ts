@@ -55,7 +55,10 @@ export class SyncLoop {
     }
     if (error instanceof ApiError && error.status === 401) {
       deps.metrics.syncError("unauthorized");
-      deps.log.error("the control plane rejected this agent's credential: issue a new bootstrap token (POST /v1/clusters/<name>/bootstrap-token), put it in the bootstrap Secret and delete the meshplane-agent-state Secret to register again", { detail: error.message });
+      deps.log.error(
+        "the control plane rejected this agent's credential: issue a new bootstrap token (POST /v1/clusters/<name>/bootstrap-token), put it in the bootstrap Secret and delete the meshplane-agent-state Secret to register again",
+        { detail: error.message },
+      );
     } else {
       deps.metrics.syncError(error instanceof ApiError ? "control-plane" : "internal");
       deps.log.error("sync failed; the cluster is left as it was", { detail: (error as Error).message });

@@ -8,11 +8,21 @@ import { pruneUndesired } from "./prune";
 
 /** One owned object of every generated kind, in reverse apply order. */
 const everyKind = (): KubeObject[] =>
-  GENERATED_KINDS.toReversed().map((row) => ({ apiVersion: apiVersionsOf(row)[0] as string, kind: row.kind, metadata: { name: "x", namespace: "ns", labels: ownerLabels(SCOPE), annotations: {} }, spec: {} }));
+  GENERATED_KINDS.toReversed().map((row) => ({
+    apiVersion: apiVersionsOf(row)[0] as string,
+    kind: row.kind,
+    metadata: { name: "x", namespace: "ns", labels: ownerLabels(SCOPE), annotations: {} },
+    spec: {},
+  }));
 
 /** `n` owned objects of one kind. */
 const many = (kind: string, n: number): KubeObject[] =>
-  Array.from({ length: n }, (_, i) => ({ apiVersion: apiVersionsOf(GENERATED_KINDS.find((r) => r.kind === kind) as never)[0] as string, kind, metadata: { name: `${kind.toLowerCase()}-${i}`, namespace: "ns", labels: ownerLabels(SCOPE), annotations: {} }, spec: {} }));
+  Array.from({ length: n }, (_, i) => ({
+    apiVersion: apiVersionsOf(GENERATED_KINDS.find((r) => r.kind === kind) as never)[0] as string,
+    kind,
+    metadata: { name: `${kind.toLowerCase()}-${i}`, namespace: "ns", labels: ownerLabels(SCOPE), annotations: {} },
+    spec: {},
+  }));
 
 describe("apply and prune over GENERATED_KINDS", () => {
   it("applies in the table's order", async () => {
@@ -67,7 +77,10 @@ describe("apply and prune over GENERATED_KINDS", () => {
   it("types each object's failure and reports the apiserver's own words, or the agent's refusal of an object it does not own", async () => {
     const kube = new FakeKube();
     const [denied, missing, busy] = many("VirtualService", 3);
-    const foreign = { ...many("DestinationRule", 1)[0], metadata: { name: "foreign", namespace: "ns", labels: { ...ownerLabels(SCOPE), "meshplane.dev/tenant": "other" }, annotations: {} } } as KubeObject;
+    const foreign = {
+      ...many("DestinationRule", 1)[0],
+      metadata: { name: "foreign", namespace: "ns", labels: { ...ownerLabels(SCOPE), "meshplane.dev/tenant": "other" }, annotations: {} },
+    } as KubeObject;
     const errors: Record<string, KubeError> = {
       [denied?.metadata.name as string]: new KubeError(400, 'admission webhook "validate.istio.io" denied the request: bad host'),
       [missing?.metadata.name as string]: new KubeError(404, "the server could not find the requested resource"),

@@ -37,10 +37,15 @@ afterEach(() => vi.restoreAllMocks());
 const otherKey = async (a: CsrResponse, cp: FakeControlPlane) => {
   const keyPair = await generateKeyPair(crypto, "ECDSA_P256");
   const csrPem = await createCsr(crypto, { keyPair, spiffeId: IDS["mesh-a"] });
-  const { certPem } = await signIntermediate(crypto, { csrPem, issuer: { certPem: cp.signer.certPem, privateKey: cp.signer.keyPair.privateKey }, spiffeId: IDS["mesh-a"], ttlDays: 365, now: NOW });
+  const { certPem } = await signIntermediate(crypto, {
+    csrPem,
+    issuer: { certPem: cp.signer.certPem, privateKey: cp.signer.keyPair.privateKey },
+    spiffeId: IDS["mesh-a"],
+    ttlDays: 365,
+    now: NOW,
+  });
   return { ...a, certChain: `${certPem}${cp.signer.certPem}` };
 };
-
 
 describe("the certificate stage", () => {
   it("issues a first intermediate: the key stays here, cacerts gets the four files, istiod restarts", async () => {
@@ -53,7 +58,11 @@ describe("the certificate stage", () => {
     const secret = cacerts(kube) as SecretObject;
     expect(secret.type).toBe("Opaque");
     expect(Object.keys(secret.data ?? {}).sort()).toEqual(["ca-cert.pem", "ca-key.pem", "cert-chain.pem", "root-cert.pem"]);
-    expect(secret.metadata.labels).toEqual({ "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": "acme", "meshplane.dev/cluster": "cluster-1" });
+    expect(secret.metadata.labels).toEqual({
+      "app.kubernetes.io/managed-by": "meshplane",
+      "meshplane.dev/tenant": "acme",
+      "meshplane.dev/cluster": "cluster-1",
+    });
     const m = materialOf(secret);
     if (!m) throw new Error("no material");
     expect(m.caKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
@@ -113,7 +122,13 @@ describe("the certificate stage", () => {
   it("never touches a cacerts meshplane did not write unless told to adopt it", async () => {
     const foreign = (await newRoot("Someone's CA")).certPem;
     const b64 = Buffer.from(foreign).toString("base64");
-    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "cacerts", namespace: "ns-mesh-a" }, type: "Opaque", data: { "ca-cert.pem": b64, "ca-key.pem": b64, "cert-chain.pem": b64, "root-cert.pem": b64 } };
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "cacerts", namespace: "ns-mesh-a" },
+      type: "Opaque",
+      data: { "ca-cert.pem": b64, "ca-key.pem": b64, "cert-chain.pem": b64, "root-cert.pem": b64 },
+    };
     const refused = await setup();
     refused.kube.put(secret);
     await refused.cycle();
@@ -150,8 +165,16 @@ describe("the certificate stage", () => {
 
   it.each([
     ["a chain for a key this agent did not make", otherKey, /does not carry the key this agent generated/],
-    ["an intermediate from another issuer", async (a: CsrResponse) => ({ ...a, certChain: `${splitPemBundle(a.certChain)[0]}${(await newRoot("Rogue")).certPem}` }), /was issued by sha256:/],
-    ["a root bundle other than the snapshot's", async (a: CsrResponse) => ({ ...a, rootBundle: `${a.rootBundle}${(await newRoot("Extra")).certPem}` }), /rootBundle holds/],
+    [
+      "an intermediate from another issuer",
+      async (a: CsrResponse) => ({ ...a, certChain: `${splitPemBundle(a.certChain)[0]}${(await newRoot("Rogue")).certPem}` }),
+      /was issued by sha256:/,
+    ],
+    [
+      "a root bundle other than the snapshot's",
+      async (a: CsrResponse) => ({ ...a, rootBundle: `${a.rootBundle}${(await newRoot("Extra")).certPem}` }),
+      /rootBundle holds/,
+    ],
     ["no PEM at all", (a: CsrResponse) => ({ ...a, certChain: "hello" }), /certChain must hold|not a PEM/],
   ])("refuses %s and writes nothing", async (_what, tamper, why) => {
     const { cp, kube, deps, memory, cycle } = await setup();
@@ -179,6 +202,9 @@ describe("the certificate stage", () => {
     const { kube, memory, cycle } = await setup();
     kube.fail = (c) => (c.kind === "Secret" ? new KubeError(403, 'secrets "cacerts" is forbidden') : undefined);
     await cycle();
-    expect(memory.meshes.get("mesh-a")?.result).toMatchObject({ state: "failed", error: expect.stringContaining('chart value certificates.namespaces: add "ns-mesh-a"') });
+    expect(memory.meshes.get("mesh-a")?.result).toMatchObject({
+      state: "failed",
+      error: expect.stringContaining('chart value certificates.namespaces: add "ns-mesh-a"'),
+    });
   });
 });

@@ -48,7 +48,14 @@ export async function certificateStage(env: CertificateEnv, input: CertificateIn
     const known = input.meshes.get(d.mesh);
     const mem: MeshMemory = known ? { ...known, directive: d } : { directive: d, result: { mesh: d.mesh, state: "pending" }, failures: 0, retryAt: 0 };
     if (!env.certificates.enabled) {
-      meshes.set(d.mesh, { ...mem, result: { mesh: d.mesh, state: "failed", error: "certificate management is turned off in this agent (chart value certificates.enabled=false): cacerts is left as it is" } });
+      meshes.set(d.mesh, {
+        ...mem,
+        result: {
+          mesh: d.mesh,
+          state: "failed",
+          error: "certificate management is turned off in this agent (chart value certificates.enabled=false): cacerts is left as it is",
+        },
+      });
     } else {
       meshes.set(d.mesh, due(input, known, d) ? await reconcile(env, mem, input.now) : mem);
     }
@@ -76,7 +83,17 @@ async function reconcile(env: CertificateEnv, mem: MeshMemory, now: Date): Promi
   } catch (error) {
     // Outside the namespaces the chart's Roles name, the apiserver refuses the agent: say which value.
     const forbidden = failedWith(error, "forbidden");
-    return meshFailed(env, mem, forbidden ? new CertificateError(`${(error as Error).message} (the agent may keep cacerts only in the namespaces of the chart value certificates.namespaces: add "${mem.directive.secretNamespace}")`, { cause: error }) : error, now);
+    return meshFailed(
+      env,
+      mem,
+      forbidden
+        ? new CertificateError(
+            `${(error as Error).message} (the agent may keep cacerts only in the namespaces of the chart value certificates.namespaces: add "${mem.directive.secretNamespace}")`,
+            { cause: error },
+          )
+        : error,
+      now,
+    );
   }
 }
 
@@ -99,7 +116,14 @@ async function ensureCacerts(env: CertificateEnv, d: CertificateDirective, now: 
   await kube.apply(cacertsSecret(d, scope, material, marks) as never);
   env.metrics.certificatesIssued++;
   const result = issuedResult(d.mesh, material);
-  log.info("cacerts written", { mesh: d.mesh, namespace: d.secretNamespace, issuer: result.issuer, trustBundle: result.trustBundle, notAfter: result.notAfter, rootsChanged: marks.rootsChangedAt === now.toISOString() });
+  log.info("cacerts written", {
+    mesh: d.mesh,
+    namespace: d.secretNamespace,
+    issuer: result.issuer,
+    trustBundle: result.trustBundle,
+    notAfter: result.notAfter,
+    rootsChanged: marks.rootsChangedAt === now.toISOString(),
+  });
   return { result, marks };
 }
 

@@ -48,7 +48,12 @@ export async function pruneUndesired(kube: KubeClient, scope: Scope, wanted: Rea
         // The same object is served under every version of its CRD: handle it once.
         if (wanted.has(id) || seen.has(id)) continue;
         seen.add(id);
-        const ref: ObjectRef = { apiVersion, kind, name: item.metadata?.name ?? "", ...(item.metadata?.namespace ? { namespace: item.metadata.namespace } : {}) };
+        const ref: ObjectRef = {
+          apiVersion,
+          kind,
+          name: item.metadata?.name ?? "",
+          ...(item.metadata?.namespace ? { namespace: item.metadata.namespace } : {}),
+        };
         try {
           await kube.delete(ref);
           results.push({ ...ref, state: "pruned" });

@@ -19,7 +19,9 @@ async function setup(options: { chart: boolean; directive: boolean }) {
     [...kube.objects.values()]
       .filter((o) => o.metadata?.namespace === "shop")
       .map((o) => {
-        const restartedAt = (o as { spec: { template: { metadata?: { annotations?: Record<string, string> } } } }).spec.template.metadata?.annotations?.[RESTARTED_AT];
+        const restartedAt = (o as { spec: { template: { metadata?: { annotations?: Record<string, string> } } } }).spec.template.metadata?.annotations?.[
+          RESTARTED_AT
+        ];
         return { kind: o.kind as WorkloadRef["kind"], namespace: "shop", name: o.metadata?.name as string, ...(restartedAt ? { restartedAt } : {}) };
       });
   const deps = fakeDeps(kube, cp, { meshWorkloads });
@@ -75,10 +77,12 @@ describe("the restart stage", () => {
   it("says which chart value to set when istiod may not be restarted, and retries with a growing backoff", async () => {
     vi.spyOn(Math, "random").mockReturnValue(0.5);
     const { kube, cycle, result } = await setup({ chart: false, directive: false });
-    kube.fail = (c) => (c.verb === "patch" && c.kind === "Deployment" ? new KubeError(403, "deployments.apps \"istiod-1-24\" is forbidden") : undefined);
+    kube.fail = (c) => (c.verb === "patch" && c.kind === "Deployment" ? new KubeError(403, 'deployments.apps "istiod-1-24" is forbidden') : undefined);
     await cycle(NOW);
     expect(result()).toMatchObject({ state: "failed", error: expect.stringContaining('certificates.istiodDeployments: add "istiod-1-24"') });
-    const attempts = async (s: number, resync = true) => (await cycle(at(s), false, resync ? "all" : "none"), kube.calls.filter((c) => c.kind === "Deployment" && c.verb === "patch").length);
+    const attempts = async (s: number, resync = true) => (
+      await cycle(at(s), false, resync ? "all" : "none"), kube.calls.filter((c) => c.kind === "Deployment" && c.verb === "patch").length
+    );
     expect(await attempts(4)).toBe(0); // 5 s after the first failure
     expect(await attempts(6)).toBe(1);
     expect(await attempts(14)).toBe(0); // 10 s after the second

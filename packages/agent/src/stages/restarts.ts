@@ -8,7 +8,11 @@ import type { StageEnv } from "./env";
 
 type RestartEnv = Pick<StageEnv, "kube" | "metrics" | "log" | "certificates" | "meshWorkloads">;
 
-type Deployment = { metadata?: { name?: string; generation?: number }; spec?: { replicas?: number }; status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number } };
+type Deployment = {
+  metadata?: { name?: string; generation?: number };
+  spec?: { replicas?: number };
+  status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number };
+};
 
 export interface RestartInput {
   /** Each mesh as the certificate stage left it this cycle. */
@@ -66,7 +70,10 @@ async function restartMesh(env: RestartEnv, mem: MeshMemory, marks: CacertsMarks
       ? "the VirtualMesh sets autoRestartPods, but this agent's chart value certificates.autoRestartPods.enabled is false"
       : undefined;
   if (blocked) {
-    mem.result = { ...mem.result, error: `the mesh's roots changed at ${change}; workloads started before keep their old certificates until they restart (${blocked})` };
+    mem.result = {
+      ...mem.result,
+      error: `the mesh's roots changed at ${change}; workloads started before keep their old certificates until they restart (${blocked})`,
+    };
     return;
   }
   const step = await rollNextWorkload(env, d, change, now);
@@ -83,7 +90,12 @@ async function istiods(env: RestartEnv, namespace: string): Promise<Deployment[]
 async function restartIstiod(env: RestartEnv, d: CertificateDirective, change: string, now: Date): Promise<void> {
   const names = (await istiods(env, d.secretNamespace)).map((x) => x.metadata?.name as string).sort();
   for (const name of names) {
-    await restart(env, now, { apiVersion: "apps/v1", kind: "Deployment", namespace: d.secretNamespace, name }, `the agent may patch only the istiod Deployments named in the chart value certificates.istiodDeployments: add "${name}" (and "${d.secretNamespace}" to certificates.namespaces if it is not there)`);
+    await restart(
+      env,
+      now,
+      { apiVersion: "apps/v1", kind: "Deployment", namespace: d.secretNamespace, name },
+      `the agent may patch only the istiod Deployments named in the chart value certificates.istiodDeployments: add "${name}" (and "${d.secretNamespace}" to certificates.namespaces if it is not there)`,
+    );
     env.metrics.restarted("istiod");
   }
   await mark(env, d, { [CACERTS_ANNOTATIONS.istiodRestartedFor]: change });
@@ -95,7 +107,8 @@ type RollStep = { done: true; waiting?: undefined } | { done: false; waiting?: s
 /** Restarts the next workload when the pause allows; done when none is left, else why it waits (if it must). */
 async function rollNextWorkload(env: RestartEnv, d: CertificateDirective, change: string, now: Date): Promise<RollStep> {
   const pending = (await istiods(env, d.secretNamespace)).filter((x) => !rolledOut(x));
-  if (pending.length > 0) return { done: false, waiting: `waiting for ${pending.map((x) => x.metadata?.name).join(", ")} to roll out before restarting workloads` };
+  if (pending.length > 0)
+    return { done: false, waiting: `waiting for ${pending.map((x) => x.metadata?.name).join(", ")} to roll out before restarting workloads` };
   const workloads = env.meshWorkloads(d.mesh);
   if (workloads === undefined) return { done: false, waiting: "waiting for discovery to list the cluster before restarting workloads" };
   const todo = workloads.filter((w) => !(since(w) >= Date.parse(change))).sort((a, b) => key(a).localeCompare(key(b)));
@@ -107,9 +120,20 @@ async function rollNextWorkload(env: RestartEnv, d: CertificateDirective, change
   }
   const last = Math.max(...workloads.map(since).filter((t) => t >= Date.parse(change)));
   if (now.getTime() - last < env.certificates.restartPauseMs) return { done: false };
-  await restart(env, now, { apiVersion: "apps/v1", kind: next.kind, namespace: next.namespace, name: next.name }, `the agent may restart workloads only with the chart value certificates.autoRestartPods.enabled=true, in the namespaces of certificates.autoRestartPods.namespaces (add "${next.namespace}") and, when certificates.autoRestartPods.workloads names any, only those (add "${next.name}")`);
+  await restart(
+    env,
+    now,
+    { apiVersion: "apps/v1", kind: next.kind, namespace: next.namespace, name: next.name },
+    `the agent may restart workloads only with the chart value certificates.autoRestartPods.enabled=true, in the namespaces of certificates.autoRestartPods.namespaces (add "${next.namespace}") and, when certificates.autoRestartPods.workloads names any, only those (add "${next.name}")`,
+  );
   env.metrics.restarted("workload");
-  env.log.info("restarted a workload for the new roots", { mesh: d.mesh, kind: next.kind, namespace: next.namespace, name: next.name, remaining: todo.length - 1 });
+  env.log.info("restarted a workload for the new roots", {
+    mesh: d.mesh,
+    kind: next.kind,
+    namespace: next.namespace,
+    name: next.name,
+    remaining: todo.length - 1,
+  });
   return { done: false };
 }
 

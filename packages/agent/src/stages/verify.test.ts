@@ -4,7 +4,12 @@ import { FakeControlPlane, FakeKube, NOW, SCOPE, fakeDeps, snapshotSigner } from
 import { verifyStage } from "./verify";
 
 const labels = { "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/tenant": SCOPE.tenant, "meshplane.dev/cluster": SCOPE.cluster };
-const VS: KubeObject = { apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: { name: "reviews", namespace: "shop", labels, annotations: {} }, spec: { hosts: ["reviews"] } };
+const VS: KubeObject = {
+  apiVersion: "networking.istio.io/v1",
+  kind: "VirtualService",
+  metadata: { name: "reviews", namespace: "shop", labels, annotations: {} },
+  spec: { hosts: ["reviews"] },
+};
 const OLD = "0b6f4a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b";
 const NEW = "7d9e1f20-3a4b-4c5d-9e8f-1a2b3c4d5e6f";
 
@@ -19,7 +24,10 @@ describe("the verify stage and the cluster's incarnation", () => {
     ["no incarnation, at an agent that registered before incarnations", true, undefined, undefined],
   ])("a snapshot for %s: accepted %s", async (_what, verified, stored, signedFor) => {
     const { jwk, sign } = await snapshotSigner();
-    const deps = fakeDeps(new FakeKube(), await FakeControlPlane.create({}), { trustedKeys: [jwk], state: { appliedGeneration: 0, ...(stored ? { incarnation: stored } : {}) } });
+    const deps = fakeDeps(new FakeKube(), await FakeControlPlane.create({}), {
+      trustedKeys: [jwk],
+      state: { appliedGeneration: 0, ...(stored ? { incarnation: stored } : {}) },
+    });
     const input = { jws: await sign(1, [VS], [], signedFor), state: deps.state, holdsDesired: false, now: NOW };
     if (verified) {
       const output = await verifyStage(deps, input);

@@ -3,8 +3,19 @@
 // what the certificate stage checks is real X.509, not a stub; snapshots are signed with a real key.
 import type { KubernetesObject } from "@kubernetes/client-node";
 import {
-  Canonicalizer, type CertificateDirective, type CsrRequest, type CsrResponse, type KubeObject, type RootCa, SNAPSHOT_TYPE,
-  certificateInfo, createRootCa, fingerprintSha256, objectKey, signIntermediate, snapshotAudience,
+  Canonicalizer,
+  type CertificateDirective,
+  type CsrRequest,
+  type CsrResponse,
+  type KubeObject,
+  type RootCa,
+  SNAPSHOT_TYPE,
+  certificateInfo,
+  createRootCa,
+  fingerprintSha256,
+  objectKey,
+  signIntermediate,
+  snapshotAudience,
 } from "@meshplane/core";
 import { CompactSign, type JWK, exportJWK, generateKeyPair } from "jose";
 import type { AgentClient } from "../control-plane/client";
@@ -35,7 +46,10 @@ export interface Call {
 function merge(into: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   for (const [k, v] of Object.entries(patch)) {
     const cur = into[k];
-    into[k] = v && typeof v === "object" && !Array.isArray(v) && cur && typeof cur === "object" ? merge({ ...(cur as Record<string, unknown>) }, v as Record<string, unknown>) : structuredClone(v);
+    into[k] =
+      v && typeof v === "object" && !Array.isArray(v) && cur && typeof cur === "object"
+        ? merge({ ...(cur as Record<string, unknown>) }, v as Record<string, unknown>)
+        : structuredClone(v);
   }
   return into;
 }
@@ -83,7 +97,9 @@ export class FakeKube implements KubeClient {
   }
   async list(_apiVersion: string, kind: string, _selector: string, namespace?: string): Promise<KubernetesObject[]> {
     this.record({ verb: "list", kind, namespace });
-    return [...this.objects.values()].filter((o) => o.kind === kind && (namespace === undefined || o.metadata?.namespace === namespace)).map((o) => structuredClone(o));
+    return [...this.objects.values()]
+      .filter((o) => o.kind === kind && (namespace === undefined || o.metadata?.namespace === namespace))
+      .map((o) => structuredClone(o));
   }
   async delete(ref: ObjectRef): Promise<void> {
     this.record({ verb: "delete", kind: ref.kind, namespace: ref.namespace, name: ref.name });
@@ -92,7 +108,13 @@ export class FakeKube implements KubeClient {
 
   /** A Deployment as a controller leaves it after a finished rollout. */
   deployment(namespace: string, name: string, annotations: Record<string, string> = {}): void {
-    this.put({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace, generation: 1 }, spec: { replicas: 1, template: { metadata: { annotations } } }, status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1 } });
+    this.put({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name, namespace, generation: 1 },
+      spec: { replicas: 1, template: { metadata: { annotations } } },
+      status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1 },
+    });
   }
   /** What the Deployment controller does once new pods are up. */
   settle(): void {
@@ -127,8 +149,19 @@ export class FakeControlPlane implements AgentClient {
     this.requests.push(request);
     if (this.refuse.has(request.mesh)) throw new ApiError(403, `POST /v1/agent/csr: 403 mesh ${request.mesh} has no certificate directive for this cluster`);
     const spiffeId = this.identities[request.mesh] as string;
-    const { certPem } = await signIntermediate(crypto, { csrPem: request.csr, issuer: { certPem: this.signer.certPem, privateKey: this.signer.keyPair.privateKey }, spiffeId, ttlDays: 365, now: this.now });
-    const answer = { certChain: `${certPem}${this.signer.certPem}`, rootBundle: this.roots.join(""), issuer: fingerprintSha256(this.signer.certPem), notAfter: certificateInfo(certPem).notAfter.toISOString() };
+    const { certPem } = await signIntermediate(crypto, {
+      csrPem: request.csr,
+      issuer: { certPem: this.signer.certPem, privateKey: this.signer.keyPair.privateKey },
+      spiffeId,
+      ttlDays: 365,
+      now: this.now,
+    });
+    const answer = {
+      certChain: `${certPem}${this.signer.certPem}`,
+      rootBundle: this.roots.join(""),
+      issuer: fingerprintSha256(this.signer.certPem),
+      notAfter: certificateInfo(certPem).notAfter.toISOString(),
+    };
     return this.tamper(answer, request);
   }
   async snapshot(): Promise<never> {
@@ -140,24 +173,52 @@ export class FakeControlPlane implements AgentClient {
   /** The directive the control plane would put in a snapshot for `mesh` now. */
   directive(mesh: string, overrides: Partial<CertificateDirective> = {}): CertificateDirective {
     return {
-      mesh, virtualMesh: "global", identity: this.identities[mesh] as string, secretNamespace: `ns-${mesh}`, secretName: "cacerts", ttlDays: 365, rotateBeforeDays: 30,
-      keyAlgorithm: "ECDSA_P256", autoRestartPods: false, issuer: fingerprintSha256(this.signer.certPem), trustBundle: this.roots.map((r) => fingerprintSha256(r)).sort(), ...overrides,
+      mesh,
+      virtualMesh: "global",
+      identity: this.identities[mesh] as string,
+      secretNamespace: `ns-${mesh}`,
+      secretName: "cacerts",
+      ttlDays: 365,
+      rotateBeforeDays: 30,
+      keyAlgorithm: "ECDSA_P256",
+      autoRestartPods: false,
+      issuer: fingerprintSha256(this.signer.certPem),
+      trustBundle: this.roots.map((r) => fingerprintSha256(r)).sort(),
+      ...overrides,
     };
   }
 }
 
 /** A root CA valid from `since` for ten years. */
-export const newRoot = (name: string, since = new Date(NOW.getTime() - DAY)): Promise<RootCa> => createRootCa(crypto, { keyAlgorithm: "ECDSA_P256", ttlDays: 3650, orgName: "meshplane", commonName: name, now: since });
+export const newRoot = (name: string, since = new Date(NOW.getTime() - DAY)): Promise<RootCa> =>
+  createRootCa(crypto, { keyAlgorithm: "ECDSA_P256", ttlDays: 3650, orgName: "meshplane", commonName: name, now: since });
 
 /** Everything a stage needs, around the fakes; `lines` collects every log line as written. */
 export function fakeDeps(kube: KubeClient, client: AgentClient, overrides: Partial<SyncDeps> = {}): SyncDeps & { lines: string[] } {
   const lines: string[] = [];
-  const log = { info: (msg: string, f?: object) => lines.push(JSON.stringify({ msg, ...f })), error: (msg: string, f?: object) => lines.push(JSON.stringify({ msg, ...f })) };
+  const log = {
+    info: (msg: string, f?: object) => lines.push(JSON.stringify({ msg, ...f })),
+    error: (msg: string, f?: object) => lines.push(JSON.stringify({ msg, ...f })),
+  };
   return {
-    client, kube, log, lines, stateStore: { save: async () => undefined }, state: { appliedGeneration: 1 }, scope: SCOPE, trustedKeys: [], metrics: new Metrics(),
-    pollIntervalMs: 1000, pollJitter: 0, resyncIntervalMs: 10_000, isLeader: () => true,
+    client,
+    kube,
+    log,
+    lines,
+    stateStore: { save: async () => undefined },
+    state: { appliedGeneration: 1 },
+    scope: SCOPE,
+    trustedKeys: [],
+    metrics: new Metrics(),
+    pollIntervalMs: 1000,
+    pollJitter: 0,
+    resyncIntervalMs: 10_000,
+    isLeader: () => true,
     certificates: { enabled: true, adoptExistingCacerts: false, autoRestartPods: false, restartPauseMs: 30_000 },
-    meshWorkloads: (): WorkloadRef[] => [], crypto, now: () => NOW, ...overrides,
+    meshWorkloads: (): WorkloadRef[] => [],
+    crypto,
+    now: () => NOW,
+    ...overrides,
   };
 }
 
@@ -196,10 +257,20 @@ export async function snapshotSigner() {
   const sign = (generation: number, objects: KubeObject[], certificates: CertificateDirective[], incarnation?: string) => {
     const iat = Math.floor(NOW.getTime() / 1000);
     const payload = {
-      iss: "https://cp", aud: snapshotAudience(SCOPE.tenant, SCOPE.cluster, incarnation), tenant: SCOPE.tenant, cluster: SCOPE.cluster,
-      generation, iat, exp: iat + 3600, hash: new Canonicalizer().contentHash(objects, certificates), objects, certificates,
+      iss: "https://cp",
+      aud: snapshotAudience(SCOPE.tenant, SCOPE.cluster, incarnation),
+      tenant: SCOPE.tenant,
+      cluster: SCOPE.cluster,
+      generation,
+      iat,
+      exp: iat + 3600,
+      hash: new Canonicalizer().contentHash(objects, certificates),
+      objects,
+      certificates,
     };
-    return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: "ES256", kid: "k1", typ: SNAPSHOT_TYPE }).sign(privateKey);
+    return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+      .setProtectedHeader({ alg: "ES256", kid: "k1", typ: SNAPSHOT_TYPE })
+      .sign(privateKey);
   };
   return { jwk, sign };
 }

@@ -11,7 +11,14 @@ function printList(items: Item[], output: string, columns: [string, (i: Item) =>
   if (output === "json" || output === "yaml") streams.out.write(formatData({ items }, output));
   else if (output === "name") streams.out.write(items.map((i) => `${text(columns[0]?.[1](i))}\n`).join(""));
   else if (items.length === 0) streams.err.write("none found\n");
-  else streams.out.write(table(streams, columns.map(([title]) => title), items.map((i) => columns.map(([, v]) => text(v(i))))));
+  else
+    streams.out.write(
+      table(
+        streams,
+        columns.map(([title]) => title),
+        items.map((i) => columns.map(([, v]) => text(v(i)))),
+      ),
+    );
 }
 
 /** A secret shown once: on its own line, so it can be copied; a warning on stderr that it will not be shown again. */
@@ -27,9 +34,12 @@ export async function createToken(name: string, _o: unknown, command: Command): 
   let ttlDays: number | undefined;
   if (o.ttlDays !== undefined) {
     ttlDays = Number(o.ttlDays);
-    if (!Number.isInteger(ttlDays) || ttlDays < 1 || ttlDays > 3650) throw new UsageError(`--ttl-days must be a whole number from 1 to 3650, not "${o.ttlDays}"`);
+    if (!Number.isInteger(ttlDays) || ttlDays < 1 || ttlDays > 3650)
+      throw new UsageError(`--ttl-days must be a whole number from 1 to 3650, not "${o.ttlDays}"`);
   }
-  const { body } = await clientFor(command).request<Item & { token: string }>("POST", "/v1/tokens", { body: { name, role: o.role, ...(ttlDays !== undefined ? { ttlDays } : {}) } });
+  const { body } = await clientFor(command).request<Item & { token: string }>("POST", "/v1/tokens", {
+    body: { name, role: o.role, ...(ttlDays !== undefined ? { ttlDays } : {}) },
+  });
   if (o.output === "json") streamsOf().out.write(formatData(body, "json"));
   else printSecret("token", body.token, `token ${name} (${o.role}) created, id ${text(body.id)}${body.expiresAt ? `, expires ${text(body.expiresAt)}` : ""}`);
   return 0;
@@ -45,7 +55,14 @@ function createdBy(value: unknown): string | undefined {
 export async function listTokens(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string }>(command);
   const items = await listAll(clientFor(command), "/v1/tokens");
-  printList(items, o.output, [["ID", (i) => i.id], ["NAME", (i) => i.name], ["ROLE", (i) => i.role], ["CREATED BY", (i) => createdBy(i.createdBy)], ["EXPIRES", (i) => i.expiresAt], ["LAST USED", (i) => i.lastUsedAt]]);
+  printList(items, o.output, [
+    ["ID", (i) => i.id],
+    ["NAME", (i) => i.name],
+    ["ROLE", (i) => i.role],
+    ["CREATED BY", (i) => createdBy(i.createdBy)],
+    ["EXPIRES", (i) => i.expiresAt],
+    ["LAST USED", (i) => i.lastUsedAt],
+  ]);
   return 0;
 }
 
@@ -70,7 +87,12 @@ export async function createTenant(name: string, _o: unknown, command: Command):
 export async function listTenants(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string }>(command);
   const items = await listAll(clientFor(command), "/v1/tenants");
-  printList(items, o.output, [["ID", (i) => i.id], ["REVISION", (i) => i.revision], ["TRANSLATED", (i) => i.translatedRevision], ["CREATED", (i) => i.createdAt]]);
+  printList(items, o.output, [
+    ["ID", (i) => i.id],
+    ["REVISION", (i) => i.revision],
+    ["TRANSLATED", (i) => i.translatedRevision],
+    ["CREATED", (i) => i.createdAt],
+  ]);
   return 0;
 }
 

@@ -16,7 +16,8 @@ export async function check(_o: unknown, command: Command): Promise<number> {
   const o = optionsOf<{ output: string; staleAfter: string; certificateDays: string }>(command);
   const staleAfterS = seconds("--stale-after", o.staleAfter);
   const certificateWarnDays = Number(o.certificateDays);
-  if (!Number.isFinite(certificateWarnDays) || certificateWarnDays < 0) throw new UsageError(`--certificate-days must be a number of days, not "${o.certificateDays}"`);
+  if (!Number.isFinite(certificateWarnDays) || certificateWarnDays < 0)
+    throw new UsageError(`--certificate-days must be a number of days, not "${o.certificateDays}"`);
   const client = clientFor(command);
   const checks: Check[] = [];
   let clusters: ClusterView[] | undefined;
@@ -33,7 +34,11 @@ export async function check(_o: unknown, command: Command): Promise<number> {
     for (const h of await healthOfAll(client, clusters)) {
       const problems = problemsOf(h, now, { staleAfterS, certificateWarnDays });
       const days = certificateDays(h.cluster, now);
-      checks.push({ name: `cluster ${h.cluster.name}: agent connected, generation ${h.snapshot.generation} applied, no failures${days === undefined ? "" : `, certificates valid ${days} more days`}`, ok: problems.length === 0, problems });
+      checks.push({
+        name: `cluster ${h.cluster.name}: agent connected, generation ${h.snapshot.generation} applied, no failures${days === undefined ? "" : `, certificates valid ${days} more days`}`,
+        ok: problems.length === 0,
+        problems,
+      });
     }
   }
   const ok = checks.every((c) => c.ok);

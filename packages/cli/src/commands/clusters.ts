@@ -62,7 +62,9 @@ export async function register(name: string, _o: unknown, command: Command): Pro
   const labels = labelsFrom(o.label);
   // helm and the chart are checked before anything is registered.
   const plan = o.install ? planInstall(o, process.env) : undefined;
-  const { body } = await clientFor(command).request<Bootstrap>("POST", "/v1/clusters", { body: { name, ...(Object.keys(labels).length > 0 ? { labels } : {}) } });
+  const { body } = await clientFor(command).request<Bootstrap>("POST", "/v1/clusters", {
+    body: { name, ...(Object.keys(labels).length > 0 ? { labels } : {}) },
+  });
   if (plan) {
     streamsOf().err.write(`cluster ${name} registered\n`);
     return installAgent(command, name, body, plan, true);
@@ -111,7 +113,12 @@ export async function list(_o: unknown, command: Command): Promise<number> {
       snapshot.failures.length > 0 || snapshot.agentError ? c.red(String(snapshot.failures.length + (snapshot.agentError ? 1 : 0))) : "0",
       days === undefined ? "-" : `${days}d`,
     ];
-    if (o.output === "wide") row.push(Object.entries(cluster.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(","));
+    if (o.output === "wide")
+      row.push(
+        Object.entries(cluster.labels ?? {})
+          .map(([k, v]) => `${k}=${v}`)
+          .join(","),
+      );
     return row;
   });
   const head = ["NAME", "STATE", "LAST SEEN", "APPLIED/LATEST", "IN SYNC", "FAILURES", "CERT EXPIRY", ...(o.output === "wide" ? ["LABELS"] : [])];
@@ -134,13 +141,19 @@ export async function describe(name: string, _o: unknown, command: Command): Pro
   const line = (k: string, v: unknown) => streams.out.write(`${c.bold(`${k}:`.padEnd(22))}${text(v) || "-"}\n`);
   line("Name", cluster.name);
   line("State", cluster.state);
-  line("Labels", Object.entries(cluster.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(", "));
+  line(
+    "Labels",
+    Object.entries(cluster.labels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(", "),
+  );
   line("Registered", cluster.createdAt);
   line("Agent last seen", ago(secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now)));
   line("Latest generation", `${snapshot.generation}${snapshot.signedAt ? ` (signed ${snapshot.signedAt})` : ""}, ${snapshot.objects.length} object(s)`);
   line("Applied generation", snapshot.appliedGeneration);
   line("In sync", snapshot.inSync ? "yes" : "no");
-  for (const cert of cluster.certificates ?? []) line(`Certificates ${cert.mesh}`, `${cert.state}${cert.notAfter ? `, expires ${cert.notAfter}` : ""}${cert.error ? `: ${cert.error}` : ""}`);
+  for (const cert of cluster.certificates ?? [])
+    line(`Certificates ${cert.mesh}`, `${cert.state}${cert.notAfter ? `, expires ${cert.notAfter}` : ""}${cert.error ? `: ${cert.error}` : ""}`);
   const problems = problemsOf({ cluster, snapshot }, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: 7 });
   if (problems.length > 0) {
     streams.out.write(`${c.bold("Problems:")}\n`);

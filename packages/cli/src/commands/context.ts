@@ -56,7 +56,14 @@ export async function list(options: { output: string }): Promise<number> {
   const rows = Object.entries(config.contexts).map(([name, c]) => ({ name, url: c.url, current: name === config.current }));
   if (options.output === "json" || options.output === "yaml") streams.out.write(formatData(rows, options.output));
   else if (options.output === "name") streams.out.write(rows.map((r) => `${r.name}\n`).join(""));
-  else streams.out.write(table(streams, ["CURRENT", "NAME", "URL"], rows.map((r) => [r.current ? "*" : "", r.name, r.url])));
+  else
+    streams.out.write(
+      table(
+        streams,
+        ["CURRENT", "NAME", "URL"],
+        rows.map((r) => [r.current ? "*" : "", r.name, r.url]),
+      ),
+    );
   return 0;
 }
 

@@ -5,7 +5,14 @@
  * policy: its state per destination and cluster, and its generated objects. A workload: what applies
  * to its outbound calls.
  */
-import { type GeneratedRef, type PlacedObject, type SnapshotObjectView, describeDestination as destinationDescription, generatedBy, reasonsOf } from "@meshplane/core";
+import {
+  type GeneratedRef,
+  type PlacedObject,
+  type SnapshotObjectView,
+  describeDestination as destinationDescription,
+  generatedBy,
+  reasonsOf,
+} from "@meshplane/core";
 import type { Command } from "commander";
 import { ApiError, type Client, listAll } from "../client";
 import { UsageError } from "../config";
@@ -45,8 +52,10 @@ async function snapshotObjects(client: Client): Promise<PlacedObject[]> {
 async function findDiscovered(client: Client, what: "destination" | "workload", name: string, cluster: string | undefined): Promise<Resource> {
   const kind = kindOf(what) as Kind;
   const matches = (await listAll(client, kind.path, new URLSearchParams(cluster ? { cluster } : {}))).filter((d) => d.metadata?.name === name);
-  if (matches.length === 0) throw new ApiError(404, `no ${what} named ${name}${cluster ? ` in cluster ${cluster}` : ""}; \`meshplane get ${kind.short[0]}\` lists them`);
-  if (matches.length > 1) throw new UsageError(`${name} is a ${what} in several clusters (${matches.map((m) => text(m.metadata?.cluster)).join(", ")}): add --cluster`);
+  if (matches.length === 0)
+    throw new ApiError(404, `no ${what} named ${name}${cluster ? ` in cluster ${cluster}` : ""}; \`meshplane get ${kind.short[0]}\` lists them`);
+  if (matches.length > 1)
+    throw new UsageError(`${name} is a ${what} in several clusters (${matches.map((m) => text(m.metadata?.cluster)).join(", ")}): add --cluster`);
   return matches[0] as Resource;
 }
 
@@ -75,16 +84,43 @@ async function describeDestination(client: Client, name: string, cluster: string
   const view = destinationDescription(destination as never, resources as never, objects);
   if (output !== "text") {
     const federatedTo = [...new Set(view.federation.map((f) => f.cluster))];
-    process.stdout.write(formatData({ destination, policies: view.policies, access: view.access, virtualMeshes: view.virtualMeshes.map((v) => v.name), federatedTo, federation: view.federation, generated: view.generated }, output as "yaml" | "json"));
+    process.stdout.write(
+      formatData(
+        {
+          destination,
+          policies: view.policies,
+          access: view.access,
+          virtualMeshes: view.virtualMeshes.map((v) => v.name),
+          federatedTo,
+          federation: view.federation,
+          generated: view.generated,
+        },
+        output as "yaml" | "json",
+      ),
+    );
     return 0;
   }
   const p = printer(streamsOf());
-  const spec = destination.spec as { name: string; cluster: string; namespace: string; mesh: string; ports: { port: number; protocol: string; name?: string }[]; endpoints: unknown[]; workloads: string[]; subsets: Record<string, string[]> };
+  const spec = destination.spec as {
+    name: string;
+    cluster: string;
+    namespace: string;
+    mesh: string;
+    ports: { port: number; protocol: string; name?: string }[];
+    endpoints: unknown[];
+    workloads: string[];
+    subsets: Record<string, string[]>;
+  };
   p.field("Destination", name);
   p.field("Service", `${spec.namespace}/${spec.name} in cluster ${spec.cluster}, mesh ${spec.mesh}`);
   p.field("Ports", spec.ports.map((x) => `${x.port}/${x.protocol}${x.name ? ` (${x.name})` : ""}`).join(", "));
   p.field("Endpoints", `${spec.endpoints.length}, backed by ${spec.workloads.join(", ") || "no workload"}`);
-  p.field("Subsets", Object.entries(spec.subsets).map(([k, v]) => `${k}: ${v.join("|")}`).join(", "));
+  p.field(
+    "Subsets",
+    Object.entries(spec.subsets)
+      .map(([k, v]) => `${k}: ${v.join("|")}`)
+      .join(", "),
+  );
 
   p.heading("Policies, in acceptance order");
   if (view.policies.length === 0) p.line("none");
@@ -109,7 +145,8 @@ async function describeDestination(client: Client, name: string, cluster: string
   if (view.virtualMeshes.length === 0) p.line("its mesh is in no VirtualMesh");
   for (const v of view.virtualMeshes) p.line(`VirtualMesh/${v.name} ${p.paint(v.state)}`);
   if (view.federation.length === 0) p.line("not federated to any other cluster");
-  for (const f of view.federation) p.line(`from ${f.cluster} as ${f.host}, through the east-west gateway of ${spec.cluster}${f.gateways.length > 0 ? ` (${f.gateways.join(", ")})` : ""}`);
+  for (const f of view.federation)
+    p.line(`from ${f.cluster} as ${f.host}, through the east-west gateway of ${spec.cluster}${f.gateways.length > 0 ? ` (${f.gateways.join(", ")})` : ""}`);
   // Objects a policy writes for it (a VirtualService route, say) carry the policy as their parent.
   printGenerated(p, view.generated, "Generated objects (the service's own; a policy's: `meshplane describe policy NAME`)");
   return 0;
@@ -145,7 +182,10 @@ async function describePolicy(client: Client, kind: Kind, name: string, output: 
   p.heading("Clusters");
   const clusters = Object.entries(status.clusters ?? {});
   if (clusters.length === 0) p.line("none yet");
-  for (const [c, s] of clusters) p.line(`${c}: generation ${s.generation}, ${s.applied ? p.c.green("applied") : p.c.yellow("not applied yet")}${(s.errors ?? []).map((e) => `\n    ${e}`).join("")}`);
+  for (const [c, s] of clusters)
+    p.line(
+      `${c}: generation ${s.generation}, ${s.applied ? p.c.green("applied") : p.c.yellow("not applied yet")}${(s.errors ?? []).map((e) => `\n    ${e}`).join("")}`,
+    );
   if (status.workloads !== undefined) p.field("\nCallers", status.workloads.length > 0 ? status.workloads.join(", ") : "every workload");
   printGenerated(p, generated);
   return reasonsOf(status).length > 0 && (status.state === "INVALID" || status.state === "FAILED") ? 1 : 0;
@@ -157,7 +197,15 @@ async function describeWorkload(client: Client, name: string, cluster: string | 
   // A TrafficPolicy without a sourceSelector applies to every caller; with one, its status lists the callers.
   const outbound = resources.filter((r) => (r.spec.sourceSelector === undefined ? true : (r.status?.workloads ?? []).includes(name)));
   if (output !== "text") {
-    process.stdout.write(formatData({ workload, outbound: outbound.map((r) => ({ name: r.metadata?.name, state: r.status?.state, destinations: Object.keys(r.status?.destinations ?? {}) })) }, output as "yaml" | "json"));
+    process.stdout.write(
+      formatData(
+        {
+          workload,
+          outbound: outbound.map((r) => ({ name: r.metadata?.name, state: r.status?.state, destinations: Object.keys(r.status?.destinations ?? {}) })),
+        },
+        output as "yaml" | "json",
+      ),
+    );
     return 0;
   }
   const p = printer(streamsOf());
@@ -169,7 +217,9 @@ async function describeWorkload(client: Client, name: string, cluster: string | 
   if (outbound.length === 0) p.line("no TrafficPolicy");
   for (const r of outbound) {
     const destinations = Object.keys(r.status?.destinations ?? {});
-    p.line(`TrafficPolicy/${text(r.metadata?.name)} ${p.paint(r.status?.state ?? "PENDING")}${r.spec.sourceSelector === undefined ? " (every caller)" : " (selects it)"} → ${destinations.join(", ") || "no destination"}`);
+    p.line(
+      `TrafficPolicy/${text(r.metadata?.name)} ${p.paint(r.status?.state ?? "PENDING")}${r.spec.sourceSelector === undefined ? " (every caller)" : " (selects it)"} → ${destinations.join(", ") || "no destination"}`,
+    );
   }
   return 0;
 }

@@ -25,7 +25,11 @@ export async function edit(kindName: string, name: string, _o: unknown, command:
   const editable = {
     apiVersion: body.apiVersion,
     kind: body.kind,
-    metadata: { name: body.metadata?.name, ...(body.metadata?.labels ? { labels: body.metadata.labels } : {}), ...(body.metadata?.annotations ? { annotations: body.metadata.annotations } : {}) },
+    metadata: {
+      name: body.metadata?.name,
+      ...(body.metadata?.labels ? { labels: body.metadata.labels } : {}),
+      ...(body.metadata?.annotations ? { annotations: body.metadata.annotations } : {}),
+    },
     spec: body.spec,
   };
   const header = `# Edit ${kind.kind} ${name} (resourceVersion ${version}). Save and quit to apply; save it unchanged to cancel.\n# If someone changes it before you save, nothing is applied and your text is kept.\n`;

@@ -36,8 +36,15 @@ export function printItems(kind: Kind, items: Item[], output: string, command: {
   }
   const columns = kind.columns.filter((c) => output === "wide" || !c.wide);
   const c = colours(streams.out, streams.env);
-  const paint = (value: string) => (value === "ACCEPTED" ? c.green(value) : value === "INVALID" || value === "FAILED" ? c.red(value) : value === "PENDING" ? c.yellow(value) : value);
-  streams.out.write(table(streams, ["NAME", ...columns.map((col) => col.title)], items.map((i) => [nameOf(i), ...columns.map((col) => paint(col.value(i)))])));
+  const paint = (value: string) =>
+    value === "ACCEPTED" ? c.green(value) : value === "INVALID" || value === "FAILED" ? c.red(value) : value === "PENDING" ? c.yellow(value) : value;
+  streams.out.write(
+    table(
+      streams,
+      ["NAME", ...columns.map((col) => col.title)],
+      items.map((i) => [nameOf(i), ...columns.map((col) => paint(col.value(i)))]),
+    ),
+  );
 }
 
 export async function get(kindName: string, name: string | undefined, _o: unknown, command: Command): Promise<number> {
@@ -70,7 +77,8 @@ export async function get(kindName: string, name: string | undefined, _o: unknow
 function checkDocuments(docs: SourceDocument[]): void {
   for (const { source, doc } of docs) {
     const kind = typeof doc.kind === "string" ? kindOf(doc.kind) : undefined;
-    if (kind === undefined || !kind.user) throw new UsageError(`${source}: kind must be VirtualMesh, TrafficPolicy or AccessPolicy, not ${JSON.stringify(doc.kind ?? null)}`);
+    if (kind === undefined || !kind.user)
+      throw new UsageError(`${source}: kind must be VirtualMesh, TrafficPolicy or AccessPolicy, not ${JSON.stringify(doc.kind ?? null)}`);
   }
 }
 
@@ -80,14 +88,22 @@ function locate(error: unknown, batch: SourceDocument[]): unknown {
   const errors = error.errors.map((e) => {
     const m = /^documents\[(\d+)\](.*)$/.exec(e.path);
     const doc = m ? batch[Number(m[1])] : undefined;
-    return doc && m ? { path: `${doc.source} ${text(doc.doc.kind)}/${text((doc.doc.metadata as Item["metadata"])?.name)}${m[2] ? ` ${m[2].replace(/^\./, "")}` : ""}`, message: e.message } : e;
+    return doc && m
+      ? {
+          path: `${doc.source} ${text(doc.doc.kind)}/${text((doc.doc.metadata as Item["metadata"])?.name)}${m[2] ? ` ${m[2].replace(/^\./, "")}` : ""}`,
+          message: e.message,
+        }
+      : e;
   });
   return new ApiError(error.status, error.message, errors, error);
 }
 
 type PlannedObject = { kind: string; metadata: { name: string; namespace?: string } };
 interface PlanResult {
-  clusters: Record<string, { added: PlannedObject[]; changed: PlannedObject[]; previous?: PlannedObject[]; removed: { kind: string; name: string; namespace?: string }[] }>;
+  clusters: Record<
+    string,
+    { added: PlannedObject[]; changed: PlannedObject[]; previous?: PlannedObject[]; removed: { kind: string; name: string; namespace?: string }[] }
+  >;
   statuses: Record<string, Status>;
 }
 
@@ -125,7 +141,9 @@ export async function apply(_o: unknown, command: Command): Promise<number> {
   for (let i = 0; i < docs.length; i += APPLY_BATCH) {
     const batch = docs.slice(i, i + APPLY_BATCH);
     try {
-      const { body } = await client.request<{ results: { kind: string; name: string; action: string; generation: number }[] }>("POST", "/v1/apply", { body: { documents: batch.map((d) => d.doc) } });
+      const { body } = await client.request<{ results: { kind: string; name: string; action: string; generation: number }[] }>("POST", "/v1/apply", {
+        body: { documents: batch.map((d) => d.doc) },
+      });
       results.push(...body.results);
     } catch (error) {
       if (results.length > 0) streams.err.write(`applied before the error: ${results.length} document(s) in earlier batches of ${APPLY_BATCH}\n`);
@@ -154,7 +172,9 @@ function printPlan(plan: PlanResult, patch: typeof import("diff").structuredPatc
   const c = colours(streams.out, streams.env);
   for (const [cluster, changes] of Object.entries(plan.clusters).sort(([a], [b]) => a.localeCompare(b))) {
     const total = changes.added.length + changes.changed.length + changes.removed.length;
-    streams.out.write(`${c.bold(`cluster ${cluster}`)}: ${total === 0 ? "no change" : `${changes.added.length} added, ${changes.changed.length} changed, ${changes.removed.length} removed`}\n`);
+    streams.out.write(
+      `${c.bold(`cluster ${cluster}`)}: ${total === 0 ? "no change" : `${changes.added.length} added, ${changes.changed.length} changed, ${changes.removed.length} removed`}\n`,
+    );
     for (const o of changes.added) {
       streams.out.write(c.green(`  + ${title(o)}\n`));
       for (const line of yaml(o).trimEnd().split("\n")) streams.out.write(c.green(`    + ${line}\n`));
@@ -194,7 +214,10 @@ export async function remove(kindName: string | undefined, name: string | undefi
   } else {
     if (kindName === undefined || name === undefined) throw new UsageError("name what to delete: `meshplane delete KIND NAME` or `meshplane delete -f FILE`");
     const kind = kindFor(kindName);
-    if (!kind.user) throw new UsageError(`${kind.plural} are not deleted this way${kind.kind === "Cluster" ? "; use `meshplane cluster deregister`" : " (they are what the agents discover)"}`);
+    if (!kind.user)
+      throw new UsageError(
+        `${kind.plural} are not deleted this way${kind.kind === "Cluster" ? "; use `meshplane cluster deregister`" : " (they are what the agents discover)"}`,
+      );
     targets = [{ kind, name }];
   }
   const client = clientFor(command);

@@ -5,7 +5,15 @@ const strict = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: 
 const root = strict({
   kind: { type: "string", const: "TrafficPolicy" },
   spec: strict({
-    destinationSelector: { type: "array", items: { anyOf: [strict({ kubeServiceRefs: strict({ services: { type: "array", items: strict({ name: { type: "string" }, cluster: { type: "string" } }) } }) }), strict({ kubeServiceMatcher: strict({ namespaces: { type: "array", items: { type: "string" } } }) })] } },
+    destinationSelector: {
+      type: "array",
+      items: {
+        anyOf: [
+          strict({ kubeServiceRefs: strict({ services: { type: "array", items: strict({ name: { type: "string" }, cluster: { type: "string" } }) } }) }),
+          strict({ kubeServiceMatcher: strict({ namespaces: { type: "array", items: { type: "string" } } }) }),
+        ],
+      },
+    },
     policy: strict({ loadBalancer: strict({ simple: { type: "string", enum: ["ROUND_ROBIN", "RANDOM"] } }), requestTimeout: { type: "string" } }),
   }),
 });
@@ -16,7 +24,14 @@ describe("editor schema", () => {
   it("finds the path of the cursor from indentation, through list items", () => {
     expect(at("spec:\n  policy:\n    ").path).toEqual(["spec", "policy"]);
     expect(at("spec:\n  destinationSelector:\n  - ")).toMatchObject({ path: ["spec", "destinationSelector", 0] });
-    expect(at("spec:\n  destinationSelector:\n  - kubeServiceRefs:\n      services:\n      - name: a\n        ").path).toEqual(["spec", "destinationSelector", 0, "kubeServiceRefs", "services", 0]);
+    expect(at("spec:\n  destinationSelector:\n  - kubeServiceRefs:\n      services:\n      - name: a\n        ").path).toEqual([
+      "spec",
+      "destinationSelector",
+      0,
+      "kubeServiceRefs",
+      "services",
+      0,
+    ]);
     expect(at("spec:\n  policy:\n    loadBalancer:\n      simple: ")).toEqual({ path: ["spec", "policy", "loadBalancer"], key: "simple", afterColon: true });
   });
 

@@ -78,7 +78,8 @@ export function quickCheck(root: JsonSchema, value: unknown, path: (string | num
   else if (value !== null && typeof value === "object") {
     const known = propertiesOf(schema);
     for (const [k, v] of Object.entries(value)) {
-      if (!Object.hasOwn(known, k) && isStrict(schema)) problems.push({ path: [...path, k], message: `unknown field ${k}; allowed here: ${Object.keys(known).join(", ")}` });
+      if (!Object.hasOwn(known, k) && isStrict(schema))
+        problems.push({ path: [...path, k], message: `unknown field ${k}; allowed here: ${Object.keys(known).join(", ")}` });
       else problems.push(...quickCheck(root, v, [...path, k]));
     }
   } else {

@@ -90,14 +90,24 @@ export interface YamlEditor {
   destroy(): void;
 }
 
-export function createYamlEditor(host: HTMLElement, initial: string, schema: JsonSchema | undefined, options: { label: string; onChange?: () => void }): YamlEditor {
+export function createYamlEditor(
+  host: HTMLElement,
+  initial: string,
+  schema: JsonSchema | undefined,
+  options: { label: string; onChange?: () => void },
+): YamlEditor {
   let server: Problem[] = [];
   const lint = linter(
     (view): Diagnostic[] => {
       const text = view.state.doc.toString();
       const lines = new LineCounter();
       const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-      const syntax = doc.errors.map((e) => ({ from: e.pos[0], to: Math.max(e.pos[0] + 1, e.pos[1]), severity: "error" as const, message: e.message.split("\n")[0] as string }));
+      const syntax = doc.errors.map((e) => ({
+        from: e.pos[0],
+        to: Math.max(e.pos[0] + 1, e.pos[1]),
+        severity: "error" as const,
+        message: e.message.split("\n")[0] as string,
+      }));
       if (syntax.length > 0) return syntax.map((d) => ({ ...d, to: Math.min(d.to, text.length), from: Math.min(d.from, text.length) }));
       const local = schema ? quickCheck(schema, doc.toJS()) : [];
       return [...local, ...server].map((p) => ({ ...rangeOf(text, p.path), severity: "error" as const, message: `${p.path.join(".")}: ${p.message}` }));

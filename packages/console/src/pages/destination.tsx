@@ -14,7 +14,11 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
   const data = useAsync(
     async (signal) => {
       const query = cluster ? `?cluster=${encodeURIComponent(cluster)}` : "";
-      const [found, all, clusters] = await Promise.all([listAll<DestinationView>(`/v1/destinations${query}`, { pageSize: 1000, signal }), resources(signal), health(signal)]);
+      const [found, all, clusters] = await Promise.all([
+        listAll<DestinationView>(`/v1/destinations${query}`, { pageSize: 1000, signal }),
+        resources(signal),
+        health(signal),
+      ]);
       const destination = found.find((d) => d.metadata.name === name);
       return destination ? { destination, view: describeDestination(destination, all, placedObjects(clusters)) } : undefined;
     },
@@ -28,7 +32,13 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
       <h1>{name}</h1>
       <Loaded value={data} what="the destination">
         {(found) => {
-          if (!found) return <Empty>No destination named {name}{cluster ? ` in cluster ${cluster}` : ""}. It may have gone from its cluster since the list was read.</Empty>;
+          if (!found)
+            return (
+              <Empty>
+                No destination named {name}
+                {cluster ? ` in cluster ${cluster}` : ""}. It may have gone from its cluster since the list was read.
+              </Empty>
+            );
           const { destination: d, view } = found;
           return (
             <>
@@ -44,7 +54,11 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
                   {d.spec.endpoints.length}, backed by {d.spec.workloads.join(", ") || "no workload"}
                 </dd>
                 <dt>Subsets</dt>
-                <dd>{Object.entries(d.spec.subsets).map(([k, v]) => `${k}: ${v.join(" | ")}`).join(", ") || "none"}</dd>
+                <dd>
+                  {Object.entries(d.spec.subsets)
+                    .map(([k, v]) => `${k}: ${v.join(" | ")}`)
+                    .join(", ") || "none"}
+                </dd>
               </dl>
               <Section title="Policies, in acceptance order">
                 {view.policies.length === 0 ? (
@@ -56,7 +70,17 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
                         <a href={href(["policies", collectionOf(p.kind) ?? "", p.name])}>
                           {p.kind} {p.name}
                         </a>{" "}
-                        <StateBadge state={p.state} /> {p.fields.length > 0 ? <>sets {p.fields.map((f) => <code key={f}>{f} </code>)}</> : "sets nothing"}
+                        <StateBadge state={p.state} />{" "}
+                        {p.fields.length > 0 ? (
+                          <>
+                            sets{" "}
+                            {p.fields.map((f) => (
+                              <code key={f}>{f} </code>
+                            ))}
+                          </>
+                        ) : (
+                          "sets nothing"
+                        )}
                         <Errors errors={p.errors} />
                       </li>
                     ))}
@@ -75,7 +99,8 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
                       <ul>
                         {view.access.map((a) => (
                           <li key={a.name}>
-                            <a href={href(["policies", "accesspolicies", a.name])}>AccessPolicy {a.name}</a> <StateBadge state={a.state} />: from <code>{JSON.stringify(a.sources ?? "any source")}</code>
+                            <a href={href(["policies", "accesspolicies", a.name])}>AccessPolicy {a.name}</a> <StateBadge state={a.state} />: from{" "}
+                            <code>{JSON.stringify(a.sources ?? "any source")}</code>
                             {Object.entries(a.limits).map(([k, v]) => (
                               <span key={k}>
                                 ; {k} <code>{JSON.stringify(v)}</code>

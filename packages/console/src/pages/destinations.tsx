@@ -20,7 +20,8 @@ function policyStates(all: Awaited<ReturnType<typeof resources>>): Map<string, {
   return out;
 }
 
-const distinct = (rows: readonly DestinationView[], pick: (d: DestinationView) => string | undefined) => [...new Set(rows.map(pick).filter((v): v is string => v !== undefined))].sort();
+const distinct = (rows: readonly DestinationView[], pick: (d: DestinationView) => string | undefined) =>
+  [...new Set(rows.map(pick).filter((v): v is string => v !== undefined))].sort();
 
 /**
  * Every destination of the tenant, read a page at a time (the first page shows at once), searchable
@@ -40,7 +41,10 @@ export function Destinations({ query }: { query: URLSearchParams }) {
     [],
   );
   const policies = useAsync((signal) => resources(signal), []);
-  const states = useMemo(() => (policies.status === "ok" ? policyStates(policies.data) : new Map<string, { count: number; worst: string }>()), [policies.status, policies.data]);
+  const states = useMemo(
+    () => (policies.status === "ok" ? policyStates(policies.data) : new Map<string, { count: number; worst: string }>()),
+    [policies.status, policies.data],
+  );
   const q = query.get("q") ?? "";
   const filters = { cluster: query.get("cluster") ?? "", namespace: query.get("namespace") ?? "", mesh: query.get("mesh") ?? "" };
   const rows = loaded.rows;
@@ -57,7 +61,11 @@ export function Destinations({ query }: { query: URLSearchParams }) {
   const set = (key: string, value: string) => navigate(href(["destinations"], { q, ...filters, [key]: value }), true);
 
   const columns: Column<DestinationView>[] = [
-    { title: "Destination", width: "minmax(12rem, 3fr)", cell: (d) => <a href={href(["destinations", d.metadata.name], { cluster: d.spec.cluster })}>{d.metadata.name}</a> },
+    {
+      title: "Destination",
+      width: "minmax(12rem, 3fr)",
+      cell: (d) => <a href={href(["destinations", d.metadata.name], { cluster: d.spec.cluster })}>{d.metadata.name}</a>,
+    },
     { title: "Service", width: "minmax(8rem, 2fr)", cell: (d) => `${d.spec.namespace}/${d.spec.name}` },
     { title: "Cluster", width: "minmax(6rem, 1fr)", cell: (d) => d.spec.cluster },
     { title: "Endpoints", width: "6rem", cell: (d) => String(d.spec.endpoints.length) },
@@ -82,7 +90,8 @@ export function Destinations({ query }: { query: URLSearchParams }) {
       <h1>Destinations</h1>
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
-          Search <input type="search" value={q} placeholder="name or namespace/service" onInput={(e) => set("q", (e.currentTarget as HTMLInputElement).value)} />
+          Search{" "}
+          <input type="search" value={q} placeholder="name or namespace/service" onInput={(e) => set("q", (e.currentTarget as HTMLInputElement).value)} />
         </label>
         {(["cluster", "namespace", "mesh"] as const).map((key) => (
           <label key={key}>
@@ -99,13 +108,23 @@ export function Destinations({ query }: { query: URLSearchParams }) {
         ))}
       </form>
       {list.status === "error" && <ErrorState error={list.error} retry={list.reload} />}
-      {list.status !== "error" && rows.length === 0 && (loaded.done ? <Empty>No destination is discovered yet: an agent reports its cluster's services once it runs.</Empty> : <Loading what="destinations" />)}
+      {list.status !== "error" &&
+        rows.length === 0 &&
+        (loaded.done ? (
+          <Empty>No destination is discovered yet: an agent reports its cluster's services once it runs.</Empty>
+        ) : (
+          <Loading what="destinations" />
+        ))}
       {rows.length > 0 && (
         <>
           <p class="count" aria-live="polite">
             {shown.length.toLocaleString("en")} of {rows.length.toLocaleString("en")} destinations{loaded.done ? "" : " (still loading)"}
           </p>
-          {shown.length === 0 ? <Empty>No destination matches these filters.</Empty> : <VirtualRows rows={shown} columns={columns} rowKey={(d) => `${d.spec.cluster}/${d.metadata.name}`} label="Destinations" />}
+          {shown.length === 0 ? (
+            <Empty>No destination matches these filters.</Empty>
+          ) : (
+            <VirtualRows rows={shown} columns={columns} rowKey={(d) => `${d.spec.cluster}/${d.metadata.name}`} label="Destinations" />
+          )}
         </>
       )}
     </main>

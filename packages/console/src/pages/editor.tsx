@@ -12,7 +12,10 @@ import { ErrorState, Loaded, StateBadge, useAsync, useTitle, Errors } from "../u
 
 type PlannedObject = { kind: string; metadata: { name: string; namespace?: string } };
 interface Plan {
-  clusters: Record<string, { added: PlannedObject[]; changed: PlannedObject[]; previous?: PlannedObject[]; removed: { kind: string; name: string; namespace?: string }[] }>;
+  clusters: Record<
+    string,
+    { added: PlannedObject[]; changed: PlannedObject[]; previous?: PlannedObject[]; removed: { kind: string; name: string; namespace?: string }[] }
+  >;
   statuses: Record<string, StatusReasons & { state: string }>;
 }
 
@@ -57,16 +60,31 @@ spec:
 
 /** Each kind's create-body schema, from the API's OpenAPI document. */
 async function schemas(signal: AbortSignal): Promise<Partial<Record<Collection, JsonSchema>>> {
-  const { body } = await request<{ paths: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } } }> }>("GET", "/openapi.json", { signal });
-  return Object.fromEntries((Object.keys(COLLECTIONS) as Collection[]).map((c) => [c, body.paths[`/v1/${c}`]?.post?.requestBody?.content?.["application/json"]?.schema]));
+  const { body } = await request<{ paths: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } } }> }>(
+    "GET",
+    "/openapi.json",
+    { signal },
+  );
+  return Object.fromEntries(
+    (Object.keys(COLLECTIONS) as Collection[]).map((c) => [c, body.paths[`/v1/${c}`]?.post?.requestBody?.content?.["application/json"]?.schema]),
+  );
 }
 
 const asYaml = (o: unknown) => stringify(o, { lineWidth: 0 });
 
 /** What a user may edit: what they wrote, without what the server keeps (status, versions, timestamps). */
-function editable(r: { kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec: unknown }): string {
+function editable(r: {
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: unknown;
+}): string {
   const { name, labels, annotations } = r.metadata as { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  return asYaml({ apiVersion: "meshplane.dev/v1", kind: r.kind, metadata: { name, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) }, spec: r.spec });
+  return asYaml({
+    apiVersion: "meshplane.dev/v1",
+    kind: r.kind,
+    metadata: { name, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) },
+    spec: r.spec,
+  });
 }
 
 const title = (o: { kind: string; name: string; namespace?: string }) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
@@ -168,7 +186,17 @@ export function Editor({ collection, name }: { collection?: Collection; name?: s
   );
 }
 
-function EditorBody({ initial, etag, schemas: known, editing }: { initial: string; etag: string | null; schemas: Partial<Record<Collection, JsonSchema>>; editing: string | undefined }) {
+function EditorBody({
+  initial,
+  etag,
+  schemas: known,
+  editing,
+}: {
+  initial: string;
+  etag: string | null;
+  schemas: Partial<Record<Collection, JsonSchema>>;
+  editing: string | undefined;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<YamlEditor | null>(null);
   const [plan, setPlan] = useState<Plan | null>(null);
@@ -198,9 +226,15 @@ function EditorBody({ initial, etag, schemas: known, editing }: { initial: strin
       throw new ApiError(400, `the YAML does not parse: ${(e as Error).message.split("\n")[0]}`);
     }
     const d = doc as { kind?: unknown; metadata?: { name?: unknown } } | null;
-    if (!d || typeof d !== "object" || typeof d.kind !== "string" || !isCollection(collectionOf(d.kind))) throw new ApiError(400, "kind must be VirtualMesh, TrafficPolicy or AccessPolicy", [{ path: "kind", message: "must be VirtualMesh, TrafficPolicy or AccessPolicy" }]);
+    if (!d || typeof d !== "object" || typeof d.kind !== "string" || !isCollection(collectionOf(d.kind)))
+      throw new ApiError(400, "kind must be VirtualMesh, TrafficPolicy or AccessPolicy", [
+        { path: "kind", message: "must be VirtualMesh, TrafficPolicy or AccessPolicy" },
+      ]);
     if (typeof d.metadata?.name !== "string") throw new ApiError(400, "metadata.name is required", [{ path: "metadata.name", message: "is required" }]);
-    if (editing && d.metadata.name !== editing) throw new ApiError(400, `metadata.name must stay ${editing} (to make a copy under another name, start a new policy)`, [{ path: "metadata.name", message: `must be ${editing}` }]);
+    if (editing && d.metadata.name !== editing)
+      throw new ApiError(400, `metadata.name must stay ${editing} (to make a copy under another name, start a new policy)`, [
+        { path: "metadata.name", message: `must be ${editing}` },
+      ]);
     return d as { kind: string; metadata: { name: string } };
   }
 
@@ -244,19 +278,30 @@ function EditorBody({ initial, etag, schemas: known, editing }: { initial: strin
     <>
       <div ref={host} class="editor" />
       <p class="hint">
-        Ctrl-Space completes keys and values from the API's schema; problems are underlined as you type. Preview checks everything the control plane checks. Tab indents; Esc then Tab leaves the editor.
+        Ctrl-Space completes keys and values from the API's schema; problems are underlined as you type. Preview checks everything the control plane checks. Tab
+        indents; Esc then Tab leaves the editor.
       </p>
       <div class="actions">
         <button type="button" onClick={preview} disabled={busy !== null}>
           {busy === "preview" ? "Previewing…" : "Preview"}
         </button>
-        <button type="button" class="primary" onClick={apply} disabled={busy !== null || plan === null} title={plan === null ? "Preview first, to see what it would do" : undefined}>
+        <button
+          type="button"
+          class="primary"
+          onClick={apply}
+          disabled={busy !== null || plan === null}
+          title={plan === null ? "Preview first, to see what it would do" : undefined}
+        >
           {busy === "apply" ? "Applying…" : "Apply"}
         </button>
       </div>
       {stale && (
         <p class="state error" role="alert">
-          Someone changed this policy since you opened it, so nothing was stored. <a href={location.hash} onClick={() => location.reload()}>Reload it</a> and make your change again.
+          Someone changed this policy since you opened it, so nothing was stored.{" "}
+          <a href={location.hash} onClick={() => location.reload()}>
+            Reload it
+          </a>{" "}
+          and make your change again.
         </p>
       )}
       {error && !stale && <ErrorState error={error} />}

@@ -40,7 +40,9 @@ export function Overview() {
       </p>
       <Loaded value={data} what="clusters and policies">
         {({ clusters, all, now }) => {
-          const wrong = new Map(clusters.map((h) => [h.cluster.name, problemsOf(h, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS })]));
+          const wrong = new Map(
+            clusters.map((h) => [h.cluster.name, problemsOf(h, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS })]),
+          );
           const problems: Problem[] = [
             ...clusters.flatMap((h) =>
               (wrong.get(h.cluster.name) ?? []).map((text) => ({

@@ -46,9 +46,19 @@ export function Policies({ query }: { query: URLSearchParams }) {
       <Loaded value={data} what="policies">
         {(all) => {
           const shown = all
-            .filter((r) => (!filters.kind || r.kind === filters.kind) && (!filters.state || (r.status?.state ?? "PENDING") === filters.state) && (!filters.q || r.metadata.name.includes(filters.q.toLowerCase())))
+            .filter(
+              (r) =>
+                (!filters.kind || r.kind === filters.kind) &&
+                (!filters.state || (r.status?.state ?? "PENDING") === filters.state) &&
+                (!filters.q || r.metadata.name.includes(filters.q.toLowerCase())),
+            )
             .sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) || a.metadata.name.localeCompare(b.metadata.name));
-          if (all.length === 0) return <Empty>No policy yet. Write one with “New policy”, or apply YAML with <code>meshplane apply -f</code>.</Empty>;
+          if (all.length === 0)
+            return (
+              <Empty>
+                No policy yet. Write one with “New policy”, or apply YAML with <code>meshplane apply -f</code>.
+              </Empty>
+            );
           if (shown.length === 0) return <Empty>No policy matches these filters.</Empty>;
           return (
             <Table head={["Kind", "Name", "State", "Destinations", "Why not accepted"]}>
@@ -64,7 +74,10 @@ export function Policies({ query }: { query: URLSearchParams }) {
                       <StateBadge state={r.status?.state ?? "PENDING"} />
                     </td>
                     <td>{Object.keys(r.status?.destinations ?? {}).length}</td>
-                    <td class="reason">{r.status?.state === "ACCEPTED" ? "" : (reasons[0] ?? "")}{reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ""}</td>
+                    <td class="reason">
+                      {r.status?.state === "ACCEPTED" ? "" : (reasons[0] ?? "")}
+                      {reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ""}
+                    </td>
                   </tr>
                 );
               })}

@@ -89,7 +89,11 @@ export function Policy({ collection, name }: { collection: Collection; name: str
                         <td>
                           <StateBadge state={s.state} />
                         </td>
-                        <td>{s.trust ? `${s.trust.state}${s.trust.phase ? ` (${s.trust.phase})` : ""}${s.trust.notAfter ? `, until ${s.trust.notAfter.slice(0, 10)}` : ""}` : "no shared trust"}</td>
+                        <td>
+                          {s.trust
+                            ? `${s.trust.state}${s.trust.phase ? ` (${s.trust.phase})` : ""}${s.trust.notAfter ? `, until ${s.trust.notAfter.slice(0, 10)}` : ""}`
+                            : "no shared trust"}
+                        </td>
                         <td class="reason">{[...(s.errors ?? []), ...(s.trust?.errors ?? [])].join("; ")}</td>
                       </tr>
                     ))}

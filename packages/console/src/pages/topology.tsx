@@ -49,7 +49,10 @@ function FederationGraph({ nodes, links }: { nodes: MeshNode[]; links: Federatio
           const x = (p.x ?? 0) - NODE_W / 2;
           const y = (p.y ?? 0) - NODE_H / 2;
           return (
-            <g key={n.name} class={`node ${n.state === "ACCEPTED" ? "ok" : n.state === "INVALID" || n.state === "FAILED" ? "bad" : n.virtualMesh ? "wait" : "none"}`}>
+            <g
+              key={n.name}
+              class={`node ${n.state === "ACCEPTED" ? "ok" : n.state === "INVALID" || n.state === "FAILED" ? "bad" : n.virtualMesh ? "wait" : "none"}`}
+            >
               <rect x={x} y={y} width={NODE_W} height={NODE_H} rx={8} />
               <text x={x + 12} y={y + 22} class="title">
                 {short(n.name, 34)}
@@ -86,8 +89,14 @@ export function Topology() {
             <>
               <Section title="Federation">
                 {links.length === 0 && <p>No destination is federated: no VirtualMesh exports one to another mesh yet.</p>}
-                {nodes.some((n) => n.virtualMesh) ? <FederationGraph nodes={nodes.filter((n) => n.virtualMesh)} links={links} /> : <p>No mesh is in a VirtualMesh.</p>}
-                {nodes.some((n) => !n.virtualMesh) && <p class="hint">{nodes.filter((n) => !n.virtualMesh).length} mesh(es) in no VirtualMesh are listed below, not drawn.</p>}
+                {nodes.some((n) => n.virtualMesh) ? (
+                  <FederationGraph nodes={nodes.filter((n) => n.virtualMesh)} links={links} />
+                ) : (
+                  <p>No mesh is in a VirtualMesh.</p>
+                )}
+                {nodes.some((n) => !n.virtualMesh) && (
+                  <p class="hint">{nodes.filter((n) => !n.virtualMesh).length} mesh(es) in no VirtualMesh are listed below, not drawn.</p>
+                )}
               </Section>
               <Section title="Meshes">
                 <Table head={["Mesh", "Cluster", "Trust domain", "VirtualMesh", "Trust"]}>

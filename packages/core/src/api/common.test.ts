@@ -75,9 +75,21 @@ function kubernetesRule(key: string): boolean {
 
 describe("label keys", () => {
   it.each([
-    ["app", true], ["app.kubernetes.io/name", true], ["a/b", true], ["", false], ["/a", false], ["a/", false], ["a/b/c", false],
-    ["-a", false], ["A.B/c", false], [`${"a".repeat(63)}`, true], [`${"a".repeat(64)}`, false],
-    [`${"a".repeat(253)}/b`, true], [`${"a".repeat(254)}/b`, false], [`x/${"a".repeat(63)}`, true], [`x/${"a".repeat(64)}`, false],
+    ["app", true],
+    ["app.kubernetes.io/name", true],
+    ["a/b", true],
+    ["", false],
+    ["/a", false],
+    ["a/", false],
+    ["a/b/c", false],
+    ["-a", false],
+    ["A.B/c", false],
+    [`${"a".repeat(63)}`, true],
+    [`${"a".repeat(64)}`, false],
+    [`${"a".repeat(253)}/b`, true],
+    [`${"a".repeat(254)}/b`, false],
+    [`x/${"a".repeat(63)}`, true],
+    [`x/${"a".repeat(64)}`, false],
   ])("%j is a label key: %s", (key, ok) => {
     expect(LABEL_KEY.test(key)).toBe(ok);
     expect(kubernetesRule(key)).toBe(ok);
@@ -86,6 +98,11 @@ describe("label keys", () => {
   it("agrees with Kubernetes' rule on generated keys", () => {
     const part = stringMatching(/^[-a-zA-Z0-9_./]{0,70}$/);
     const long = tuple(integer({ min: 240, max: 260 }), part).map(([n, tail]) => `${"a".repeat(n)}${tail}`);
-    expect(() => assert(property(oneof(part, long), (key) => LABEL_KEY.test(key) === kubernetesRule(key)), { numRuns: 3000, seed: 7 })).not.toThrow();
+    expect(() =>
+      assert(
+        property(oneof(part, long), (key) => LABEL_KEY.test(key) === kubernetesRule(key)),
+        { numRuns: 3000, seed: 7 },
+      ),
+    ).not.toThrow();
   });
 });

@@ -16,10 +16,7 @@ export const dnsLabel = z
 
 /** DNS-1123 subdomain, used for Kubernetes object names (Services may be subdomains). */
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-export const dnsSubdomain = z
-  .string()
-  .max(253, "must be at most 253 characters")
-  .regex(DNS_SUBDOMAIN, "must be a DNS-1123 subdomain");
+export const dnsSubdomain = z.string().max(253, "must be at most 253 characters").regex(DNS_SUBDOMAIN, "must be a DNS-1123 subdomain");
 
 /**
  * A Kubernetes label key (qualified name): an optional DNS-subdomain prefix of at most 253 characters
@@ -58,7 +55,8 @@ export function clientMap<V extends z.ZodType>(key: z.ZodType<string, string>, v
     for (const [k, v] of Object.entries(input)) {
       const keyResult = key.safeParse(k);
       if (!keyResult.success) {
-        for (const issue of keyResult.error.issues) ctx.issues.push({ code: "custom", input: k, path: [k], message: `key ${JSON.stringify(k)}: ${issue.message}` });
+        for (const issue of keyResult.error.issues)
+          ctx.issues.push({ code: "custom", input: k, path: [k], message: `key ${JSON.stringify(k)}: ${issue.message}` });
         continue;
       }
       const valueResult = value.safeParse(v);

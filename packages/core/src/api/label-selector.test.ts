@@ -8,7 +8,13 @@ describe("parseLabelSelector", () => {
     ["app==web", [{ key: "app", op: "=", value: "web" }]],
     ["tier!=db", [{ key: "tier", op: "!=", value: "db" }]],
     ["env in (a, b)", [{ key: "env", op: "in", values: ["a", "b"] }]],
-    ["env notin (a),app", [{ key: "env", op: "notin", values: ["a"] }, { key: "app", op: "exists" }]],
+    [
+      "env notin (a),app",
+      [
+        { key: "env", op: "notin", values: ["a"] },
+        { key: "app", op: "exists" },
+      ],
+    ],
     ["!legacy", [{ key: "legacy", op: "!exists" }]],
     ["example.com/team=x", [{ key: "example.com/team", op: "=", value: "x" }]],
   ])("parses %j", (text, expected) => {

@@ -31,7 +31,10 @@ function splitTerms(text: string): string[] {
 function parseTerm(term: string): Requirement {
   let m = /^(\S+?)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (m) {
-    const values = (m[3] as string).split(",").map((v) => v.trim()).filter((v) => v !== "");
+    const values = (m[3] as string)
+      .split(",")
+      .map((v) => v.trim())
+      .filter((v) => v !== "");
     if (values.length === 0 || !values.every((v) => VALUE.test(v))) throw new Error(`bad value set in "${term}"`);
     return checkKey({ key: m[1] as string, op: m[2] as "in" | "notin", values });
   }

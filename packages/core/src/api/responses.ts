@@ -22,7 +22,10 @@ export const tokenInfo = z.object({
   createdBy: z
     .discriminatedUnion("kind", [z.object({ kind: z.literal("operator") }), z.object({ kind: z.literal("tenant"), tokenId: z.string() })])
     .optional()
-    .meta({ description: "who minted the token: the operator (a tenant's first admin token, or recovery), or the tenant's admin token `tokenId`; absent on tokens minted before it was recorded" }),
+    .meta({
+      description:
+        "who minted the token: the operator (a tenant's first admin token, or recovery), or the tenant's admin token `tokenId`; absent on tokens minted before it was recorded",
+    }),
   expiresAt: z.string().optional(),
   lastUsedAt: z.string().optional(),
 });

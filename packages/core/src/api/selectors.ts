@@ -33,9 +33,7 @@ export const serviceAccountRef = z.strictObject({ cluster: dnsLabel.optional(), 
 
 export const identitySelector = z
   .strictObject({
-    kubeIdentityMatcher: z
-      .strictObject({ namespaces: z.array(dnsLabel).optional(), clusters: z.array(dnsLabel).optional() })
-      .optional(),
+    kubeIdentityMatcher: z.strictObject({ namespaces: z.array(dnsLabel).optional(), clusters: z.array(dnsLabel).optional() }).optional(),
     kubeServiceAccountRefs: z.strictObject({ serviceAccounts: z.array(serviceAccountRef).min(1) }).optional(),
   })
   .refine((s) => (s.kubeIdentityMatcher === undefined) !== (s.kubeServiceAccountRefs === undefined), {

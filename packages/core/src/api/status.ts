@@ -36,9 +36,7 @@ export const resourceStatus = z.strictObject({
       }),
     )
     .optional(),
-  clusters: z
-    .record(z.string(), z.strictObject({ generation: z.number().int(), applied: z.boolean(), errors: z.array(z.string()).optional() }))
-    .optional(),
+  clusters: z.record(z.string(), z.strictObject({ generation: z.number().int(), applied: z.boolean(), errors: z.array(z.string()).optional() })).optional(),
 });
 export type ResourceStatus = z.infer<typeof resourceStatus>;
 

@@ -136,7 +136,10 @@ const mtls = z.strictObject({
 
 const connectionPool = z.strictObject({
   tcp: z
-    .strictObject({ maxConnections: z.number().int().min(1, "must be at least 1").max(INT32_MAX, int32Message).optional(), connectTimeout: duration.optional() })
+    .strictObject({
+      maxConnections: z.number().int().min(1, "must be at least 1").max(INT32_MAX, int32Message).optional(),
+      connectTimeout: duration.optional(),
+    })
     .optional(),
   http: z
     .strictObject({

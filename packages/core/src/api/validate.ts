@@ -15,7 +15,10 @@ export function issuePath(path: readonly PropertyKey[], prefix = ""): string {
 export function fieldErrors(error: z.ZodError, prefix = ""): FieldError[] {
   return error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
-      return { path: issuePath([...issue.path, issue.keys[0] as string], prefix), message: `unknown field${issue.keys.length > 1 ? `s ${issue.keys.join(", ")}` : ""}` };
+      return {
+        path: issuePath([...issue.path, issue.keys[0] as string], prefix),
+        message: `unknown field${issue.keys.length > 1 ? `s ${issue.keys.join(", ")}` : ""}`,
+      };
     }
     return { path: issuePath(issue.path, prefix), message: issue.message };
   });

@@ -68,9 +68,7 @@ const federation = z.strictObject({
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, "must be a DNS suffix such as global")
     .optional(),
-  eastWestGateways: z
-    .array(z.strictObject({ destinationSelector: destinationSelector, portName: dnsLabel.optional() }))
-    .optional(),
+  eastWestGateways: z.array(z.strictObject({ destinationSelector: destinationSelector, portName: dnsLabel.optional() })).optional(),
 });
 
 export const virtualMeshSpec = z.strictObject({

@@ -10,17 +10,47 @@ function report(cluster: string, names: { mesh: string; workload: string; destin
       {
         kind: "Mesh",
         metadata: { name: names.mesh, cluster },
-        spec: { type: "istio", cluster, namespace: "istio-system", controller: "istiod", version: "1.24.1", istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] } },
+        spec: {
+          type: "istio",
+          cluster,
+          namespace: "istio-system",
+          controller: "istiod",
+          version: "1.24.1",
+          istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] },
+        },
       },
     ],
     workloads: [
-      { kind: "Workload", metadata: { name: names.workload, cluster }, spec: { kind: "Deployment", name: "reviews-v1", namespace: "bookinfo", cluster, mesh: names.mesh, labels: { app: "reviews" }, serviceAccount: "reviews" } },
+      {
+        kind: "Workload",
+        metadata: { name: names.workload, cluster },
+        spec: {
+          kind: "Deployment",
+          name: "reviews-v1",
+          namespace: "bookinfo",
+          cluster,
+          mesh: names.mesh,
+          labels: { app: "reviews" },
+          serviceAccount: "reviews",
+        },
+      },
     ],
     destinations: [
       {
         kind: "Destination",
         metadata: { name: names.destination, cluster },
-        spec: { name: "reviews", namespace: "bookinfo", cluster, mesh: names.mesh, labels: {}, selector: { app: "reviews" }, ports: [{ port: 9080, protocol: "TCP" }], subsets: {}, endpoints: [], workloads: [names.workload] },
+        spec: {
+          name: "reviews",
+          namespace: "bookinfo",
+          cluster,
+          mesh: names.mesh,
+          labels: {},
+          selector: { app: "reviews" },
+          ports: [{ port: 9080, protocol: "TCP" }],
+          subsets: {},
+          endpoints: [],
+          workloads: [names.workload],
+        },
       },
     ],
   };
@@ -29,7 +59,10 @@ function report(cluster: string, names: { mesh: string; workload: string; destin
 describe("assignDiscoveredNames", () => {
   it("names every object from what the agent saw and its own cluster, whatever name the agent chose", () => {
     // An agent of cluster-2 claims the name of cluster-1's mesh.
-    const out = assignDiscoveredNames(report("cluster-2", { mesh: "istiod-istio--system-cluster-1", workload: "w", destination: "reviews-bookinfo-cluster-1" }), "cluster-2");
+    const out = assignDiscoveredNames(
+      report("cluster-2", { mesh: "istiod-istio--system-cluster-1", workload: "w", destination: "reviews-bookinfo-cluster-1" }),
+      "cluster-2",
+    );
     expect(out.meshes[0]?.metadata.name).toBe("istiod-istio--system-cluster-2");
     expect(out.workloads[0]?.metadata.name).toBe("reviews--v1-bookinfo-cluster-2-deployment");
     expect(out.workloads[0]?.spec.mesh).toBe("istiod-istio--system-cluster-2");
@@ -47,7 +80,10 @@ describe("assignDiscoveredNames", () => {
 
   it("refuses, naming the field, a reference that resolves to nothing in the report", () => {
     const r = report("c", { mesh: "m", workload: "w", destination: "d" });
-    const bad = { ...r, destinations: [{ ...r.destinations[0]!, spec: { ...r.destinations[0]!.spec, mesh: "istiod-istio--system-other", workloads: ["nope"] } }] };
+    const bad = {
+      ...r,
+      destinations: [{ ...r.destinations[0]!, spec: { ...r.destinations[0]!.spec, mesh: "istiod-istio--system-other", workloads: ["nope"] } }],
+    };
     try {
       assignDiscoveredNames(bad, "c");
       expect.unreachable();

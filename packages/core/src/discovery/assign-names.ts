@@ -51,7 +51,8 @@ export function assignDiscoveredNames(result: DiscoveryResult, cluster: string):
   const errors: FieldError[] = [];
   for (const list of ["meshes", "workloads", "destinations"] as const) {
     result[list].forEach((obj, i) => {
-      if (obj.metadata.cluster !== cluster || obj.spec.cluster !== cluster) errors.push({ path: `${list}[${i}].metadata.cluster`, message: `must be this agent's cluster (${cluster})` });
+      if (obj.metadata.cluster !== cluster || obj.spec.cluster !== cluster)
+        errors.push({ path: `${list}[${i}].metadata.cluster`, message: `must be this agent's cluster (${cluster})` });
     });
   }
   if (errors.length > 0) throw new ValidationError("discovery report names another cluster; nothing was stored", errors);

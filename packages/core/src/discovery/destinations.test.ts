@@ -14,7 +14,15 @@ const mesh = (name: string, type: "istio" | "osm", revision?: string): Mesh => (
     namespace: "mesh",
     version: "1",
     ...(type === "istio"
-      ? { istio: { ...(revision ? { revision } : {}), trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] } }
+      ? {
+          istio: {
+            ...(revision ? { revision } : {}),
+            trustDomain: "cluster.local",
+            istiodServiceAccount: "istiod",
+            smartDnsProxyingEnabled: false,
+            gateways: [],
+          },
+        }
       : {}),
   },
 });
@@ -34,10 +42,32 @@ const destinationsOf = (objects: Partial<ClusterObjects>, workloads: Workload[],
 describe("subsetsOf", () => {
   it.each<[string, Record<string, string>[], Record<string, string[]>]>([
     ["one workload", [{ app: "reviews", version: "v1" }], {}],
-    ["versions", [{ app: "reviews", version: "v2" }, { app: "reviews", version: "v1" }, { app: "reviews", version: "v3" }], { version: ["v1", "v2", "v3"] }],
-    ["two differing keys", [{ app: "a", track: "stable", version: "v1" }, { app: "a", track: "canary", version: "v2" }], { track: ["canary", "stable"], version: ["v1", "v2"] }],
+    [
+      "versions",
+      [
+        { app: "reviews", version: "v2" },
+        { app: "reviews", version: "v1" },
+        { app: "reviews", version: "v3" },
+      ],
+      { version: ["v1", "v2", "v3"] },
+    ],
+    [
+      "two differing keys",
+      [
+        { app: "a", track: "stable", version: "v1" },
+        { app: "a", track: "canary", version: "v2" },
+      ],
+      { track: ["canary", "stable"], version: ["v1", "v2"] },
+    ],
     ["a key only one workload has", [{ app: "a", version: "v1" }, { app: "a" }], {}],
-    ["excluded keys", [{ "pod-template-hash": "1", "service.istio.io/canonical-revision": "v1" }, { "pod-template-hash": "2", "service.istio.io/canonical-revision": "v2" }], {}],
+    [
+      "excluded keys",
+      [
+        { "pod-template-hash": "1", "service.istio.io/canonical-revision": "v1" },
+        { "pod-template-hash": "2", "service.istio.io/canonical-revision": "v2" },
+      ],
+      {},
+    ],
   ])("%s", (_what, labelSets, expected) => {
     expect(subsetsOf(labelSets.map((labels, i) => workload(`w${i}`, labels)))).toEqual(expected);
   });
@@ -47,7 +77,13 @@ describe("discoverDestinations", () => {
   const reviews = service(
     "reviews",
     "shop",
-    { selector: { app: "reviews" }, ports: [{ name: "http", port: 9080, targetPort: 9080, appProtocol: "http" }, { port: 80, protocol: "TCP" }] },
+    {
+      selector: { app: "reviews" },
+      ports: [
+        { name: "http", port: 9080, targetPort: 9080, appProtocol: "http" },
+        { port: 80, protocol: "TCP" },
+      ],
+    },
     { labels: { service: "reviews", app: "reviews" } },
   );
   const v1 = workload("reviews-v1", { app: "reviews", version: "v1" });
@@ -86,10 +122,19 @@ describe("discoverDestinations", () => {
   });
 
   it("is made for an annotated Service without workloads, in the mesh its namespace asks for", () => {
-    const annotated = service("legacy", "shop", { ports: [{ port: 8080 }] }, { annotations: { "meshplane.dev/discover": "true" }, status: { loadBalancer: { ingress: [{ ip: "203.0.113.9" }] } } });
+    const annotated = service(
+      "legacy",
+      "shop",
+      { ports: [{ port: 8080 }] },
+      { annotations: { "meshplane.dev/discover": "true" }, status: { loadBalancer: { ingress: [{ ip: "203.0.113.9" }] } } },
+    );
     const meshes = [mesh("istiod-1-24-mesh-cluster1", "istio", "1-24"), istio, mesh("osm-controller-osm-cluster1", "osm")];
     const [destination] = destinationsOf({ services: [annotated], namespaces: [namespace("shop", { "istio.io/rev": "1-24" })] }, [], meshes);
-    expect([destination?.spec.mesh, destination?.spec.workloads, destination?.spec.externalAddresses]).toEqual(["istiod-1-24-mesh-cluster1", [], [{ ip: "203.0.113.9" }]]);
+    expect([destination?.spec.mesh, destination?.spec.workloads, destination?.spec.externalAddresses]).toEqual([
+      "istiod-1-24-mesh-cluster1",
+      [],
+      [{ ip: "203.0.113.9" }],
+    ]);
   });
 
   it("is never made in a cluster without a mesh", () => {

@@ -55,7 +55,10 @@ function portsOf(service: Service): Port[] {
 function meshForNamespace(index: ClusterIndex, meshes: readonly Mesh[], namespace: string): Mesh | undefined {
   const labels = index.namespaceLabels(namespace);
   const osm = osmMesh(meshes);
-  if (osm && (labels["openservicemesh.io/monitored-by"] !== undefined || index.namespaceAnnotations(namespace)["openservicemesh.io/sidecar-injection"] === "enabled")) {
+  if (
+    osm &&
+    (labels["openservicemesh.io/monitored-by"] !== undefined || index.namespaceAnnotations(namespace)["openservicemesh.io/sidecar-injection"] === "enabled")
+  ) {
     return osm;
   }
   return istioMeshFor(meshes, requestedRevision(labels)) ?? meshes[0];

@@ -24,11 +24,30 @@ const input: ClusterObjects = cluster({
   services: [
     service("web", "shop", { selector: { app: "web" }, ports: [{ name: "http", port: 80 }] }),
     service("api", "canary", { selector: { app: "api" }, ports: [{ name: "grpc", port: 9000 }] }),
-    service("istio-ingressgateway", "istio-system", { type: "NodePort", selector: { istio: "ingressgateway" }, ports: [{ name: "tls", port: 15443, nodePort: 30443 }] }),
+    service("istio-ingressgateway", "istio-system", {
+      type: "NodePort",
+      selector: { istio: "ingressgateway" },
+      ports: [{ name: "tls", port: 15443, nodePort: 30443 }],
+    }),
   ],
-  endpoints: [{ metadata: { name: "web", namespace: "shop" }, subsets: [{ addresses: [{ ip: "10.0.0.2", targetRef: { kind: "Pod", name: "web-v2-1-a" } }, { ip: "10.0.0.1", targetRef: { kind: "Pod", name: "web-v1-1-a" } }] }] }],
+  endpoints: [
+    {
+      metadata: { name: "web", namespace: "shop" },
+      subsets: [
+        {
+          addresses: [
+            { ip: "10.0.0.2", targetRef: { kind: "Pod", name: "web-v2-1-a" } },
+            { ip: "10.0.0.1", targetRef: { kind: "Pod", name: "web-v1-1-a" } },
+          ],
+        },
+      ],
+    },
+  ],
   configMaps: [main.configMap, canary.configMap],
-  nodes: [node("n1", { "192.0.2.1": "InternalIP" }, { "topology.kubernetes.io/zone": "z1" }), node("n2", { "192.0.2.2": "InternalIP" }, { "topology.kubernetes.io/zone": "z2" })],
+  nodes: [
+    node("n1", { "192.0.2.1": "InternalIP" }, { "topology.kubernetes.io/zone": "z1" }),
+    node("n2", { "192.0.2.2": "InternalIP" }, { "topology.kubernetes.io/zone": "z2" }),
+  ],
   namespaces: [namespace("canary", { "istio.io/rev": "1-24" })],
 });
 
@@ -40,7 +59,9 @@ describe("discover", () => {
   });
 
   it("composes meshes, gateways, workloads and destinations", () => {
-    expect(result.meshes.map((m) => [m.metadata.name, m.spec.istio?.trustDomain, m.spec.istio?.smartDnsProxyingEnabled, m.spec.istio?.gateways.map((g) => g.name)])).toEqual([
+    expect(
+      result.meshes.map((m) => [m.metadata.name, m.spec.istio?.trustDomain, m.spec.istio?.smartDnsProxyingEnabled, m.spec.istio?.gateways.map((g) => g.name)]),
+    ).toEqual([
       ["istiod--1--24-istio--system-cluster1", "cluster.local", false, []],
       ["istiod-istio--system-cluster1", "acme.example", true, ["istio-ingressgateway"]],
     ]);

@@ -8,7 +8,10 @@ const nodes = [
   node("node-a", {}, { "topology.kubernetes.io/zone": "eu-west-1a", "topology.istio.io/subzone": "rack-1" }),
   node("node-b", {}, { "topology.kubernetes.io/zone": "eu-west-1b" }),
 ];
-const pods = [pod("web-1", "shop", { labels: { app: "web", version: "v1" }, nodeName: "node-a" }), pod("web-2", "shop", { labels: { app: "web", version: "v2" }, nodeName: "node-b" })];
+const pods = [
+  pod("web-1", "shop", { labels: { app: "web", version: "v1" }, nodeName: "node-a" }),
+  pod("web-2", "shop", { labels: { app: "web", version: "v2" }, nodeName: "node-b" }),
+];
 
 function slice(name: string, endpoints: EndpointSliceEndpoint[], addressType = "IPv4"): EndpointSlice {
   return { metadata: { name, namespace: "shop", labels: { "kubernetes.io/service-name": "web" } }, addressType, endpoints };
@@ -55,7 +58,12 @@ describe("indexEndpoints", () => {
       endpoints: [
         {
           metadata: { name: "web", namespace: "shop" },
-          subsets: [{ addresses: [{ ip: "10.1.0.7", targetRef: toPod("web-2") }, { ip: "10.1.0.9" }], notReadyAddresses: [{ ip: "10.1.0.5", targetRef: toPod("web-1") }] }],
+          subsets: [
+            {
+              addresses: [{ ip: "10.1.0.7", targetRef: toPod("web-2") }, { ip: "10.1.0.9" }],
+              notReadyAddresses: [{ ip: "10.1.0.5", targetRef: toPod("web-1") }],
+            },
+          ],
         },
       ],
     });

@@ -27,7 +27,16 @@ const gatewayPod = (name: string, nodeName: string, labels: Record<string, strin
   pod(name, "istio-system", {
     labels: { istio: "eastwestgateway", app: "istio-eastwestgateway", ...labels },
     nodeName,
-    containers: [{ name: "istio-proxy", image: "istio/proxyv2:1.24.2", ports: [{ name: "tls", containerPort: 15443 }, { name: "https", containerPort: 8443 }] }],
+    containers: [
+      {
+        name: "istio-proxy",
+        image: "istio/proxyv2:1.24.2",
+        ports: [
+          { name: "tls", containerPort: 15443 },
+          { name: "https", containerPort: 8443 },
+        ],
+      },
+    ],
   });
 
 function gatewaysOf(objects: Partial<ClusterObjects>, meshes: Mesh[] = [mesh]): Record<string, Gateway[]> {
@@ -38,7 +47,11 @@ const onlyGateway = (objects: Partial<ClusterObjects>) => gatewaysOf(objects)[me
 
 describe("attachGateways", () => {
   it("takes a LoadBalancer's ip and the Service port", () => {
-    const gateway = onlyGateway({ services: [eastWest({ type: "LoadBalancer", ports: [{ name: "status-port", port: 15021 }, tls] }, { loadBalancer: { ingress: [{ ip: "203.0.113.10" }] } })] });
+    const gateway = onlyGateway({
+      services: [
+        eastWest({ type: "LoadBalancer", ports: [{ name: "status-port", port: 15021 }, tls] }, { loadBalancer: { ingress: [{ ip: "203.0.113.10" }] } }),
+      ],
+    });
     expect(gateway).toEqual({
       kind: "eastwest",
       name: "istio-eastwestgateway",
@@ -52,7 +65,9 @@ describe("attachGateways", () => {
   });
 
   it("takes a LoadBalancer's hostname", () => {
-    const gateway = onlyGateway({ services: [eastWest({ type: "LoadBalancer", ports: [tls] }, { loadBalancer: { ingress: [{ hostname: "a1b2.elb.amazonaws.com" }] } })] });
+    const gateway = onlyGateway({
+      services: [eastWest({ type: "LoadBalancer", ports: [tls] }, { loadBalancer: { ingress: [{ hostname: "a1b2.elb.amazonaws.com" }] } })],
+    });
     expect(gateway?.addresses).toEqual([{ hostname: "a1b2.elb.amazonaws.com" }]);
   });
 
@@ -60,7 +75,11 @@ describe("attachGateways", () => {
     const gateway = onlyGateway({
       services: [eastWest({ type: "NodePort", ports: [tls] })],
       pods: [gatewayPod("gw-a", "node-a"), gatewayPod("gw-b", "node-b")],
-      nodes: [node("node-a", { "10.0.0.1": "InternalIP", "198.51.100.1": "ExternalIP" }), node("node-b", { "10.0.0.2": "InternalIP" }), node("node-c", { "10.0.0.3": "InternalIP" })],
+      nodes: [
+        node("node-a", { "10.0.0.1": "InternalIP", "198.51.100.1": "ExternalIP" }),
+        node("node-b", { "10.0.0.2": "InternalIP" }),
+        node("node-c", { "10.0.0.3": "InternalIP" }),
+      ],
     });
     expect([gateway?.externalPort, gateway?.addresses]).toEqual([31443, [{ ip: "10.0.0.2" }, { ip: "198.51.100.1" }]]);
   });
@@ -88,7 +107,11 @@ describe("attachGateways", () => {
     ["no targetPort", undefined, 443],
   ])("resolves %s", (_what, targetPort, expected) => {
     const port = { name: "tls-passthrough", port: 443, nodePort: 30443, ...(targetPort === undefined ? {} : { targetPort }) };
-    const gateway = onlyGateway({ services: [eastWest({ type: "NodePort", ports: [port] })], pods: [gatewayPod("gw", "n")], nodes: [node("n", { "10.0.0.1": "InternalIP" })] });
+    const gateway = onlyGateway({
+      services: [eastWest({ type: "NodePort", ports: [port] })],
+      pods: [gatewayPod("gw", "n")],
+      nodes: [node("n", { "10.0.0.1": "InternalIP" })],
+    });
     expect([gateway?.tlsPortName, gateway?.containerPort]).toEqual(["tls-passthrough", expected]);
   });
 

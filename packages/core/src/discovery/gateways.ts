@@ -36,7 +36,9 @@ function nodeAddresses(node: Node): Address[] {
  */
 function exposure(index: ClusterIndex, service: Service, port: ServicePort, pods: readonly Pod[]): Pick<Gateway, "externalPort" | "addresses"> | undefined {
   const ingress = service.status?.loadBalancer?.ingress ?? [];
-  const fromStatus = ingress.flatMap((i): Address[] => (i.ip || i.hostname ? [{ ...(i.ip ? { ip: i.ip } : {}), ...(i.hostname ? { hostname: i.hostname } : {}) }] : []));
+  const fromStatus = ingress.flatMap((i): Address[] =>
+    i.ip || i.hostname ? [{ ...(i.ip ? { ip: i.ip } : {}), ...(i.hostname ? { hostname: i.hostname } : {}) }] : [],
+  );
   if (fromStatus.length > 0) return { externalPort: port.port, addresses: sortAddresses(fromStatus) };
   const type = service.spec.type ?? "ClusterIP";
   if ((type !== "NodePort" && type !== "LoadBalancer") || port.nodePort === undefined) return undefined;

@@ -32,10 +32,22 @@ describe("readMeshConfig", () => {
       "trustDomain: a.example\ntrustDomainAliases: [b.example, a.example]\ncaCertificates: [{pem: x, trustDomains: [c.example]}]\n",
       { trustDomain: "a.example", trustDomainAliases: ["b.example", "c.example"], smartDnsProxyingEnabled: false },
     ],
-    ['defaultConfig:\n  proxyMetadata:\n    ISTIO_META_DNS_CAPTURE: "true"\n', { trustDomain: "cluster.local", trustDomainAliases: [], smartDnsProxyingEnabled: true }],
-    ["defaultConfig:\n  proxyMetadata:\n    ISTIO_META_DNS_CAPTURE: true\n", { trustDomain: "cluster.local", trustDomainAliases: [], smartDnsProxyingEnabled: true }],
-    ['defaultConfig:\n  proxyMetadata:\n    ISTIO_META_DNS_CAPTURE: "false"\n', { trustDomain: "cluster.local", trustDomainAliases: [], smartDnsProxyingEnabled: false }],
-    ['defaultConfig:\n  proxyMetadata:\n    ISTIO_META_DNS_AUTO_ALLOCATE: "true"\n', { trustDomain: "cluster.local", trustDomainAliases: [], smartDnsProxyingEnabled: false }],
+    [
+      'defaultConfig:\n  proxyMetadata:\n    ISTIO_META_DNS_CAPTURE: "true"\n',
+      { trustDomain: "cluster.local", trustDomainAliases: [], smartDnsProxyingEnabled: true },
+    ],
+    [
+      "defaultConfig:\n  proxyMetadata:\n    ISTIO_META_DNS_CAPTURE: true\n",
+      { trustDomain: "cluster.local", trustDomainAliases: [], smartDnsProxyingEnabled: true },
+    ],
+    [
+      'defaultConfig:\n  proxyMetadata:\n    ISTIO_META_DNS_CAPTURE: "false"\n',
+      { trustDomain: "cluster.local", trustDomainAliases: [], smartDnsProxyingEnabled: false },
+    ],
+    [
+      'defaultConfig:\n  proxyMetadata:\n    ISTIO_META_DNS_AUTO_ALLOCATE: "true"\n',
+      { trustDomain: "cluster.local", trustDomainAliases: [], smartDnsProxyingEnabled: false },
+    ],
   ])("%j", (text, facts) => {
     expect(readMeshConfig(text)).toEqual(facts);
   });

@@ -3,8 +3,18 @@ import type { Mesh } from "../api/discovery";
 import { istioMeshFor, osmMesh } from "./mesh-choice";
 
 function mesh(name: string, type: "istio" | "osm", revision?: string): Mesh {
-  const istio = { ...(revision ? { revision } : {}), trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] };
-  return { kind: "Mesh", metadata: { name, cluster: "c" }, spec: { type, cluster: "c", namespace: "ns", version: "1", ...(type === "istio" ? { istio } : {}) } };
+  const istio = {
+    ...(revision ? { revision } : {}),
+    trustDomain: "cluster.local",
+    istiodServiceAccount: "istiod",
+    smartDnsProxyingEnabled: false,
+    gateways: [],
+  };
+  return {
+    kind: "Mesh",
+    metadata: { name, cluster: "c" },
+    spec: { type, cluster: "c", namespace: "ns", version: "1", ...(type === "istio" ? { istio } : {}) },
+  };
 }
 const canary = mesh("a-canary", "istio", "canary");
 const main = mesh("b-default", "istio");

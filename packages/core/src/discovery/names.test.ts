@@ -42,7 +42,9 @@ describe("discoveredName and workloadName", () => {
   it("joins name, namespace and cluster, doubling the dashes of name and namespace", () => {
     expect(discoveredName(ref)).toBe("reviews-bookinfo-cluster1");
     expect(discoveredName({ name: "istiod", namespace: "istio-system", cluster: "cluster-1" })).toBe("istiod-istio--system-cluster-1");
-    expect(workloadName({ name: "reviews-v1", namespace: "bookinfo", cluster: "cluster-1", kind: "Deployment" })).toBe("reviews--v1-bookinfo-cluster-1-deployment");
+    expect(workloadName({ name: "reviews-v1", namespace: "bookinfo", cluster: "cluster-1", kind: "Deployment" })).toBe(
+      "reviews--v1-bookinfo-cluster-1-deployment",
+    );
   });
 
   it.each([
@@ -59,8 +61,12 @@ describe("discoveredName and workloadName", () => {
     const usEast = discoveredName({ name: "api", namespace: "shop", cluster: "us-east" });
     expect(east).not.toBe(usEast);
     // A dashed name could pose as another namespace; a dotted one as a dashed one.
-    expect(discoveredName({ name: "api-shop", namespace: "us", cluster: "east" })).not.toBe(discoveredName({ name: "api", namespace: "shop-us", cluster: "east" }));
-    expect(workloadName({ name: "my.app", namespace: "ns", cluster: "c", kind: "Deployment" })).not.toBe(workloadName({ name: "my-app", namespace: "ns", cluster: "c", kind: "Deployment" }));
+    expect(discoveredName({ name: "api-shop", namespace: "us", cluster: "east" })).not.toBe(
+      discoveredName({ name: "api", namespace: "shop-us", cluster: "east" }),
+    );
+    expect(workloadName({ name: "my.app", namespace: "ns", cluster: "c", kind: "Deployment" })).not.toBe(
+      workloadName({ name: "my-app", namespace: "ns", cluster: "c", kind: "Deployment" }),
+    );
   });
 
   it("hashes what it cannot keep plain, after a --- that no plain name holds", () => {
@@ -104,11 +110,13 @@ describe("discoveredName and workloadName", () => {
   it("is injective on the pairs that clash most: names and namespaces cut at every dash", () => {
     const words = ["a", "b", "c", "a-b", "b-c", "a-b-c"];
     const seen = new Map<string, string>();
-    for (const name of words) for (const namespace of words) for (const cluster of words) {
-      const got = discoveredName({ name, namespace, cluster });
-      const key = `${name}/${namespace}/${cluster}`;
-      expect(seen.get(got) ?? key).toBe(key);
-      seen.set(got, key);
-    }
+    for (const name of words)
+      for (const namespace of words)
+        for (const cluster of words) {
+          const got = discoveredName({ name, namespace, cluster });
+          const key = `${name}/${namespace}/${cluster}`;
+          expect(seen.get(got) ?? key).toBe(key);
+          seen.set(got, key);
+        }
   });
 });

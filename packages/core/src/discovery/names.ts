@@ -64,7 +64,12 @@ function injectiveName(ref: DiscoveredRef, suffix: string | undefined): string {
   }
   const hash = createHash("sha256").update(parts.join("/")).digest("hex").slice(0, HASH_HEX);
   const room = MAX_NAME_LENGTH - HASH_MARK.length - HASH_HEX;
-  const prefix = parts.join("-").toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, room).replace(/^-+|-+$/g, "");
+  const prefix = parts
+    .join("-")
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")
+    .slice(0, room)
+    .replace(/^-+|-+$/g, "");
   return `${prefix}${HASH_MARK}${hash}`;
 }
 

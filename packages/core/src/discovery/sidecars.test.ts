@@ -30,8 +30,16 @@ describe("intendedSidecar", () => {
     ["istio.io/rev namespace", { namespaceLabels: { "istio.io/rev": "1-24" } }, "istio"],
     ["template opting in", { templateLabels: { "sidecar.istio.io/inject": "true" } }, "istio"],
     ["template with a revision", { templateLabels: { "istio.io/rev": "1-24" } }, "istio"],
-    ["template opting out of a labelled namespace", { namespaceLabels: { "istio-injection": "enabled" }, templateLabels: { "sidecar.istio.io/inject": "false" } }, undefined],
-    ["template opting in, namespace disabled", { namespaceLabels: { "istio-injection": "disabled" }, templateLabels: { "sidecar.istio.io/inject": "true" } }, undefined],
+    [
+      "template opting out of a labelled namespace",
+      { namespaceLabels: { "istio-injection": "enabled" }, templateLabels: { "sidecar.istio.io/inject": "false" } },
+      undefined,
+    ],
+    [
+      "template opting in, namespace disabled",
+      { namespaceLabels: { "istio-injection": "disabled" }, templateLabels: { "sidecar.istio.io/inject": "true" } },
+      undefined,
+    ],
     ["OSM-annotated namespace", { namespaceAnnotations: { "openservicemesh.io/sidecar-injection": "enabled" } }, "osm"],
     ["OSM-monitored namespace", { namespaceLabels: { "openservicemesh.io/monitored-by": "osm" } }, "osm"],
     [

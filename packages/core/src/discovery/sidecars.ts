@@ -50,7 +50,8 @@ export function intendedSidecar(context: InjectionContext): SidecarType | undefi
   const optOut = labels[ISTIO_INJECT] === "false" || annotations[ISTIO_INJECT] === "false";
   const nsInjection = nsLabels["istio-injection"];
   const istio =
-    nsInjection === "enabled" || (nsInjection !== "disabled" && (nsLabels[ISTIO_REV] !== undefined || labels[ISTIO_INJECT] === "true" || labels[ISTIO_REV] !== undefined));
+    nsInjection === "enabled" ||
+    (nsInjection !== "disabled" && (nsLabels[ISTIO_REV] !== undefined || labels[ISTIO_INJECT] === "true" || labels[ISTIO_REV] !== undefined));
   if (istio && !optOut) return "istio";
 
   const osmOptOut = annotations[OSM_INJECTION] === "disabled";

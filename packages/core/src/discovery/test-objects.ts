@@ -60,7 +60,12 @@ export function pod(name: string, ns: string, options: PodOptions = {}): Pod {
   };
 }
 
-export function service(name: string, ns: string, spec: Service["spec"], extra: Partial<Pick<Service, "status">> & { labels?: StringMap; annotations?: StringMap } = {}): Service {
+export function service(
+  name: string,
+  ns: string,
+  spec: Service["spec"],
+  extra: Partial<Pick<Service, "status">> & { labels?: StringMap; annotations?: StringMap } = {},
+): Service {
   return {
     metadata: { name, namespace: ns, ...(extra.labels ? { labels: extra.labels } : {}), ...(extra.annotations ? { annotations: extra.annotations } : {}) },
     spec,

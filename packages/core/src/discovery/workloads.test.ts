@@ -20,7 +20,11 @@ function istioMesh(revision?: string): Mesh {
     },
   };
 }
-const osm: Mesh = { kind: "Mesh", metadata: { name: "osm--controller-osm--system-cluster1", cluster: "cluster1" }, spec: { type: "osm", cluster: "cluster1", namespace: "osm-system", version: "1.2.4" } };
+const osm: Mesh = {
+  kind: "Mesh",
+  metadata: { name: "osm--controller-osm--system-cluster1", cluster: "cluster1" },
+  spec: { type: "osm", cluster: "cluster1", namespace: "osm-system", version: "1.2.4" },
+};
 
 const workloadsOf = (objects: Partial<ClusterObjects>, meshes: Mesh[] = [istioMesh()]) => discoverWorkloads(indexCluster(cluster(objects)), meshes);
 
@@ -29,7 +33,12 @@ describe("discoverWorkloads", () => {
     const workloads = workloadsOf({
       deployments: [controller("reviews-v1", "bookinfo", { templateLabels: { app: "reviews", version: "v1" }, serviceAccountName: "bookinfo-reviews" })],
       replicaSets: [replicaSet("reviews-v1-7d9", "bookinfo", "reviews-v1")],
-      pods: [pod("reviews-v1-7d9-x", "bookinfo", { owner: { kind: "ReplicaSet", name: "reviews-v1-7d9" }, labels: { app: "reviews", version: "v1", "pod-template-hash": "7d9" } })],
+      pods: [
+        pod("reviews-v1-7d9-x", "bookinfo", {
+          owner: { kind: "ReplicaSet", name: "reviews-v1-7d9" },
+          labels: { app: "reviews", version: "v1", "pod-template-hash": "7d9" },
+        }),
+      ],
     });
     expect(workloads).toEqual([
       {
@@ -95,7 +104,13 @@ describe("discoverWorkloads", () => {
       {
         namespaces: [namespace("shop", nsLabels)],
         daemonSets: [controller("agent", "shop")],
-        pods: [pod("agent-x", "shop", { owner: { kind: "DaemonSet", name: "agent" }, labels, ...(annotation ? { annotations: { "istio.io/rev": annotation } } : {}) })],
+        pods: [
+          pod("agent-x", "shop", {
+            owner: { kind: "DaemonSet", name: "agent" },
+            labels,
+            ...(annotation ? { annotations: { "istio.io/rev": annotation } } : {}),
+          }),
+        ],
       },
       [istioMesh("1-24"), istioMesh()],
     );

@@ -51,8 +51,15 @@ describe("the HTTP client", () => {
 
   it("turns a problem into one ApiError: status, title, detail, the bad fields, request id and Retry-After", async () => {
     answer = (_req, _body, res) =>
-      problem(res, 429, { title: "Too Many Requests", detail: "slow down", errors: [{ path: "spec.x", message: "is bad" }] }, { "retry-after": "7", "x-request-id": "r-1" });
-    const error = await createHttpClient({ baseUrl: url, token: () => "t" }).request("GET", "/").catch((e: unknown) => e);
+      problem(
+        res,
+        429,
+        { title: "Too Many Requests", detail: "slow down", errors: [{ path: "spec.x", message: "is bad" }] },
+        { "retry-after": "7", "x-request-id": "r-1" },
+      );
+    const error = await createHttpClient({ baseUrl: url, token: () => "t" })
+      .request("GET", "/")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect({ ...(error as ApiError), message: (error as ApiError).message }).toEqual({
       status: 429,
@@ -92,6 +99,14 @@ describe("the HTTP client", () => {
 
   it("reads Retry-After as seconds, never a date", () => {
     const of = retryAfterOf;
-    expect([of("0"), of("120"), of(undefined), of(""), of("-1"), of("soon"), of("Wed, 21 Oct 2015 07:28:00 GMT")]).toEqual([0, 120, undefined, undefined, undefined, undefined, undefined]);
+    expect([of("0"), of("120"), of(undefined), of(""), of("-1"), of("soon"), of("Wed, 21 Oct 2015 07:28:00 GMT")]).toEqual([
+      0,
+      120,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

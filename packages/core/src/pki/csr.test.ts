@@ -19,22 +19,26 @@ async function libraryCsr(keys: WebCryptoKeyPair, hash = "SHA-256"): Promise<str
 }
 
 describe("createCsr and parseCsr", () => {
-  it.each(KEY_ALGORITHMS)("%s: the agent's CSR carries its SPIFFE ID and a CA request", async (algorithm) => {
-    const keyPair = await generateKeyPair(crypto, algorithm);
-    const pem = await createCsr(crypto, { keyPair, spiffeId: SPIFFE_ID, orgName: "cluster-1" });
-    expect(await parseCsr(crypto, pem)).toMatchObject({
-      keyAlgorithm: algorithm,
-      subject: "O=cluster-1",
-      orgName: "cluster-1",
-      uriSans: [SPIFFE_ID],
-      dnsSans: [],
-      otherSans: [],
-      requestedCa: true,
-      requestedPathLen: undefined,
-    });
-    const spki = new Uint8Array(await crypto.subtle.exportKey("spki", keyPair.publicKey));
-    expect(new Uint8Array((await parseCsr(crypto, pem)).publicKeySpki)).toEqual(spki);
-  }, SLOW);
+  it.each(KEY_ALGORITHMS)(
+    "%s: the agent's CSR carries its SPIFFE ID and a CA request",
+    async (algorithm) => {
+      const keyPair = await generateKeyPair(crypto, algorithm);
+      const pem = await createCsr(crypto, { keyPair, spiffeId: SPIFFE_ID, orgName: "cluster-1" });
+      expect(await parseCsr(crypto, pem)).toMatchObject({
+        keyAlgorithm: algorithm,
+        subject: "O=cluster-1",
+        orgName: "cluster-1",
+        uriSans: [SPIFFE_ID],
+        dnsSans: [],
+        otherSans: [],
+        requestedCa: true,
+        requestedPathLen: undefined,
+      });
+      const spki = new Uint8Array(await crypto.subtle.exportKey("spki", keyPair.publicKey));
+      expect(new Uint8Array((await parseCsr(crypto, pem)).publicKeySpki)).toEqual(spki);
+    },
+    SLOW,
+  );
 
   it.skipIf(!HAS_OPENSSL)("openssl verifies the CSR and reads the requested extensions", async () => {
     const keyPair = await generateKeyPair(crypto, "ECDSA_P256");
@@ -56,10 +60,23 @@ describe("createCsr and parseCsr", () => {
   });
 
   it.skipIf(!HAS_OPENSSL)("reads a CSR made by openssl", () => {
-    const made = openssl(
-      ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "{key.pem}", "-subj", "/O=by-openssl",
-        "-addext", `subjectAltName=URI:${SPIFFE_ID},DNS:extra.example`, "-addext", "basicConstraints=critical,CA:TRUE,pathlen:0"],
-    );
+    const made = openssl([
+      "req",
+      "-new",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      "{key.pem}",
+      "-subj",
+      "/O=by-openssl",
+      "-addext",
+      `subjectAltName=URI:${SPIFFE_ID},DNS:extra.example`,
+      "-addext",
+      "basicConstraints=critical,CA:TRUE,pathlen:0",
+    ]);
     expect(made.ok).toBe(true);
     const pem = made.output.slice(made.output.indexOf("-----BEGIN CERTIFICATE REQUEST-----"));
     return expect(parseCsr(crypto, pem)).resolves.toMatchObject({
@@ -89,10 +106,14 @@ const rsaKeys = async (modulusLength: number) =>
   crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"]);
 
 describe("parseCsr refusals", () => {
-
   it.each<[string, () => Promise<string>, string, RegExp]>([
     ["text that is not PEM", async () => "hello", "csr", /exactly one PEM block, found 0/],
-    ["a certificate instead of a CSR", async () => (await good()).replaceAll(TAG, "CERTIFICATE"), "csr", /is a CERTIFICATE block, expected CERTIFICATE REQUEST/],
+    [
+      "a certificate instead of a CSR",
+      async () => (await good()).replaceAll(TAG, "CERTIFICATE"),
+      "csr",
+      /is a CERTIFICATE block, expected CERTIFICATE REQUEST/,
+    ],
     ["two CSRs", async () => (await good()) + (await good()), "csr", /exactly one PEM block, found 2/],
     ["base64 that does not decode", async () => `-----BEGIN ${TAG}-----\n!!!!\n-----END ${TAG}-----\n`, "csr", /1 PEM BEGIN lines but only 0/],
     ["DER that is not a CSR", async () => `-----BEGIN ${TAG}-----\nAAECAwQF\n-----END ${TAG}-----\n`, "csr", /not a PKCS#10 certificate request/],
@@ -102,7 +123,8 @@ describe("parseCsr refusals", () => {
     ["an RSA 2560 key", async () => libraryCsr(await rsaKeys(2560)), "csr.publicKey", /2560 bits is not a supported size/],
     [
       "a P-384 key",
-      async () => libraryCsr((await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-384" }, true, ["sign", "verify"])) as WebCryptoKeyPair, "SHA-384"),
+      async () =>
+        libraryCsr((await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-384" }, true, ["sign", "verify"])) as WebCryptoKeyPair, "SHA-384"),
       "csr.publicKey",
       /ECDSA P-384 keys are not supported/,
     ],

@@ -30,10 +30,7 @@ export async function createCsr(crypto: WebCrypto, options: CreateCsrOptions): P
   if (options.spiffeId === undefined && name.length === 0) {
     throw new PkiError("spiffeId", "a CSR needs a SPIFFE ID, an orgName or a commonName");
   }
-  const extensions: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(true, options.pathLen, true),
-    new x509.KeyUsagesExtension(CA_KEY_USAGE, true),
-  ];
+  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(true, options.pathLen, true), new x509.KeyUsagesExtension(CA_KEY_USAGE, true)];
   if (options.spiffeId !== undefined) {
     checkSpiffeId(options.spiffeId, "spiffeId");
     // RFC 5280 §4.2.1.6: with an empty subject the SAN carries the identity and must be critical.

@@ -4,8 +4,7 @@ import * as x509 from "./x509";
 
 // Every CA certificate meshplane issues may sign certificates and CRLs; digitalSignature as well, so
 // the same key may also sign non-certificate data (OCSP responses), as common CA profiles allow.
-export const CA_KEY_USAGE =
-  x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature;
+export const CA_KEY_USAGE = x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature;
 
 // Clocks in clusters drift; a certificate valid from an hour ago works on a node that is behind.
 const CLOCK_SKEW_MS = 60 * 60 * 1000;

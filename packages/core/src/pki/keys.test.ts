@@ -23,29 +23,37 @@ function pairFor(algorithm: KeyAlgorithm): ReturnType<typeof generateKeyPair> {
 }
 
 describe("generateKeyPair and PKCS#8 PEM", () => {
-  it.each(KEY_ALGORITHMS)("%s: generates an extractable pair that round-trips through PEM", async (algorithm) => {
-    const pair = await pairFor(algorithm);
-    expect(pair.privateKey.extractable).toBe(true);
+  it.each(KEY_ALGORITHMS)(
+    "%s: generates an extractable pair that round-trips through PEM",
+    async (algorithm) => {
+      const pair = await pairFor(algorithm);
+      expect(pair.privateKey.extractable).toBe(true);
 
-    const pem = await exportPrivateKeyPem(crypto, pair.privateKey);
-    expect(pem).toMatch(/^-----BEGIN PRIVATE KEY-----\r?\n/);
-    const nodeKey = createPrivateKey(pem);
-    expect(nodeKey.asymmetricKeyType).toBe(NODE_VIEW[algorithm].type);
-    expect(nodeKey.asymmetricKeyDetails).toMatchObject(NODE_VIEW[algorithm].details);
+      const pem = await exportPrivateKeyPem(crypto, pair.privateKey);
+      expect(pem).toMatch(/^-----BEGIN PRIVATE KEY-----\r?\n/);
+      const nodeKey = createPrivateKey(pem);
+      expect(nodeKey.asymmetricKeyType).toBe(NODE_VIEW[algorithm].type);
+      expect(nodeKey.asymmetricKeyDetails).toMatchObject(NODE_VIEW[algorithm].details);
 
-    // Imported without naming the algorithm, the key still signs for the original public key.
-    const imported = await importPrivateKeyPem(crypto, pem);
-    expect(imported.extractable).toBe(false);
-    const params = algorithm === "ECDSA_P256" ? { name: "ECDSA", hash: "SHA-256" } : { name: "RSASSA-PKCS1-v1_5" };
-    const signature = await crypto.subtle.sign(params, imported, DATA);
-    expect(await crypto.subtle.verify(params, pair.publicKey, signature, DATA)).toBe(true);
-  }, SLOW);
+      // Imported without naming the algorithm, the key still signs for the original public key.
+      const imported = await importPrivateKeyPem(crypto, pem);
+      expect(imported.extractable).toBe(false);
+      const params = algorithm === "ECDSA_P256" ? { name: "ECDSA", hash: "SHA-256" } : { name: "RSASSA-PKCS1-v1_5" };
+      const signature = await crypto.subtle.sign(params, imported, DATA);
+      expect(await crypto.subtle.verify(params, pair.publicKey, signature, DATA)).toBe(true);
+    },
+    SLOW,
+  );
 
-  it.each(KEY_ALGORITHMS)("%s: imports when the expected algorithm is named", async (algorithm) => {
-    const pem = await exportPrivateKeyPem(crypto, (await pairFor(algorithm)).privateKey);
-    const key = await importPrivateKeyPem(crypto, pem, algorithm);
-    expect(key.type).toBe("private");
-  }, SLOW);
+  it.each(KEY_ALGORITHMS)(
+    "%s: imports when the expected algorithm is named",
+    async (algorithm) => {
+      const pem = await exportPrivateKeyPem(crypto, (await pairFor(algorithm)).privateKey);
+      const key = await importPrivateKeyPem(crypto, pem, algorithm);
+      expect(key.type).toBe("private");
+    },
+    SLOW,
+  );
 });
 
 const pkcs8 = (key: ReturnType<typeof generateKeyPairSync>["privateKey"]) => key.export({ type: "pkcs8", format: "pem" }).toString();

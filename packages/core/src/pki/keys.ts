@@ -2,13 +2,7 @@ import type { webcrypto } from "node:crypto";
 import { PrivateKeyInfo } from "@peculiar/asn1-pkcs8";
 import { AsnConvert } from "@peculiar/asn1-schema";
 import { PkiError } from "./errors";
-import {
-  type KeyAlgorithm,
-  type WebCrypto,
-  type WebCryptoKey,
-  type WebCryptoKeyPair,
-  keyParams,
-} from "./key-algorithms";
+import { type KeyAlgorithm, type WebCrypto, type WebCryptoKey, type WebCryptoKeyPair, keyParams } from "./key-algorithms";
 import { decodeSinglePem, toPem } from "./pem";
 
 // The two algorithm OIDs a PKCS#8 PrivateKeyInfo can carry for the keys we accept (RFC 8017, RFC 5480).
@@ -41,11 +35,7 @@ export async function exportPrivateKeyPem(crypto: WebCrypto, key: WebCryptoKey):
  * the key must be exactly that. The key comes back non-extractable: it is only ever used to sign, so
  * a later bug cannot serialise it. Every refusal is a PkiError with field `keyPem`.
  */
-export async function importPrivateKeyPem(
-  crypto: WebCrypto,
-  pem: string,
-  algorithm?: KeyAlgorithm,
-): Promise<WebCryptoKey> {
+export async function importPrivateKeyPem(crypto: WebCrypto, pem: string, algorithm?: KeyAlgorithm): Promise<WebCryptoKey> {
   const der = decodePrivateKeyPem(pem);
   const family = algorithm === undefined ? familyOf(der) : algorithm === "ECDSA_P256" ? "EC" : "RSA";
   // importKey ignores modulusLength, so RSA_2048's parameters import an RSA key of any size.

@@ -33,8 +33,18 @@ describe("splitPemBundle", () => {
   });
 
   it.each<[string, () => Promise<string>, string, RegExp]>([
-    ["a private key pasted into the bundle", async () => a.certPem + (await exportPrivateKeyPem(crypto, a.keyPair.privateKey)), "bundle[1]", /is a PRIVATE KEY block, expected CERTIFICATE/],
-    ["a block whose base64 is broken", async () => `${a.certPem}-----BEGIN CERTIFICATE-----\n***\n-----END CERTIFICATE-----\n`, "bundle", /2 PEM BEGIN lines but only 1/],
+    [
+      "a private key pasted into the bundle",
+      async () => a.certPem + (await exportPrivateKeyPem(crypto, a.keyPair.privateKey)),
+      "bundle[1]",
+      /is a PRIVATE KEY block, expected CERTIFICATE/,
+    ],
+    [
+      "a block whose base64 is broken",
+      async () => `${a.certPem}-----BEGIN CERTIFICATE-----\n***\n-----END CERTIFICATE-----\n`,
+      "bundle",
+      /2 PEM BEGIN lines but only 1/,
+    ],
     ["a block without its END line", async () => `${a.certPem}-----BEGIN CERTIFICATE-----\nAAAA\n`, "bundle", /2 PEM BEGIN lines but only 1/],
     ["a block that is not X.509", async () => "-----BEGIN CERTIFICATE-----\nAAECAwQF\n-----END CERTIFICATE-----\n", "bundle[0]", /is not an X.509 certificate/],
   ])("refuses %s", async (_name, text, field, message) => {

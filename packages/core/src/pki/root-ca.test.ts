@@ -18,30 +18,38 @@ function rootFor(keyAlgorithm: KeyAlgorithm): Promise<RootCa> {
 }
 
 describe("createRootCa", () => {
-  it.each(KEY_ALGORITHMS)("%s: a self-signed CA that Node reads back as asked", async (keyAlgorithm) => {
-    const root = await rootFor(keyAlgorithm);
-    const cert = new X509Certificate(root.certPem);
-    expect(cert.ca).toBe(true);
-    expect(cert.checkIssued(cert)).toBe(true);
-    expect(cert.verify(cert.publicKey)).toBe(true);
-    // Node escapes the comma: it stayed inside the O value instead of splitting the name.
-    expect(cert.subject).toBe("O=Acme\\, Inc.\nCN=mesh-a root");
-    expect(new Date(cert.validFrom)).toEqual(new Date(NOW.getTime() - HOUR));
-    expect(new Date(cert.validTo)).toEqual(new Date(NOW.getTime() + 3650 * DAY));
-    expect(root.keyPair.privateKey.extractable).toBe(true);
-    // Positive, at most 16 bytes, top bit clear: no sign byte in the DER INTEGER.
-    expect(cert.serialNumber).toMatch(/^[0-7]?[0-9A-F]{1,31}$/);
-  }, SLOW);
+  it.each(KEY_ALGORITHMS)(
+    "%s: a self-signed CA that Node reads back as asked",
+    async (keyAlgorithm) => {
+      const root = await rootFor(keyAlgorithm);
+      const cert = new X509Certificate(root.certPem);
+      expect(cert.ca).toBe(true);
+      expect(cert.checkIssued(cert)).toBe(true);
+      expect(cert.verify(cert.publicKey)).toBe(true);
+      // Node escapes the comma: it stayed inside the O value instead of splitting the name.
+      expect(cert.subject).toBe("O=Acme\\, Inc.\nCN=mesh-a root");
+      expect(new Date(cert.validFrom)).toEqual(new Date(NOW.getTime() - HOUR));
+      expect(new Date(cert.validTo)).toEqual(new Date(NOW.getTime() + 3650 * DAY));
+      expect(root.keyPair.privateKey.extractable).toBe(true);
+      // Positive, at most 16 bytes, top bit clear: no sign byte in the DER INTEGER.
+      expect(cert.serialNumber).toMatch(/^[0-7]?[0-9A-F]{1,31}$/);
+    },
+    SLOW,
+  );
 
-  it.skipIf(!HAS_OPENSSL).each(KEY_ALGORITHMS)("%s: openssl sees the critical CA extensions and verifies it", async (keyAlgorithm) => {
-    const root = await rootFor(keyAlgorithm);
-    const text = opensslText(root.certPem);
-    expect(text).toMatch(/X509v3 Basic Constraints: critical\s+CA:TRUE, pathlen:1/);
-    expect(text).toMatch(/X509v3 Key Usage: critical\s+Digital Signature, Certificate Sign, CRL Sign/);
-    expect(text).toMatch(/X509v3 Subject Key Identifier/);
-    expect(text).toContain(`Signature Algorithm: ${SIGNATURE[keyAlgorithm]}`);
-    expect(opensslVerify(root.certPem, [], [root.certPem])).toMatchObject({ ok: true });
-  }, SLOW);
+  it.skipIf(!HAS_OPENSSL).each(KEY_ALGORITHMS)(
+    "%s: openssl sees the critical CA extensions and verifies it",
+    async (keyAlgorithm) => {
+      const root = await rootFor(keyAlgorithm);
+      const text = opensslText(root.certPem);
+      expect(text).toMatch(/X509v3 Basic Constraints: critical\s+CA:TRUE, pathlen:1/);
+      expect(text).toMatch(/X509v3 Key Usage: critical\s+Digital Signature, Certificate Sign, CRL Sign/);
+      expect(text).toMatch(/X509v3 Subject Key Identifier/);
+      expect(text).toContain(`Signature Algorithm: ${SIGNATURE[keyAlgorithm]}`);
+      expect(opensslVerify(root.certPem, [], [root.certPem])).toMatchObject({ ok: true });
+    },
+    SLOW,
+  );
 
   it("takes a different serial each time", async () => {
     const serials = await Promise.all(

@@ -34,8 +34,7 @@ export async function signIntermediate(crypto: WebCrypto, options: SignIntermedi
   const pathLen = options.pathLen ?? 0;
   checkSpiffeId(options.spiffeId, "spiffeId");
   const issuer = parseCertificate(options.issuer.certPem, "issuer.certPem");
-  const issuerProblem =
-    caProblem(issuer) ?? validityProblem(issuer, options.now) ?? pathLenProblem(issuer, pathLen + 1);
+  const issuerProblem = caProblem(issuer) ?? validityProblem(issuer, options.now) ?? pathLenProblem(issuer, pathLen + 1);
   if (issuerProblem !== undefined) throw new PkiError("issuer.certPem", `(${issuer.subject}) ${issuerProblem}`);
   const csr = await parseCsr(crypto, options.csrPem);
   checkRequest(csr, options.spiffeId, pathLen);

@@ -80,34 +80,81 @@ describe("validateCaChain", () => {
     const agentCsr = await createCsr(crypto, { keyPair: agentKeys, spiffeId: SPIFFE_ID });
     const issuer = { certPem: signed.certPem, privateKey: signingKeys.privateKey };
     const intermediate = (await signIntermediate(crypto, { csrPem: agentCsr, issuer, spiffeId: SPIFFE_ID, ttlDays: 30, now })).certPem;
-    const verified = openssl(["verify", "-attime", String(Math.floor(now.getTime() / 1000) + 3600), "-CAfile", "{root.pem}", "-untrusted", "{signing.pem}", "{int.pem}"],
-      { "root.pem": signed.rootPem, "signing.pem": signed.certPem, "int.pem": intermediate });
+    const verified = openssl(
+      ["verify", "-attime", String(Math.floor(now.getTime() / 1000) + 3600), "-CAfile", "{root.pem}", "-untrusted", "{signing.pem}", "{int.pem}"],
+      { "root.pem": signed.rootPem, "signing.pem": signed.certPem, "int.pem": intermediate },
+    );
     expect(verified.output).toContain("OK");
   });
 
   it.each<[string, () => Promise<string>, string, RegExp]>([
-    ["a chain for another key", async () => pemOf((await userChain({}, { keyPair: await generateKeyPair(crypto, "ECDSA_P256") })).signing, userRoot), "chainPem[0]", /does not carry the signing CA key/],
-    ["an expired user intermediate", async () => chainOf(await userChain({ notAfter: new Date(NOW.getTime() - DAY) })), "chainPem[1]", /\(O=Acme, CN=Acme Issuing\) expired at/],
+    [
+      "a chain for another key",
+      async () => pemOf((await userChain({}, { keyPair: await generateKeyPair(crypto, "ECDSA_P256") })).signing, userRoot),
+      "chainPem[0]",
+      /does not carry the signing CA key/,
+    ],
+    [
+      "an expired user intermediate",
+      async () => chainOf(await userChain({ notAfter: new Date(NOW.getTime() - DAY) })),
+      "chainPem[1]",
+      /\(O=Acme, CN=Acme Issuing\) expired at/,
+    ],
     ["a user intermediate that is not a CA", async () => chainOf(await userChain({ ca: false })), "chainPem[1]", /is not a CA/],
-    ["pathLen 0 on the signing CA", async () => chainOf(await userChain({}, { pathLen: 0 })), "chainPem[0]", /has pathLen 0 but 1 CA certificate\(s\) must follow it/],
-    ["pathLen 1 on the user intermediate", async () => chainOf(await userChain({ pathLen: 1 })), "chainPem[1]", /has pathLen 1 but 2 CA certificate\(s\) must follow it/],
+    [
+      "pathLen 0 on the signing CA",
+      async () => chainOf(await userChain({}, { pathLen: 0 })),
+      "chainPem[0]",
+      /has pathLen 0 but 1 CA certificate\(s\) must follow it/,
+    ],
+    [
+      "pathLen 1 on the user intermediate",
+      async () => chainOf(await userChain({ pathLen: 1 })),
+      "chainPem[1]",
+      /has pathLen 1 but 2 CA certificate\(s\) must follow it/,
+    ],
     ["a signing CA without keyUsage", async () => chainOf(await userChain({}, { keyUsage: null })), "chainPem[0]", /has no keyUsage/],
     ["a signing CA whose keyUsage lacks keyCertSign", async () => chainOf(await userChain({}, { keyUsage: 1 })), "chainPem[0]", /keyUsage without keyCertSign/],
-    ["a signing CA issued by another key of the same name", async () => {
-      const { signing } = await userChain();
-      const { issuing } = await userChain();
-      return pemOf(signing, issuing, userRoot);
-    }, "chainPem[0]", /is not signed by chainPem\[1\] \(O=Acme, CN=Acme Issuing\)/],
-    ["a tampered signature", async () => {
-      const { issuing, signing } = await userChain();
-      return tamperPem(signing.certPem, -1, "CERTIFICATE") + issuing.certPem + userRoot.certPem;
-    }, "chainPem[0]", /is not signed by chainPem\[1\]/],
-    ["no root at the end", async () => { const { issuing, signing } = await userChain(); return pemOf(signing, issuing); }, "chainPem[1]", /not a self-signed root/],
+    [
+      "a signing CA issued by another key of the same name",
+      async () => {
+        const { signing } = await userChain();
+        const { issuing } = await userChain();
+        return pemOf(signing, issuing, userRoot);
+      },
+      "chainPem[0]",
+      /is not signed by chainPem\[1\] \(O=Acme, CN=Acme Issuing\)/,
+    ],
+    [
+      "a tampered signature",
+      async () => {
+        const { issuing, signing } = await userChain();
+        return tamperPem(signing.certPem, -1, "CERTIFICATE") + issuing.certPem + userRoot.certPem;
+      },
+      "chainPem[0]",
+      /is not signed by chainPem\[1\]/,
+    ],
+    [
+      "no root at the end",
+      async () => {
+        const { issuing, signing } = await userChain();
+        return pemOf(signing, issuing);
+      },
+      "chainPem[1]",
+      /not a self-signed root/,
+    ],
     ["nothing", async () => "", "chainPem", /holds no certificate/],
-    ["a private key in the chain", async () => (await userChain()).signing.certPem + (await exportPrivateKeyPem(crypto, signingKeys.privateKey)), "chainPem[1]", /is a PRIVATE KEY block/],
+    [
+      "a private key in the chain",
+      async () => (await userChain()).signing.certPem + (await exportPrivateKeyPem(crypto, signingKeys.privateKey)),
+      "chainPem[1]",
+      /is a PRIVATE KEY block/,
+    ],
     ["nine certificates", async () => (await userChain()).signing.certPem.repeat(9), "chainPem", /holds 9 certificates, at most 8/],
   ])("refuses %s", async (_name, chainPem, field, message) => {
-    const error = await validateCaChain(crypto, { chainPem: await chainPem(), signingPublicKey: signingKeys.publicKey, now: NOW }).catch((caught: unknown) => caught);
+    const error = await validateCaChain(crypto, { chainPem: await chainPem(), signingPublicKey: signingKeys.publicKey, now: NOW }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(PkiError);
     expect(error).toMatchObject({ field, message: expect.stringMatching(message) });
   });

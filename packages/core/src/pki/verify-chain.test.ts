@@ -74,27 +74,44 @@ describe("verifyChain across meshes and against openssl", () => {
     ["only the other mesh's root is trusted", async () => ({ roots: [b.root.certPem] })],
     ["the leaf has expired", async () => ({ now: new Date(NOW.getTime() + 2 * DAY) })],
     ["the leaf is not valid yet", async () => ({ now: new Date(NOW.getTime() - 2 * HOUR) })],
-    ["a lookalike root has the same name and another key", async () => {
-      const lookalike = await createRootCa(crypto, { keyAlgorithm: "ECDSA_P256", ttlDays: 3650, orgName: "tenant-1", commonName: "mesh-a root", now: NOW });
-      return { roots: [lookalike.certPem] };
-    }],
-    ["the issuer is not a CA", async () => {
-      const notCa = await makeCert({ subject: "O=tenant-1, CN=not a ca", issuer: { certPem: a.root.certPem, keyPair: a.root.keyPair }, ca: false });
-      const leaf = await makeCert({ subject: "CN=w", issuer: notCa, ca: false, uriSans: [WORKLOAD] });
-      return { leaf: leaf.certPem, intermediates: [notCa.certPem] };
-    }],
-    ["the leaf names another issuer than the one whose key signed it", async () => {
-      const issuer = { certPem: a.intermediatePem, keyPair: a.intermediateKeys };
-      return { leaf: (await makeCert({ subject: "CN=w", issuer, issuerName: "O=elsewhere", ca: false, uriSans: [WORKLOAD] })).certPem };
-    }],
-    ["our pathLen 0 intermediate signed another CA", async () => {
-      const sub = await makeCert({ subject: "O=rogue, CN=sub CA", issuer: { certPem: a.intermediatePem, keyPair: a.intermediateKeys }, ca: true });
-      const leaf = await makeCert({ subject: "CN=w", issuer: sub, ca: false, uriSans: [WORKLOAD] });
-      return { leaf: leaf.certPem, intermediates: [sub.certPem, a.intermediatePem] };
-    }],
+    [
+      "a lookalike root has the same name and another key",
+      async () => {
+        const lookalike = await createRootCa(crypto, { keyAlgorithm: "ECDSA_P256", ttlDays: 3650, orgName: "tenant-1", commonName: "mesh-a root", now: NOW });
+        return { roots: [lookalike.certPem] };
+      },
+    ],
+    [
+      "the issuer is not a CA",
+      async () => {
+        const notCa = await makeCert({ subject: "O=tenant-1, CN=not a ca", issuer: { certPem: a.root.certPem, keyPair: a.root.keyPair }, ca: false });
+        const leaf = await makeCert({ subject: "CN=w", issuer: notCa, ca: false, uriSans: [WORKLOAD] });
+        return { leaf: leaf.certPem, intermediates: [notCa.certPem] };
+      },
+    ],
+    [
+      "the leaf names another issuer than the one whose key signed it",
+      async () => {
+        const issuer = { certPem: a.intermediatePem, keyPair: a.intermediateKeys };
+        return { leaf: (await makeCert({ subject: "CN=w", issuer, issuerName: "O=elsewhere", ca: false, uriSans: [WORKLOAD] })).certPem };
+      },
+    ],
+    [
+      "our pathLen 0 intermediate signed another CA",
+      async () => {
+        const sub = await makeCert({ subject: "O=rogue, CN=sub CA", issuer: { certPem: a.intermediatePem, keyPair: a.intermediateKeys }, ca: true });
+        const leaf = await makeCert({ subject: "CN=w", issuer: sub, ca: false, uriSans: [WORKLOAD] });
+        return { leaf: leaf.certPem, intermediates: [sub.certPem, a.intermediatePem] };
+      },
+    ],
   ])("refuses when %s", async (_name, makeCase) => {
     const c = await makeCase();
-    const input = { leafPem: c.leaf ?? leafPem, intermediatePems: c.intermediates ?? [a.intermediatePem], rootPems: c.roots ?? [a.root.certPem], now: c.now ?? NOW };
+    const input = {
+      leafPem: c.leaf ?? leafPem,
+      intermediatePems: c.intermediates ?? [a.intermediatePem],
+      rootPems: c.roots ?? [a.root.certPem],
+      now: c.now ?? NOW,
+    };
     expect(await verifyChain(crypto, input)).toBe(false);
     if (HAS_OPENSSL) expect(opensslVerify(input.leafPem, input.intermediatePems, input.rootPems, input.now).ok).toBe(false);
   });
@@ -105,7 +122,10 @@ describe("verifyChain across meshes and against openssl", () => {
     const issuer = { certPem: a.root.certPem, privateKey: a.root.keyPair.privateKey };
     const rotated = (await signIntermediate(crypto, { csrPem, issuer, spiffeId: SPIFFE_ID, ttlDays: 365, now: NOW })).certPem;
     const newLeaf = await issueWorkloadCert({ certPem: rotated, ...newKeys }, WORKLOAD);
-    for (const intermediatePems of [[a.intermediatePem, rotated], [rotated, a.intermediatePem]]) {
+    for (const intermediatePems of [
+      [a.intermediatePem, rotated],
+      [rotated, a.intermediatePem],
+    ]) {
       expect(await verifyChain(crypto, { leafPem: newLeaf, intermediatePems, rootPems: [a.root.certPem], now: NOW })).toBe(true);
     }
   });

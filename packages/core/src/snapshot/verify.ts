@@ -3,15 +3,7 @@ import { MeshplaneError } from "../errors";
 import { Canonicalizer } from "../translate/output/canonical";
 import { type SnapshotPayload, SNAPSHOT_TYPE, snapshotPayload } from "./payload";
 
-export type RejectReason =
-  | "malformed"
-  | "unknown-key"
-  | "bad-signature"
-  | "wrong-audience"
-  | "rollback"
-  | "expired"
-  | "not-yet-valid"
-  | "hash-mismatch";
+export type RejectReason = "malformed" | "unknown-key" | "bad-signature" | "wrong-audience" | "rollback" | "expired" | "not-yet-valid" | "hash-mismatch";
 
 /** A snapshot the agent must not apply; `reason` is stable for metrics and status reports. */
 export class SnapshotRejectedError extends MeshplaneError {

@@ -5,5 +5,13 @@ export { Canonicalizer, canonicalize, canonicalJson } from "./output/canonical";
 export { ANNOTATION_PARENTS, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, type Parent, objectCount, objectRefs, objectsJson } from "./output/sink";
 export { GENERATED_KINDS, type GeneratedKind, type GeneratedKindRow, apiVersionsOf, kindRank } from "./output/generated-kinds";
 export { TranslateError } from "./errors";
-export { ROTATION_PHASES, certificateReports, inStep, meshTrustStatus, type MeshTrustStatus, type RotationPhase, type VirtualMeshTrust } from "./virtual-mesh/trust";
+export {
+  ROTATION_PHASES,
+  certificateReports,
+  inStep,
+  meshTrustStatus,
+  type MeshTrustStatus,
+  type RotationPhase,
+  type VirtualMeshTrust,
+} from "./virtual-mesh/trust";
 export { federatedHost } from "./virtual-mesh/federation-plan";

@@ -14,7 +14,10 @@ export interface ResourceStatusView {
   errors?: string[];
   destinations?: Record<string, { state: string; acceptanceOrder?: number; errors?: string[] }>;
   workloads?: string[];
-  meshes?: Record<string, { state: string; errors?: string[]; trust?: { state: string; phase?: string; rootFingerprint?: string; notAfter?: string; errors?: string[] } }>;
+  meshes?: Record<
+    string,
+    { state: string; errors?: string[]; trust?: { state: string; phase?: string; rootFingerprint?: string; notAfter?: string; errors?: string[] } }
+  >;
   clusters?: Record<string, { generation: number; applied: boolean; errors?: string[] }>;
 }
 
@@ -61,14 +64,21 @@ export interface GeneratedRef {
   name: string;
 }
 
-export const generatedRef = ({ cluster, object: o }: PlacedObject): GeneratedRef => ({ cluster, kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name });
+export const generatedRef = ({ cluster, object: o }: PlacedObject): GeneratedRef => ({
+  cluster,
+  kind: o.kind,
+  ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+  name: o.metadata.name,
+});
 
 /** The resources that produced an object (its `meshplane.dev/parents` annotation). */
 export function parentsOf(object: SnapshotObjectView): { kind: string; name: string }[] {
   try {
     const parents: unknown = JSON.parse(object.metadata.annotations?.["meshplane.dev/parents"] ?? "[]");
     if (!Array.isArray(parents)) return [];
-    return parents.filter((p): p is { kind: string; name: string } => typeof p === "object" && p !== null && typeof p.kind === "string" && typeof p.name === "string");
+    return parents.filter(
+      (p): p is { kind: string; name: string } => typeof p === "object" && p !== null && typeof p.kind === "string" && typeof p.name === "string",
+    );
   } catch {
     return [];
   }
@@ -122,20 +132,48 @@ export interface DestinationDescription {
 
 const ACCESS_LIMITS = ["allowedPaths", "allowedMethods", "allowedPorts"] as const;
 
-export function describeDestination(destination: DestinationView, resources: readonly ResourceView[], objects: readonly PlacedObject[]): DestinationDescription {
+export function describeDestination(
+  destination: DestinationView,
+  resources: readonly ResourceView[],
+  objects: readonly PlacedObject[],
+): DestinationDescription {
   const name = destination.metadata.name;
   const applying = resources
     .filter((r) => r.status?.destinations?.[name] !== undefined)
-    .sort((a, b) => (a.status?.destinations?.[name]?.acceptanceOrder ?? 1e9) - (b.status?.destinations?.[name]?.acceptanceOrder ?? 1e9) || a.kind.localeCompare(b.kind) || a.metadata.name.localeCompare(b.metadata.name));
+    .sort(
+      (a, b) =>
+        (a.status?.destinations?.[name]?.acceptanceOrder ?? 1e9) - (b.status?.destinations?.[name]?.acceptanceOrder ?? 1e9) ||
+        a.kind.localeCompare(b.kind) ||
+        a.metadata.name.localeCompare(b.metadata.name),
+    );
   const entry = (r: ResourceView) => r.status?.destinations?.[name] as { state: string; acceptanceOrder?: number; errors?: string[] };
   const policies = applying
     .filter((r) => r.kind !== "AccessPolicy")
-    .map((r) => ({ kind: r.kind, name: r.metadata.name, state: entry(r).state, ...(entry(r).acceptanceOrder !== undefined ? { acceptanceOrder: entry(r).acceptanceOrder } : {}), errors: entry(r).errors ?? [], fields: Object.keys((r.spec.policy as object | undefined) ?? {}) }));
+    .map((r) => ({
+      kind: r.kind,
+      name: r.metadata.name,
+      state: entry(r).state,
+      ...(entry(r).acceptanceOrder !== undefined ? { acceptanceOrder: entry(r).acceptanceOrder } : {}),
+      errors: entry(r).errors ?? [],
+      fields: Object.keys((r.spec.policy as object | undefined) ?? {}),
+    }));
   const access = applying
     .filter((r) => r.kind === "AccessPolicy")
-    .map((r) => ({ name: r.metadata.name, state: entry(r).state, errors: entry(r).errors ?? [], sources: r.spec.sourceSelector, limits: Object.fromEntries(ACCESS_LIMITS.flatMap((k) => (r.spec[k] === undefined ? [] : [[k, r.spec[k]]]))) }));
+    .map((r) => ({
+      name: r.metadata.name,
+      state: entry(r).state,
+      errors: entry(r).errors ?? [],
+      sources: r.spec.sourceSelector,
+      limits: Object.fromEntries(ACCESS_LIMITS.flatMap((k) => (r.spec[k] === undefined ? [] : [[k, r.spec[k]]]))),
+    }));
   // The one VirtualMesh its mesh belongs to (a mesh joins at most one; the translator's claim order).
-  const holder = destination.spec.mesh === undefined ? undefined : claimantOf(destination.spec.mesh, resources.filter((r) => r.kind === "VirtualMesh"));
+  const holder =
+    destination.spec.mesh === undefined
+      ? undefined
+      : claimantOf(
+          destination.spec.mesh,
+          resources.filter((r) => r.kind === "VirtualMesh"),
+        );
   const virtualMeshes = holder ? [holder] : [];
   // A federated service is a ServiceEntry for its VirtualMesh host in each other cluster that may call it.
   const hosts = new Set(virtualMeshes.map((v) => federatedHost(destination.spec, v as unknown as { spec: VirtualMeshSpec })));
@@ -169,7 +207,11 @@ export interface StatusReasons {
 export function reasonsOf(status: StatusReasons | undefined): string[] {
   if (!status) return [];
   const out = [...(status.errors ?? [])];
-  for (const [what, map] of [["destination", status.destinations], ["mesh", status.meshes], ["cluster", status.clusters]] as const) {
+  for (const [what, map] of [
+    ["destination", status.destinations],
+    ["mesh", status.meshes],
+    ["cluster", status.clusters],
+  ] as const) {
     for (const [name, entry] of Object.entries(map ?? {})) {
       for (const e of entry.errors ?? []) out.push(`${what} ${name}: ${e}`);
       for (const e of (entry as { trust?: { errors?: string[] } }).trust?.errors ?? []) out.push(`${what} ${name} trust: ${e}`);

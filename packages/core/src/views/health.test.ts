@@ -11,7 +11,17 @@ const NOT_REGISTERED = "its agent has not registered yet: install it with the he
 function health(cluster: Partial<ClusterView> = {}, snapshot: Partial<SnapshotView> = {}): ClusterHealth {
   return {
     cluster: { name: "cluster-east", state: "registered", createdAt: "2025-05-01T00:00:00.000Z", lastSeenAt: before(30), appliedGeneration: 3, ...cluster },
-    snapshot: { generation: 3, appliedGeneration: 3, inSync: true, lastSeenAt: before(30), signedAt: before(60), failures: [], agentError: null, objects: [], ...snapshot },
+    snapshot: {
+      generation: 3,
+      appliedGeneration: 3,
+      inSync: true,
+      lastSeenAt: before(30),
+      signedAt: before(60),
+      failures: [],
+      agentError: null,
+      objects: [],
+      ...snapshot,
+    },
   };
 }
 
@@ -46,7 +56,12 @@ describe("ago", () => {
   });
 });
 
-const certified = (certificates?: ClusterView["certificates"]): ClusterView => ({ name: "cluster-east", state: "registered", createdAt: "2025-05-01T00:00:00.000Z", ...(certificates ? { certificates } : {}) });
+const certified = (certificates?: ClusterView["certificates"]): ClusterView => ({
+  name: "cluster-east",
+  state: "registered",
+  createdAt: "2025-05-01T00:00:00.000Z",
+  ...(certificates ? { certificates } : {}),
+});
 
 describe("certificateDays", () => {
   it("is undefined without a certificate that expires", () => {
@@ -76,23 +91,35 @@ describe("problemsOf", () => {
   });
 
   it("says an unregistered agent is not registered, and not that it is stale", () => {
-    expect(problemsOf(health({ state: "pending", lastSeenAt: undefined }, { lastSeenAt: null, generation: 0, appliedGeneration: 0 }), NOW, OPTIONS)).toEqual([NOT_REGISTERED]);
+    expect(problemsOf(health({ state: "pending", lastSeenAt: undefined }, { lastSeenAt: null, generation: 0, appliedGeneration: 0 }), NOW, OPTIONS)).toEqual([
+      NOT_REGISTERED,
+    ]);
   });
 
   it("says when a registered agent was last seen once that is longer ago than allowed", () => {
     expect(problemsOf(health({}, { lastSeenAt: before(STALE_AFTER_S) }), NOW, OPTIONS)).toEqual([]);
-    expect(problemsOf(health({}, { lastSeenAt: before(STALE_AFTER_S + 1) }), NOW, OPTIONS)).toEqual(["its agent was last seen 10m ago: is it running and can it reach the control plane?"]);
-    expect(problemsOf(health({}, { lastSeenAt: before(100) }), NOW, { ...OPTIONS, staleAfterS: 60 })).toEqual(["its agent was last seen 100s ago: is it running and can it reach the control plane?"]);
+    expect(problemsOf(health({}, { lastSeenAt: before(STALE_AFTER_S + 1) }), NOW, OPTIONS)).toEqual([
+      "its agent was last seen 10m ago: is it running and can it reach the control plane?",
+    ]);
+    expect(problemsOf(health({}, { lastSeenAt: before(100) }), NOW, { ...OPTIONS, staleAfterS: 60 })).toEqual([
+      "its agent was last seen 100s ago: is it running and can it reach the control plane?",
+    ]);
   });
 
   it("reads the snapshot's last-seen time before the cluster's", () => {
     expect(problemsOf(health({ lastSeenAt: before(86_400) }, { lastSeenAt: before(5) }), NOW, OPTIONS)).toEqual([]);
-    expect(problemsOf(health({ lastSeenAt: before(3 * 3600) }, { lastSeenAt: null }), NOW, OPTIONS)).toEqual(["its agent was last seen 3h ago: is it running and can it reach the control plane?"]);
-    expect(problemsOf(health({ lastSeenAt: undefined }, { lastSeenAt: null }), NOW, OPTIONS)).toEqual(["its agent was last seen never: is it running and can it reach the control plane?"]);
+    expect(problemsOf(health({ lastSeenAt: before(3 * 3600) }, { lastSeenAt: null }), NOW, OPTIONS)).toEqual([
+      "its agent was last seen 3h ago: is it running and can it reach the control plane?",
+    ]);
+    expect(problemsOf(health({ lastSeenAt: undefined }, { lastSeenAt: null }), NOW, OPTIONS)).toEqual([
+      "its agent was last seen never: is it running and can it reach the control plane?",
+    ]);
   });
 
   it("reports the agent's error", () => {
-    expect(problemsOf(health({}, { agentError: "snapshot signature does not verify" }), NOW, OPTIONS)).toEqual(["its agent applied nothing: snapshot signature does not verify"]);
+    expect(problemsOf(health({}, { agentError: "snapshot signature does not verify" }), NOW, OPTIONS)).toEqual([
+      "its agent applied nothing: snapshot signature does not verify",
+    ]);
   });
 
   it("reports an applied generation behind the latest, but not before the first snapshot", () => {
@@ -106,7 +133,10 @@ describe("problemsOf", () => {
       { kind: "ServiceEntry", namespace: "istio-system", name: "reviews-bookinfo-cluster-east", error: "admission webhook denied" },
       { kind: "PeerAuthentication", name: "default" },
     ];
-    expect(problemsOf(health({}, { failures }), NOW, OPTIONS)).toEqual(["failed to apply ServiceEntry istio-system/reviews-bookinfo-cluster-east: admission webhook denied", "failed to apply PeerAuthentication default"]);
+    expect(problemsOf(health({}, { failures }), NOW, OPTIONS)).toEqual([
+      "failed to apply ServiceEntry istio-system/reviews-bookinfo-cluster-east: admission webhook denied",
+      "failed to apply PeerAuthentication default",
+    ]);
   });
 
   it("reports failed certificates and those expiring within the warning days", () => {
@@ -124,11 +154,22 @@ describe("problemsOf", () => {
       `the intermediate CA of mesh soon expires in 6 day(s) (${inDays(6.9)})`,
       `the intermediate CA of mesh expired expired 2 day(s) ago (${inDays(-2)}): its workloads' certificates stop renewing`,
     ]);
-    expect(problemsOf(health({ certificates: [{ mesh: "soon", state: "issued", notAfter: inDays(6.9) }] }), NOW, { ...OPTIONS, certificateWarnDays: 0 })).toEqual([]);
+    expect(
+      problemsOf(health({ certificates: [{ mesh: "soon", state: "issued", notAfter: inDays(6.9) }] }), NOW, { ...OPTIONS, certificateWarnDays: 0 }),
+    ).toEqual([]);
   });
 
   it("lists every problem in order: registration, agent error, generation, failures, certificates", () => {
-    const h = health({ state: "pending", certificates: [{ mesh: "m", state: "failed" }] }, { agentError: "no RBAC", generation: 2, appliedGeneration: 1, failures: [{ kind: "Gateway", namespace: "istio-system", name: "east-west" }] });
-    expect(problemsOf(h, NOW, OPTIONS)).toEqual([NOT_REGISTERED, "its agent applied nothing: no RBAC", "applied generation 1, latest 2", "failed to apply Gateway istio-system/east-west", "certificates of mesh m failed"]);
+    const h = health(
+      { state: "pending", certificates: [{ mesh: "m", state: "failed" }] },
+      { agentError: "no RBAC", generation: 2, appliedGeneration: 1, failures: [{ kind: "Gateway", namespace: "istio-system", name: "east-west" }] },
+    );
+    expect(problemsOf(h, NOW, OPTIONS)).toEqual([
+      NOT_REGISTERED,
+      "its agent applied nothing: no RBAC",
+      "applied generation 1, latest 2",
+      "failed to apply Gateway istio-system/east-west",
+      "certificates of mesh m failed",
+    ]);
   });
 });

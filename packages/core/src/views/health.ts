@@ -53,19 +53,24 @@ export function certificateDays(cluster: ClusterView, now: Date): number | undef
 export function problemsOf(h: ClusterHealth, now: Date, options: { staleAfterS: number; certificateWarnDays: number }): string[] {
   const problems: string[] = [];
   const { cluster, snapshot } = h;
-  if (cluster.state !== "registered") problems.push("its agent has not registered yet: install it with the helm line from `meshplane cluster register` (or `cluster bootstrap-token`)");
+  if (cluster.state !== "registered")
+    problems.push("its agent has not registered yet: install it with the helm line from `meshplane cluster register` (or `cluster bootstrap-token`)");
   else {
     const seen = secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now);
-    if (seen === undefined || seen > options.staleAfterS) problems.push(`its agent was last seen ${ago(seen)}: is it running and can it reach the control plane?`);
+    if (seen === undefined || seen > options.staleAfterS)
+      problems.push(`its agent was last seen ${ago(seen)}: is it running and can it reach the control plane?`);
   }
   if (snapshot.agentError) problems.push(`its agent applied nothing: ${snapshot.agentError}`);
-  if (snapshot.generation > 0 && snapshot.appliedGeneration !== snapshot.generation) problems.push(`applied generation ${snapshot.appliedGeneration}, latest ${snapshot.generation}`);
-  for (const f of snapshot.failures) problems.push(`failed to apply ${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}${f.error ? `: ${f.error}` : ""}`);
+  if (snapshot.generation > 0 && snapshot.appliedGeneration !== snapshot.generation)
+    problems.push(`applied generation ${snapshot.appliedGeneration}, latest ${snapshot.generation}`);
+  for (const f of snapshot.failures)
+    problems.push(`failed to apply ${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}${f.error ? `: ${f.error}` : ""}`);
   for (const c of cluster.certificates ?? []) {
     if (c.state === "failed") problems.push(`certificates of mesh ${c.mesh} failed${c.error ? `: ${c.error}` : ""}`);
     else if (c.notAfter) {
       const days = Math.floor((Date.parse(c.notAfter) - now.getTime()) / 86_400_000);
-      if (days < 0) problems.push(`the intermediate CA of mesh ${c.mesh} expired ${-days} day(s) ago (${c.notAfter}): its workloads' certificates stop renewing`);
+      if (days < 0)
+        problems.push(`the intermediate CA of mesh ${c.mesh} expired ${-days} day(s) ago (${c.notAfter}): its workloads' certificates stop renewing`);
       else if (days < options.certificateWarnDays) problems.push(`the intermediate CA of mesh ${c.mesh} expires in ${days} day(s) (${c.notAfter})`);
     }
   }
@@ -76,7 +81,11 @@ export function problemsOf(h: ClusterHealth, now: Date, options: { staleAfterS: 
  * Every cluster with its sync state, `read` (the caller's request for one cluster) run for a few
  * clusters at a time, in the clusters' order.
  */
-export async function readEach<S>(clusters: readonly ClusterView[], read: (cluster: ClusterView) => Promise<S>, inFlight = 4): Promise<{ cluster: ClusterView; snapshot: S }[]> {
+export async function readEach<S>(
+  clusters: readonly ClusterView[],
+  read: (cluster: ClusterView) => Promise<S>,
+  inFlight = 4,
+): Promise<{ cluster: ClusterView; snapshot: S }[]> {
   const out: { cluster: ClusterView; snapshot: S }[] = [];
   let next = 0;
   await Promise.all(

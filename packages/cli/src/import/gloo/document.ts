@@ -31,8 +31,16 @@ const KINDS: Record<string, (spec: unknown, c: Conversion) => Json> = {
 
 // Server-set metadata: not intent, so not worth a line in the report.
 const SERVER_METADATA = [
-  "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-  "managedFields", "selfLink", "finalizers", "ownerReferences",
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "managedFields",
+  "selfLink",
+  "finalizers",
+  "ownerReferences",
 ];
 
 /**
@@ -49,7 +57,11 @@ export function convertDocument(value: unknown, where: string): Converted | Fail
   const namespace = typeof metadata.namespace === "string" ? metadata.namespace : undefined;
   const document = describe(kind, name, namespace, where);
   if (apiVersion !== GLOO_API_VERSION) {
-    return { document, message: `not Gloo Mesh v1 networking YAML (apiVersion ${apiVersion}, kind ${kind}); only ${GLOO_API_VERSION} is imported`, dropped: [] };
+    return {
+      document,
+      message: `not Gloo Mesh v1 networking YAML (apiVersion ${apiVersion}, kind ${kind}); only ${GLOO_API_VERSION} is imported`,
+      dropped: [],
+    };
   }
   const convertSpec = KINDS[kind];
   if (!convertSpec) {
@@ -61,7 +73,10 @@ export function convertDocument(value: unknown, where: string): Converted | Fail
     c.record(value, "(root)", { keep: ["apiVersion", "kind", "metadata", "spec", "status"] });
     c.record(value.metadata, "metadata", {
       keep: ["name", "namespace", "labels", ...SERVER_METADATA],
-      drop: { annotations: "not carried over (mostly tool bookkeeping such as kubectl's last-applied-configuration); add the ones you need under metadata.annotations" },
+      drop: {
+        annotations:
+          "not carried over (mostly tool bookkeeping such as kubectl's last-applied-configuration); add the ones you need under metadata.annotations",
+      },
     });
     const spec = convertSpec(value.spec ?? {}, c);
     return { kind: kind as UserKind, name, namespace, where, labels: metadata.labels, spec, dropped: rooted(c.dropped) };

@@ -37,9 +37,10 @@ export function importGloo(text: string): GlooImport {
     }
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) return; // an empty document, e.g. after a trailing ---
-    const items = isRecord(value) && typeof value.kind === "string" && value.kind.endsWith("List") && Array.isArray(value.items)
-      ? value.items.map((item, j) => ({ item: item as unknown, where: `${where}.items[${j}]` }))
-      : [{ item: value, where }];
+    const items =
+      isRecord(value) && typeof value.kind === "string" && value.kind.endsWith("List") && Array.isArray(value.items)
+        ? value.items.map((item, j) => ({ item: item as unknown, where: `${where}.items[${j}]` }))
+        : [{ item: value, where }];
     for (const { item, where: at } of items) {
       const result = convertDocument(item, at);
       if ("message" in result) failures.push(result);

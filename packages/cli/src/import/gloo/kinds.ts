@@ -12,10 +12,20 @@ export function trafficPolicySpec(value: unknown, c: Conversion): Json {
   });
   const converted = compact({
     sourceSelector: spec.sourceSelector === undefined ? undefined : workloadSelectors(spec.sourceSelector, "spec.sourceSelector", c),
-    destinationSelector: spec.destinationSelector === undefined ? undefined
-      : keepNarrow(destinationSelectors(spec.destinationSelector, "spec.destinationSelector", c), spec.destinationSelector, "spec.destinationSelector", "destination", c),
-    httpRequestMatchers: spec.httpRequestMatchers === undefined ? undefined
-      : c.list(spec.httpRequestMatchers, "spec.httpRequestMatchers").map((m, i) => httpMatcher(m, `spec.httpRequestMatchers[${i}]`, c)),
+    destinationSelector:
+      spec.destinationSelector === undefined
+        ? undefined
+        : keepNarrow(
+            destinationSelectors(spec.destinationSelector, "spec.destinationSelector", c),
+            spec.destinationSelector,
+            "spec.destinationSelector",
+            "destination",
+            c,
+          ),
+    httpRequestMatchers:
+      spec.httpRequestMatchers === undefined
+        ? undefined
+        : c.list(spec.httpRequestMatchers, "spec.httpRequestMatchers").map((m, i) => httpMatcher(m, `spec.httpRequestMatchers[${i}]`, c)),
     policy: trafficPolicyFeatures(spec.policy ?? {}, c),
   });
   if (Object.keys(converted.policy as Json).length === 0) {
@@ -29,8 +39,16 @@ export function accessPolicySpec(value: unknown, c: Conversion): Json {
   const spec = c.record(value, "spec", { keep: ["sourceSelector", "destinationSelector", "allowedPaths", "allowedMethods", "allowedPorts"] });
   return compact({
     sourceSelector: spec.sourceSelector === undefined ? undefined : identitySelectors(spec.sourceSelector, "spec.sourceSelector", c),
-    destinationSelector: spec.destinationSelector === undefined ? undefined
-      : keepNarrow(destinationSelectors(spec.destinationSelector, "spec.destinationSelector", c), spec.destinationSelector, "spec.destinationSelector", "destination", c),
+    destinationSelector:
+      spec.destinationSelector === undefined
+        ? undefined
+        : keepNarrow(
+            destinationSelectors(spec.destinationSelector, "spec.destinationSelector", c),
+            spec.destinationSelector,
+            "spec.destinationSelector",
+            "destination",
+            c,
+          ),
     allowedPaths: spec.allowedPaths,
     allowedMethods: spec.allowedMethods,
     allowedPorts: spec.allowedPorts,

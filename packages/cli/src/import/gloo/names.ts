@@ -29,7 +29,11 @@ export function assignNames(converted: Converted[], failures: Failure[]): Named[
     const first = taken.get(`${doc.kind}/${finalName}`);
     if (first) {
       const label = describe(doc.kind, doc.name, doc.namespace, doc.where);
-      failures.push({ document: label, message: `meshplane name ${finalName} is already taken by ${describe(first.kind, first.name, first.namespace, first.where)}; rename one of them before importing`, dropped: doc.dropped });
+      failures.push({
+        document: label,
+        message: `meshplane name ${finalName} is already taken by ${describe(first.kind, first.name, first.namespace, first.where)}; rename one of them before importing`,
+        dropped: doc.dropped,
+      });
       continue;
     }
     taken.set(`${doc.kind}/${finalName}`, doc);

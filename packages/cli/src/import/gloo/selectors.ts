@@ -43,11 +43,17 @@ export function identitySelectors(value: unknown, path: string, c: Conversion): 
     const at = `${path}[${i}]`;
     const s = c.record(item, at, { keep: ["kubeIdentityMatcher", "kubeServiceAccountRefs", "requestIdentityMatcher"] });
     if (s.requestIdentityMatcher !== undefined) {
-      c.drop(`${at}.requestIdentityMatcher`, "meshplane matches mesh identities, not JWT request principals; enforce them with an Istio RequestAuthentication and AuthorizationPolicy of your own");
+      c.drop(
+        `${at}.requestIdentityMatcher`,
+        "meshplane matches mesh identities, not JWT request principals; enforce them with an Istio RequestAuthentication and AuthorizationPolicy of your own",
+      );
     }
     if (s.kubeServiceAccountRefs !== undefined) {
       if (s.kubeIdentityMatcher !== undefined) {
-        c.drop(`${at}.kubeIdentityMatcher`, "set together with kubeServiceAccountRefs, which Gloo Mesh combines into one Istio source; only the service accounts are kept (the narrower reading) — add a separate selector if the namespaces or clusters should be allowed too");
+        c.drop(
+          `${at}.kubeIdentityMatcher`,
+          "set together with kubeServiceAccountRefs, which Gloo Mesh combines into one Istio source; only the service accounts are kept (the narrower reading) — add a separate selector if the namespaces or clusters should be allowed too",
+        );
       }
       out.push(...serviceAccountSelectors(s.kubeServiceAccountRefs, `${at}.kubeServiceAccountRefs`, c));
     } else if (s.kubeIdentityMatcher !== undefined) {

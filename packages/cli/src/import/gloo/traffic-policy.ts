@@ -60,20 +60,25 @@ export function trafficPolicyFeatures(value: unknown, c: Conversion): Json {
   const istio = mtlsPolicy?.istio === undefined ? undefined : c.record(mtlsPolicy.istio, `${at("mtls")}.istio`, { keep: ["tlsMode"] });
   return compact({
     trafficShift: p.trafficShift === undefined ? undefined : trafficShift(p.trafficShift, at("trafficShift"), c),
-    faultInjection: fault && compact({
-      fixedDelay: fault.fixedDelay,
-      abort: fault.abort === undefined ? undefined : { httpStatus: c.record(fault.abort, `${at("faultInjection")}.abort`, { keep: ["httpStatus"] }).httpStatus },
-      percentage: fault.percentage ?? 100, // Gloo Mesh: "if omitted all requests will be faulted"
-    }),
+    faultInjection:
+      fault &&
+      compact({
+        fixedDelay: fault.fixedDelay,
+        abort:
+          fault.abort === undefined ? undefined : { httpStatus: c.record(fault.abort, `${at("faultInjection")}.abort`, { keep: ["httpStatus"] }).httpStatus },
+        percentage: fault.percentage ?? 100, // Gloo Mesh: "if omitted all requests will be faulted"
+      }),
     requestTimeout: p.requestTimeout,
     // Omitted attempts are proto3's 0 in Gloo Mesh too.
     retries: retries && compact({ attempts: retries.attempts ?? 0, perTryTimeout: retries.perTryTimeout }),
     corsPolicy: p.corsPolicy === undefined ? undefined : corsPolicy(p.corsPolicy, at("corsPolicy"), c),
-    mirror: mirror && compact({
-      kubeService: mirror.kubeService === undefined ? undefined : clusterRef(mirror.kubeService, `${at("mirror")}.kubeService`, c),
-      percentage: mirror.percentage,
-      port: mirror.port,
-    }),
+    mirror:
+      mirror &&
+      compact({
+        kubeService: mirror.kubeService === undefined ? undefined : clusterRef(mirror.kubeService, `${at("mirror")}.kubeService`, c),
+        percentage: mirror.percentage,
+        port: mirror.port,
+      }),
     headerManipulation: pick("headerManipulation", ["appendRequestHeaders", "removeRequestHeaders", "appendResponseHeaders", "removeResponseHeaders"]),
     outlierDetection: pick("outlierDetection", ["consecutiveErrors", "interval", "baseEjectionTime", "maxEjectionPercent"]),
     // tlsMode is a proto3 enum whose zero value is DISABLE: an empty `istio: {}` meant DISABLE.
@@ -111,8 +116,10 @@ function trafficShift(value: unknown, path: string, c: Conversion): Json | undef
 function corsPolicy(value: unknown, path: string, c: Conversion): Json {
   const cors = c.record(value, path, { keep: ["allowOrigins", "allowMethods", "allowHeaders", "exposeHeaders", "maxAge", "allowCredentials"] });
   return compact({
-    allowOrigins: cors.allowOrigins === undefined ? undefined
-      : c.list(cors.allowOrigins, `${path}.allowOrigins`).map((o, i) => stringMatch(o, `${path}.allowOrigins[${i}]`, c, false)),
+    allowOrigins:
+      cors.allowOrigins === undefined
+        ? undefined
+        : c.list(cors.allowOrigins, `${path}.allowOrigins`).map((o, i) => stringMatch(o, `${path}.allowOrigins[${i}]`, c, false)),
     allowMethods: cors.allowMethods,
     allowHeaders: cors.allowHeaders,
     exposeHeaders: cors.exposeHeaders,

@@ -13,7 +13,8 @@ export function mtls(value: unknown, path: string, c: Conversion): Json {
     keep: ["shared", "autoRestartPods", "rotationStrategy"],
     drop: {
       limited: "limited trust is not supported by meshplane (nor implemented in Gloo Mesh v1); use shared trust",
-      rotationVerificationMethod: "meshplane rotates roots in phases (both roots trusted, then intermediates re-issued, then the old root dropped) without a manual verification step",
+      rotationVerificationMethod:
+        "meshplane rotates roots in phases (both roots trusted, then intermediates re-issued, then the old root dropped) without a manual verification step",
     },
   });
   if (m.rotationStrategy !== undefined && m.rotationStrategy !== "MULTI_ROOT") {
@@ -23,7 +24,8 @@ export function mtls(value: unknown, path: string, c: Conversion): Json {
 }
 
 // Both Gloo ways of bringing your own CA become meshplane's `external` root, whose key stays with you.
-const AFTER_APPLY = "after applying, sign the VirtualMesh's CSR (GET /v1/virtualmeshes/<name>/ca/csr) and upload the chain (PUT /v1/virtualmeshes/<name>/ca/certificate)";
+const AFTER_APPLY =
+  "after applying, sign the VirtualMesh's CSR (GET /v1/virtualmeshes/<name>/ca/csr) and upload the chain (PUT /v1/virtualmeshes/<name>/ca/certificate)";
 const CA_DROPS = {
   secret: `meshplane never holds your root key: imported as rootCertificateAuthority.external; ${AFTER_APPLY} with the CA in that Secret`,
   intermediateCertificateAuthority: `meshplane issues intermediates itself: imported as rootCertificateAuthority.external; ${AFTER_APPLY} with your Vault CA`,
@@ -46,7 +48,10 @@ function sharedTrust(value: unknown, path: string, c: Conversion): Json {
   if (root === undefined) root = { generated: { keyAlgorithm: GLOO_ROOT_KEY } };
   return compact({
     rootCertificateAuthority: root,
-    intermediateCertOptions: shared.intermediateCertOptions === undefined ? undefined : certOptions(shared.intermediateCertOptions, `${path}.intermediateCertOptions`, c, "intermediate"),
+    intermediateCertOptions:
+      shared.intermediateCertOptions === undefined
+        ? undefined
+        : certOptions(shared.intermediateCertOptions, `${path}.intermediateCertOptions`, c, "intermediate"),
   });
 }
 
@@ -54,12 +59,13 @@ function sharedTrust(value: unknown, path: string, c: Conversion): Json {
 function certOptions(value: unknown, path: string, c: Conversion, role: "root" | "intermediate"): Json {
   const o = c.record(value, path, {
     keep: role === "root" ? ["ttlDays", "rsaKeySizeBytes", "orgName"] : ["ttlDays", "secretRotationGracePeriodRatio"],
-    drop: role === "root"
-      ? { secretRotationGracePeriodRatio: "meshplane rotates the root on its own phased schedule" }
-      : {
-          rsaKeySizeBytes: "intermediate keys are made in each cluster by the agent; meshplane chooses their type",
-          orgName: "meshplane sets the intermediate certificate's subject",
-        },
+    drop:
+      role === "root"
+        ? { secretRotationGracePeriodRatio: "meshplane rotates the root on its own phased schedule" }
+        : {
+            rsaKeySizeBytes: "intermediate keys are made in each cluster by the agent; meshplane chooses their type",
+            orgName: "meshplane sets the intermediate certificate's subject",
+          },
   });
   if (role === "intermediate") {
     // Gloo refreshes at `ratio` of the lifetime before expiry; meshplane counts days.
@@ -71,7 +77,10 @@ function certOptions(value: unknown, path: string, c: Conversion, role: "root" |
   const size = o.rsaKeySizeBytes === undefined ? undefined : String(o.rsaKeySizeBytes);
   const keyAlgorithm = size === undefined ? GLOO_ROOT_KEY : KEY_ALGORITHMS[size];
   if (keyAlgorithm === undefined) {
-    c.drop(`${path}.rsaKeySizeBytes`, "meshplane generates RSA 2048, RSA 4096 or ECDSA P-256 root keys; imported without a keyAlgorithm, so the root is ECDSA P-256 (meshplane's default): set keyAlgorithm to choose another");
+    c.drop(
+      `${path}.rsaKeySizeBytes`,
+      "meshplane generates RSA 2048, RSA 4096 or ECDSA P-256 root keys; imported without a keyAlgorithm, so the root is ECDSA P-256 (meshplane's default): set keyAlgorithm to choose another",
+    );
   }
   return compact({ ttlDays: o.ttlDays, keyAlgorithm, orgName: o.orgName });
 }
@@ -137,7 +146,10 @@ function gateways(value: unknown, path: string, c: Conversion): Json[] {
     const at = `${path}[${i}]`;
     const g = c.record(item, at, {
       keep: ["destinationSelectors", "portName", "gatewayTlsPortName"],
-      drop: { meshes: "meshplane applies an east-west gateway entry to every mesh of the VirtualMesh; to keep this one to those meshes, add their clusters to its kubeServiceMatcher (clusters) or name the gateway Services in kubeServiceRefs" },
+      drop: {
+        meshes:
+          "meshplane applies an east-west gateway entry to every mesh of the VirtualMesh; to keep this one to those meshes, add their clusters to its kubeServiceMatcher (clusters) or name the gateway Services in kubeServiceRefs",
+      },
     });
     const port = g.gatewayTlsPortName === undefined ? "portName" : "gatewayTlsPortName";
     const portName = g[port];
@@ -146,7 +158,10 @@ function gateways(value: unknown, path: string, c: Conversion): Json[] {
     }
     const selectors = destinationSelectors(g.destinationSelectors ?? [], `${at}.destinationSelectors`, c);
     if (selectors.length === 0 && portName !== undefined && portName !== "tls") {
-      c.drop(`${at}.${port}`, "without destinationSelectors meshplane uses its default gateways and their port named tls; add a destinationSelector to use another port");
+      c.drop(
+        `${at}.${port}`,
+        "without destinationSelectors meshplane uses its default gateways and their port named tls; add a destinationSelector to use another port",
+      );
     }
     for (const destinationSelector of selectors) out.push(compact({ destinationSelector, portName }));
   });

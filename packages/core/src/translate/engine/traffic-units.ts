@@ -61,7 +61,13 @@ export class TrafficUnits {
    */
   apply(model: Model, world: World, change: DiscoveryChange | undefined, ids: ContentIds): Set<string> {
     const fresh = this.units.size === 0;
-    const { current, dirty, reselected } = selectionsOf(model.trafficPolicies, this.policies, (p) => selectTrafficPolicy(p, model, world.plan), change !== undefined, ids);
+    const { current, dirty, reselected } = selectionsOf(
+      model.trafficPolicies,
+      this.policies,
+      (p) => selectTrafficPolicy(p, model, world.plan),
+      change !== undefined,
+      ids,
+    );
     this.policies = current;
     const touched = new Set(reselected);
     const forced = change === undefined ? new Set<string>() : reached(change, current.values());
@@ -132,10 +138,15 @@ export class TrafficUnits {
     const entry = this.units.get(name);
     if (entry === undefined) return;
     const { unit } = entry;
-    if (unit.osm !== undefined) entry.osm ??= { objects: [{ cluster: model.destinations.get(name)?.spec.cluster as string, draft: unit.osm }], certificates: [] };
+    if (unit.osm !== undefined)
+      entry.osm ??= { objects: [{ cluster: model.destinations.get(name)?.spec.cluster as string, draft: unit.osm }], certificates: [] };
     if (unit.istio !== undefined) {
       const demanded = this.demandKeys.get(name) ?? "";
-      if (entry.render?.demands !== demanded) entry.render = { demands: demanded, contribution: { objects: keepUnchanged(entry.sent, renderTraffic(unit.istio, this.demands, model, world.plan)), certificates: [] } };
+      if (entry.render?.demands !== demanded)
+        entry.render = {
+          demands: demanded,
+          contribution: { objects: keepUnchanged(entry.sent, renderTraffic(unit.istio, this.demands, model, world.plan)), certificates: [] },
+        };
     }
     const contribution = entry.render?.contribution ?? entry.osm ?? NOTHING;
     if (entry.sent === contribution) return;

@@ -63,7 +63,13 @@ export class Translator {
   }
 
   /** The policy's status: kept when neither it nor any destination unit it is in changed, else computed from its result. */
-  private status(p: TrafficPolicy | AccessPolicy, touched: ReadonlySet<string>, kept: Map<ResourceKey, KeptStatus>, statuses: Record<ResourceKey, ResourceStatus>, result: () => PolicyResult): void {
+  private status(
+    p: TrafficPolicy | AccessPolicy,
+    touched: ReadonlySet<string>,
+    kept: Map<ResourceKey, KeptStatus>,
+    statuses: Record<ResourceKey, ResourceStatus>,
+    result: () => PolicyResult,
+  ): void {
     const key = resourceKeyOf(p);
     const previous = this.statuses.get(key);
     let entry: KeptStatus;

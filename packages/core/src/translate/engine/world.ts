@@ -171,10 +171,26 @@ export class WorldBuilder {
    */
   private exportKey(exported: FederatedExport, model: Model): string {
     const workloads = model.backingWorkloads(exported.destination).map((w) => this.identities.of(w));
-    return [this.identities.of(exported.destination), workloads.join(","), this.identities.of(exported.virtualMesh), exported.address, exported.host, this.text(exported.targetNames, () => [...exported.targetNames].join(",")), this.text(exported.gateways, () => canonicalJson(exported.gateways))].join("\u0001");
+    return [
+      this.identities.of(exported.destination),
+      workloads.join(","),
+      this.identities.of(exported.virtualMesh),
+      exported.address,
+      exported.host,
+      this.text(exported.targetNames, () => [...exported.targetNames].join(",")),
+      this.text(exported.gateways, () => canonicalJson(exported.gateways)),
+    ].join("\u0001");
   }
 }
 
 function sameWorld(a: WorldInputs, b: WorldInputs): boolean {
-  return a.tenant === b.tenant && a.cas === b.cas && sameList(a.clusters, b.clusters) && sameList(a.meshes, b.meshes) && sameList(a.workloads, b.workloads) && sameList(a.destinations, b.destinations) && sameList(a.virtualMeshes, b.virtualMeshes);
+  return (
+    a.tenant === b.tenant &&
+    a.cas === b.cas &&
+    sameList(a.clusters, b.clusters) &&
+    sameList(a.meshes, b.meshes) &&
+    sameList(a.workloads, b.workloads) &&
+    sameList(a.destinations, b.destinations) &&
+    sameList(a.virtualMeshes, b.virtualMeshes)
+  );
 }

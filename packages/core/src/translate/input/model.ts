@@ -111,10 +111,14 @@ export function buildWorld(input: TranslateInput): Model {
   const clusters = [...new Set(input.clusters)].sort(compareStrings);
   const registered = new Set(clusters);
   const conflicts = new Map<string, string>();
-  const meshes = discoveredByName(input.meshes.filter((m) => registered.has(m.spec.cluster)), conflicts);
+  const meshes = discoveredByName(
+    input.meshes.filter((m) => registered.has(m.spec.cluster)),
+    conflicts,
+  );
   // A workload or destination belongs to a mesh of its own cluster; a name the control plane gave
   // another cluster's mesh never makes it one of that mesh's (docs/api.md, "Discovered names").
-  const known = <T extends Destination | Workload>(item: T) => registered.has(item.spec.cluster) && meshes.get(item.spec.mesh)?.spec.cluster === item.spec.cluster;
+  const known = <T extends Destination | Workload>(item: T) =>
+    registered.has(item.spec.cluster) && meshes.get(item.spec.mesh)?.spec.cluster === item.spec.cluster;
   const workloads = discoveredByName(input.workloads.filter(known), conflicts);
   const destinations = discoveredByName(input.destinations.filter(known), conflicts);
   const byRef = new Map([...destinations.values()].map((d) => [refKey(d.spec), d]));

@@ -75,7 +75,9 @@ function viewErrors(features: TrafficPolicyFeatures, views: readonly View[], ctx
     if (ctx.model.meshOf(target).spec.type !== "istio") errors.push(`${what} ${name} is not in an Istio mesh`);
     for (const view of views) {
       if (hostFrom(target, view.mesh, ctx.plan) === undefined) {
-        errors.push(`${what} ${name} is not reachable from mesh ${view.mesh.metadata.name}: ${ctx.links.unreachable(view.mesh, target) ?? "federate it there with a VirtualMesh"}`);
+        errors.push(
+          `${what} ${name} is not reachable from mesh ${view.mesh.metadata.name}: ${ctx.links.unreachable(view.mesh, target) ?? "federate it there with a VirtualMesh"}`,
+        );
       }
     }
   }
@@ -112,7 +114,8 @@ function conflictsWith(state: IstioDestinationState, key: string, c: Contributio
   else {
     for (const scope of c.scopes) {
       const cell = state.scoped.get(scopeKey(scope));
-      if (cell !== undefined) errors.push(...conflictErrors(cell.fields.conflicts(c.trafficPolicy as Fields), (p) => `${drField(p)} for ${describeScope(scope)}`));
+      if (cell !== undefined)
+        errors.push(...conflictErrors(cell.fields.conflicts(c.trafficPolicy as Fields), (p) => `${drField(p)} for ${describeScope(scope)}`));
     }
     errors.push(...overlapErrors(c.scopes, state.scoped));
   }

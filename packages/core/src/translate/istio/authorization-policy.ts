@@ -36,7 +36,11 @@ export function authorizationRule(policy: AccessPolicy, destination: Destination
  * accepted, even if its sources matched nobody: the user asked to restrict access, and an ALLOW
  * policy with no matching rule denies, which is what "allow only nobody" means.
  */
-export function authorizationPolicy(destination: Destination, rules: { policy: AccessPolicy; rule: Record<string, unknown> | undefined }[], model: Model): ObjectDraft {
+export function authorizationPolicy(
+  destination: Destination,
+  rules: { policy: AccessPolicy; rule: Record<string, unknown> | undefined }[],
+  model: Model,
+): ObjectDraft {
   return {
     apiVersion: model.istioVersions(destination.spec.cluster).security,
     kind: "AuthorizationPolicy",

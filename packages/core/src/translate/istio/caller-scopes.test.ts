@@ -10,7 +10,9 @@ function cell(scope: CallerScope, owner: string): [string, ScopedFields] {
 
 describe("caller scopes", () => {
   it("keys ignore label order and tell namespace-wide from labelled scopes", () => {
-    expect(scopeKey({ cluster: "c1", namespace: "ns", labels: { a: "1", b: "2" } })).toBe(scopeKey({ cluster: "c1", namespace: "ns", labels: { b: "2", a: "1" } }));
+    expect(scopeKey({ cluster: "c1", namespace: "ns", labels: { a: "1", b: "2" } })).toBe(
+      scopeKey({ cluster: "c1", namespace: "ns", labels: { b: "2", a: "1" } }),
+    );
     expect(scopeKey({ cluster: "c1", namespace: "ns" })).not.toBe(scopeKey({ cluster: "c1", namespace: "ns", labels: {} }));
     expect(scopeKey({ cluster: "c1" })).not.toBe(scopeKey({ cluster: "c1", namespace: "" }));
   });
@@ -18,7 +20,9 @@ describe("caller scopes", () => {
   it("refuses labelled scopes a workload could match together, in the same cluster and namespace only", () => {
     const existing = new Map([cell({ cluster: "c1", namespace: "web", labels: { tier: "web" } }, "first")]);
     const overlapping = { cluster: "c1", namespace: "web", labels: { app: "shop" } };
-    expect(overlapErrors([overlapping], existing)).toEqual([expect.stringContaining("overlap labels {tier=web} of TrafficPolicy first for callers in namespace web of cluster c1")]);
+    expect(overlapErrors([overlapping], existing)).toEqual([
+      expect.stringContaining("overlap labels {tier=web} of TrafficPolicy first for callers in namespace web of cluster c1"),
+    ]);
     // The same labels share a rule; conflicting values cannot both match; elsewhere is another rule.
     expect(overlapErrors([{ cluster: "c1", namespace: "web", labels: { tier: "web" } }], existing)).toEqual([]);
     expect(overlapErrors([{ cluster: "c1", namespace: "web", labels: { tier: "ops", app: "shop" } }], existing)).toEqual([]);

@@ -72,7 +72,12 @@ function callerNamespaces(model: Model, view: View, labels: Record<string, strin
  * rule there without a workloadSelector would compete with the service's own rule, and Istio
  * picks one of them by creation time.
  */
-export function callerScopes(sources: readonly WorkloadSelector[], views: readonly View[], model: Model, features: readonly string[]): { scopes: CallerScope[]; errors: string[] } {
+export function callerScopes(
+  sources: readonly WorkloadSelector[],
+  views: readonly View[],
+  model: Model,
+  features: readonly string[],
+): { scopes: CallerScope[]; errors: string[] } {
   const scopes = new Map<string, CallerScope>();
   const errors: string[] = [];
   const add = (scope: CallerScope) => scopes.set(scopeKey(scope), scope);

@@ -47,7 +47,8 @@ function trafficPolicyOf(fields: Fields): DestinationTrafficPolicy {
     baseEjectionTime: o.baseEjectionTime ?? OUTLIER_DEFAULTS.baseEjectionTime,
     maxEjectionPercent: o.maxEjectionPercent ?? OUTLIER_DEFAULTS.maxEjectionPercent,
   };
-  const loadBalancer = value.loadBalancer?.localityLbSetting !== undefined ? value.loadBalancer : { ...value.loadBalancer, localityLbSetting: { enabled: false } };
+  const loadBalancer =
+    value.loadBalancer?.localityLbSetting !== undefined ? value.loadBalancer : { ...value.loadBalancer, localityLbSetting: { enabled: false } };
   return { ...value, outlierDetection, loadBalancer };
 }
 
@@ -107,7 +108,12 @@ function callerRules(base: ViewBase, input: DestinationRuleInput, model: Model):
     // A federated host's object name is unique in its namespace already; a local one is not across namespaces.
     const ruleName = view.federated ? generatedName(view.name, "callers") : generatedName(view.name, view.namespace, "callers");
     if (all !== undefined || !(base.ownRule && namespace === view.namespace)) {
-      place(ruleName, namespace, { host: view.host, exportTo: [namespace], trafficPolicy: trafficPolicyOf(fields), subsets: base.subsets }, scopeParents([all, ...labelled]));
+      place(
+        ruleName,
+        namespace,
+        { host: view.host, exportTo: [namespace], trafficPolicy: trafficPolicyOf(fields), subsets: base.subsets },
+        scopeParents([all, ...labelled]),
+      );
     }
     for (const cell of labelled.sort((a, b) => compareStrings(scopeKey(a.scope), scopeKey(b.scope)))) {
       const matchLabels = cell.scope.labels as Record<string, string>;
@@ -210,7 +216,12 @@ export function gatewayDestinationRule(input: DestinationRuleInput, exported: Fe
     kind: "DestinationRule",
     name,
     namespace,
-    spec: { host: exported.host, exportTo: gatewayExportTo(exported, namespace), trafficPolicy: { tls }, subsets: input.subsets.length > 0 ? input.subsets : undefined },
+    spec: {
+      host: exported.host,
+      exportTo: gatewayExportTo(exported, namespace),
+      trafficPolicy: { tls },
+      subsets: input.subsets.length > 0 ? input.subsets : undefined,
+    },
     parents: [{ kind: "VirtualMesh", name: exported.virtualMesh.metadata.name }, ...policyParents(input, [input.state.trafficPolicy])],
   };
 }

@@ -50,4 +50,3 @@ export function groupKey(spec: TrafficPolicy["spec"]): string {
 export function routeFeaturesOf(features: TrafficPolicyFeatures, routeFeatures: readonly (keyof TrafficPolicyFeatures)[]): string[] {
   return routeFeatures.filter((f) => features[f] !== undefined);
 }
-

@@ -32,7 +32,8 @@ function targetsOf(features: TrafficPolicyFeatures, destination: Destination, mo
     if (target !== undefined) targets.push({ what: `trafficShift destination ${refKey(d.kubeService)}`, destination: target, primary: true });
   }
   const mirror = features.mirror === undefined ? undefined : model.destinationByRef(features.mirror.kubeService);
-  if (mirror !== undefined && features.mirror !== undefined) targets.push({ what: `mirror destination ${refKey(features.mirror.kubeService)}`, destination: mirror, primary: false });
+  if (mirror !== undefined && features.mirror !== undefined)
+    targets.push({ what: `mirror destination ${refKey(features.mirror.kubeService)}`, destination: mirror, primary: false });
   return targets;
 }
 
@@ -83,7 +84,12 @@ export function federatedCallProblems(
   return unreachable;
 }
 
-function heldBack(features: TrafficPolicyFeatures, destination: Destination, from: readonly View[], ctx: { model: Model; plan: FederationPlan; links: FederationLinks }): HeldBack[] {
+function heldBack(
+  features: TrafficPolicyFeatures,
+  destination: Destination,
+  from: readonly View[],
+  ctx: { model: Model; plan: FederationPlan; links: FederationLinks },
+): HeldBack[] {
   const own = ctx.model.meshOf(destination);
   const targets = targetsOf(features, destination, ctx.model);
   // Targets in the destination's own mesh are local to its own view, whose callers then have a working route.
@@ -102,7 +108,8 @@ function heldBack(features: TrafficPolicyFeatures, destination: Destination, fro
       }
       const caller = view.mesh.metadata.name;
       if (view.federated && target.destination.spec.mesh === own.metadata.name) {
-        for (const p of problems) cutOff.push({ state: p.state, error: `callers in mesh ${caller} reach this service only through federation, whose calls ${outlook(p)}` });
+        for (const p of problems)
+          cutOff.push({ state: p.state, error: `callers in mesh ${caller} reach this service only through federation, whose calls ${outlook(p)}` });
       } else {
         for (const p of problems) held.push({ state: p.state, error: `${target.what}: calls to it from mesh ${caller} ${outlook(p)}` });
       }

@@ -150,7 +150,13 @@ export function eastWestGateway(member: Membership, gateway: Gateway, model: Mod
     namespace: gateway.namespace,
     spec: {
       selector: gateway.selector,
-      servers: [{ port: { number: gateway.containerPort, name: "tls", protocol: "TLS" }, tls: { mode: "AUTO_PASSTHROUGH" }, hosts: [`*.${member.mesh.spec.cluster}.${suffix}`] }],
+      servers: [
+        {
+          port: { number: gateway.containerPort, name: "tls", protocol: "TLS" },
+          tls: { mode: "AUTO_PASSTHROUGH" },
+          hosts: [`*.${member.mesh.spec.cluster}.${suffix}`],
+        },
+      ],
     },
     parents: [{ kind: "VirtualMesh", name: member.virtualMesh.metadata.name }],
   };

@@ -25,11 +25,7 @@ describe("sourceMatches", () => {
   it.each([
     ["no selectors: every source", undefined, [{}]],
     ["labels only", [{ kubeWorkloadMatcher: { labels: { app: "a" } } }], [{ sourceLabels: { app: "a" } }]],
-    [
-      "one match per namespace",
-      [{ kubeWorkloadMatcher: { namespaces: ["b", "a"] } }],
-      [{ sourceNamespace: "a" }, { sourceNamespace: "b" }],
-    ],
+    ["one match per namespace", [{ kubeWorkloadMatcher: { namespaces: ["b", "a"] } }], [{ sourceNamespace: "a" }, { sourceNamespace: "b" }]],
     ["selector for another cluster: nothing here", [{ kubeWorkloadMatcher: { clusters: ["other"] } }], []],
     ["selector for this cluster: every source here", [{ kubeWorkloadMatcher: { clusters: ["here"] } }], [{}]],
     ["empty namespace list matches nothing", [{ kubeWorkloadMatcher: { namespaces: [] } }], []],

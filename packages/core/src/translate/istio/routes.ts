@@ -90,7 +90,7 @@ export function viewKey(state: IstioDestinationState, view: View, tokens: readon
   const parts = [view.host, view.namespace, view.name, ctx.model.istioVersions(view.cluster).networking];
   for (const token of tokens) parts.push(resolveHost(token, view.mesh, ctx.model, ctx.plan));
   for (const group of state.groups.values()) {
-    parts.push((group.sources ?? []).map((s) => (s.kubeWorkloadMatcher.clusters?.includes(view.cluster) ?? true ? "1" : "0")).join(""));
+    parts.push((group.sources ?? []).map((s) => ((s.kubeWorkloadMatcher.clusters?.includes(view.cluster) ?? true) ? "1" : "0")).join(""));
   }
   return parts.join("\u0000");
 }

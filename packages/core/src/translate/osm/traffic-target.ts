@@ -28,7 +28,11 @@ function unique(accounts: readonly Account[]): Account[] {
  * to the accounts of workloads in the destination's OSM mesh; OSM is single-cluster, so accounts of
  * other clusters cannot be authorised and are errors.
  */
-export function osmSources(selectors: readonly IdentitySelector[] | undefined, destination: Destination, model: Model): { accounts: Account[]; errors: string[] } {
+export function osmSources(
+  selectors: readonly IdentitySelector[] | undefined,
+  destination: Destination,
+  model: Model,
+): { accounts: Account[]; errors: string[] } {
   if (selectors === undefined || selectors.length === 0) return { accounts: unique(accountsOf(model, destination, undefined)), errors: [] };
   const accounts: Account[] = [];
   const errors: string[] = [];
@@ -36,7 +40,10 @@ export function osmSources(selectors: readonly IdentitySelector[] | undefined, d
   for (const s of selectors) {
     for (const sa of s.kubeServiceAccountRefs?.serviceAccounts ?? []) {
       if (sa.cluster === cluster || sa.cluster === undefined) accounts.push({ name: sa.name, namespace: sa.namespace });
-      else errors.push(`OSM (SMI TrafficTarget) cannot authorise service account ${refKey({ cluster: sa.cluster, namespace: sa.namespace, name: sa.name })} of another cluster`);
+      else
+        errors.push(
+          `OSM (SMI TrafficTarget) cannot authorise service account ${refKey({ cluster: sa.cluster, namespace: sa.namespace, name: sa.name })} of another cluster`,
+        );
     }
     const m = s.kubeIdentityMatcher;
     if (m !== undefined && (m.clusters === undefined || m.clusters.includes(cluster))) accounts.push(...accountsOf(model, destination, m.namespaces));
@@ -76,12 +83,18 @@ export function osmPortError(policy: AccessPolicy, destination: Destination): st
  * (all when none), and a TrafficTarget per destination service account from the source accounts
  * (ports were checked by `osmPortError`). Nothing when no source account resolves.
  */
-export function trafficTargets(policy: AccessPolicy, destination: Destination, destinationAccounts: readonly string[], sources: readonly Account[]): ObjectDraft[] {
+export function trafficTargets(
+  policy: AccessPolicy,
+  destination: Destination,
+  destinationAccounts: readonly string[],
+  sources: readonly Account[],
+): ObjectDraft[] {
   if (sources.length === 0) return [];
   const { allowedPaths, allowedMethods } = policy.spec;
   const methods = allowedMethods?.length ? [...new Set(allowedMethods)].sort(compareStrings) : ["*"];
   const paths = allowedPaths?.length ? [...new Set(allowedPaths)].sort(compareStrings) : undefined;
-  const matches = paths === undefined ? [{ name: "all", pathRegex: ".*", methods }] : paths.map((p, i) => ({ name: `path-${i}`, pathRegex: pathRegex(p), methods }));
+  const matches =
+    paths === undefined ? [{ name: "all", pathRegex: ".*", methods }] : paths.map((p, i) => ({ name: `path-${i}`, pathRegex: pathRegex(p), methods }));
   const groupName = generatedName(policy.metadata.name, destination.spec.name);
   const parents = [{ kind: "AccessPolicy" as const, name: policy.metadata.name }];
   const namespace = destination.spec.namespace;

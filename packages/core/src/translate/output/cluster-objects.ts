@@ -79,13 +79,15 @@ export class ClusterObjects {
   takeAll(): Entry[] {
     const gone = new Map<Entry, number>();
     for (const e of this.removed) gone.set(e, (gone.get(e) ?? 0) + 1);
-    const kept = this.chunks.flatMap((c) => c.raw).filter((e) => {
-      const n = gone.get(e);
-      if (n === undefined) return true;
-      if (n === 1) gone.delete(e);
-      else gone.set(e, n - 1);
-      return false;
-    });
+    const kept = this.chunks
+      .flatMap((c) => c.raw)
+      .filter((e) => {
+        const n = gone.get(e);
+        if (n === undefined) return true;
+        if (n === 1) gone.delete(e);
+        else gone.set(e, n - 1);
+        return false;
+      });
     const all = [...kept, ...this.added];
     this.added = [];
     this.removed = [];
@@ -281,7 +283,12 @@ function encodedOutput(encoding: Encoding, certificates: CertificateDirective[],
       (objects ??= encoding.chunks.flatMap((chunk) =>
         chunk.folded.map(({ draft }, i): KubeObject => {
           const r = chunk.ready[i] as Ready;
-          return { apiVersion: draft.apiVersion, kind: draft.kind, metadata: { annotations: r.annotations, labels: encoding.labels, name: draft.name, namespace: draft.namespace }, spec: r.spec };
+          return {
+            apiVersion: draft.apiVersion,
+            kind: draft.kind,
+            metadata: { annotations: r.annotations, labels: encoding.labels, name: draft.name, namespace: draft.namespace },
+            spec: r.spec,
+          };
         }),
       )),
   });
@@ -314,6 +321,19 @@ export function objectCount(output: ClusterOutput): number {
 /** Each object's kind, namespace, name and parents annotation, in output order, without building the objects. */
 export function objectRefs(output: ClusterOutput, parentsAnnotation: string): { kind: string; namespace?: string; name: string; parents: string }[] {
   const encoding = encodingOf(output);
-  if (encoding === undefined) return output.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, parents: o.metadata.annotations[parentsAnnotation] ?? "[]" }));
-  return encoding.chunks.flatMap((chunk) => chunk.folded.map(({ draft }, i) => ({ kind: draft.kind, namespace: draft.namespace, name: draft.name, parents: (chunk.ready[i] as Ready).annotations[parentsAnnotation] ?? "[]" })));
+  if (encoding === undefined)
+    return output.objects.map((o) => ({
+      kind: o.kind,
+      namespace: o.metadata.namespace,
+      name: o.metadata.name,
+      parents: o.metadata.annotations[parentsAnnotation] ?? "[]",
+    }));
+  return encoding.chunks.flatMap((chunk) =>
+    chunk.folded.map(({ draft }, i) => ({
+      kind: draft.kind,
+      namespace: draft.namespace,
+      name: draft.name,
+      parents: (chunk.ready[i] as Ready).annotations[parentsAnnotation] ?? "[]",
+    })),
+  );
 }

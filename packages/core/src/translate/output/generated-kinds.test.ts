@@ -16,8 +16,11 @@ describe("GENERATED_KINDS", () => {
   it("covers every apiVersion the translators choose", () => {
     const listed = new Set(GENERATED_KINDS.flatMap(apiVersionsOf));
     const old = istioApiVersions([]);
-    const current = istioApiVersions([{ kind: "Mesh", metadata: { name: "m", cluster: "c" }, spec: { type: "istio", cluster: "c", namespace: "istio-system", version: "1.24.0" } }]);
-    for (const apiVersion of [old.networking, old.security, current.networking, current.security, ...Object.values(SMI_API_VERSIONS)]) expect(listed).toContain(apiVersion);
+    const current = istioApiVersions([
+      { kind: "Mesh", metadata: { name: "m", cluster: "c" }, spec: { type: "istio", cluster: "c", namespace: "istio-system", version: "1.24.0" } },
+    ]);
+    for (const apiVersion of [old.networking, old.security, current.networking, current.security, ...Object.values(SMI_API_VERSIONS)])
+      expect(listed).toContain(apiVersion);
   });
 
   it("ranks kinds in table order and any other kind after them all", () => {

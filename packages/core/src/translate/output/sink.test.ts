@@ -19,14 +19,17 @@ function sinkWith(clusters: string[], pairs: [string, ObjectDraft][]): OutputSin
 
 describe("OutputSink", () => {
   it("sorts by kind order, namespace, name and stamps labels and parents", () => {
-    const sink = sinkWith(["c1", "c2"], [
-      ["c1", draft("VirtualService", "a", {}, "p")],
-      ["c1", draft("DestinationRule", "z", {}, "p")],
-      ["c1", draft("ServiceEntry", "m", {}, "p")],
-      ["c1", { ...draft("ServiceEntry", "a-b", {}, "p"), namespace: "ns-a" }],
-      ["c1", draft("ServiceEntry", "a", {}, "p")],
-      ["c1", draft("ServiceEntry", "a-1", {}, "p")],
-    ]);
+    const sink = sinkWith(
+      ["c1", "c2"],
+      [
+        ["c1", draft("VirtualService", "a", {}, "p")],
+        ["c1", draft("DestinationRule", "z", {}, "p")],
+        ["c1", draft("ServiceEntry", "m", {}, "p")],
+        ["c1", { ...draft("ServiceEntry", "a-b", {}, "p"), namespace: "ns-a" }],
+        ["c1", draft("ServiceEntry", "a", {}, "p")],
+        ["c1", draft("ServiceEntry", "a-1", {}, "p")],
+      ],
+    );
     const out = sink.finish();
     expect(out.c1?.objects.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
       "ServiceEntry/ns/a",
@@ -36,13 +39,20 @@ describe("OutputSink", () => {
       "DestinationRule/ns/z",
       "VirtualService/ns/a",
     ]);
-    expect(out.c1?.objects[0]?.metadata.labels).toEqual({ "app.kubernetes.io/managed-by": "meshplane", "meshplane.dev/cluster": "c1", "meshplane.dev/tenant": "acme" });
+    expect(out.c1?.objects[0]?.metadata.labels).toEqual({
+      "app.kubernetes.io/managed-by": "meshplane",
+      "meshplane.dev/cluster": "c1",
+      "meshplane.dev/tenant": "acme",
+    });
     expect(out.c2?.objects).toEqual([]);
     expect(out.c2?.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
   it("orders every generated kind as GENERATED_KINDS lists them", () => {
-    const sink = sinkWith(["c"], GENERATED_KINDS.toReversed().map(({ kind }) => ["c", draft(kind, "x", {}, "p")]));
+    const sink = sinkWith(
+      ["c"],
+      GENERATED_KINDS.toReversed().map(({ kind }) => ["c", draft(kind, "x", {}, "p")]),
+    );
     expect(sink.finish().c?.objects.map((o) => o.kind)).toEqual(GENERATED_KINDS.map((row) => row.kind));
   });
 
@@ -54,20 +64,26 @@ describe("OutputSink", () => {
   });
 
   it("keeps one copy of an identical object generated twice and merges the parents, sorted", () => {
-    const sink = sinkWith(["c"], [
-      ["c", draft("PeerAuthentication", "default", { mtls: { mode: "STRICT" } }, "vm-b")],
-      ["c", draft("PeerAuthentication", "default", { mtls: { mode: "STRICT" } }, "vm-a")],
-    ]);
+    const sink = sinkWith(
+      ["c"],
+      [
+        ["c", draft("PeerAuthentication", "default", { mtls: { mode: "STRICT" } }, "vm-b")],
+        ["c", draft("PeerAuthentication", "default", { mtls: { mode: "STRICT" } }, "vm-a")],
+      ],
+    );
     const objects = sink.finish().c?.objects ?? [];
     expect(objects).toHaveLength(1);
     expect(objects[0]?.metadata.annotations[ANNOTATION_PARENTS]).toBe('[{"kind":"TrafficPolicy","name":"vm-a"},{"kind":"TrafficPolicy","name":"vm-b"}]');
   });
 
   it("throws when two different objects share a name (a translator bug)", () => {
-    const sink = sinkWith(["c"], [
-      ["c", draft("VirtualService", "x", { hosts: ["a"] }, "p")],
-      ["c", draft("VirtualService", "x", { hosts: ["b"] }, "q")],
-    ]);
+    const sink = sinkWith(
+      ["c"],
+      [
+        ["c", draft("VirtualService", "x", { hosts: ["a"] }, "p")],
+        ["c", draft("VirtualService", "x", { hosts: ["b"] }, "q")],
+      ],
+    );
     expect(() => sink.finish()).toThrow(TranslateError);
   });
 
@@ -89,44 +105,64 @@ function unitDrafts(u: number, g: number, size: number): ObjectDraft[] {
 }
 
 function contribution(drafts: ObjectDraft[], clusters: string[]) {
-  return { objects: drafts.flatMap((d, i) => clusters.filter((_, k) => (i + k) % 2 === 0 || k === 0).map((cluster) => ({ cluster, draft: d }))), certificates: [] };
+  return {
+    objects: drafts.flatMap((d, i) => clusters.filter((_, k) => (i + k) % 2 === 0 || k === 0).map((cluster) => ({ cluster, draft: d }))),
+    certificates: [],
+  };
 }
 
 const endsAChunk = (d: ObjectDraft) =>
-  endsChunk(digest(canonicalJson({ apiVersion: d.apiVersion, kind: d.kind, metadata: { annotations: { [ANNOTATION_PARENTS]: JSON.stringify(d.parents) }, name: d.name, namespace: d.namespace }, spec: d.spec })));
+  endsChunk(
+    digest(
+      canonicalJson({
+        apiVersion: d.apiVersion,
+        kind: d.kind,
+        metadata: { annotations: { [ANNOTATION_PARENTS]: JSON.stringify(d.parents) }, name: d.name, namespace: d.namespace },
+        spec: d.spec,
+      }),
+    ),
+  );
 
 describe("OutputSink across translations", () => {
   it("patches only what changed and gives what a new sink gives for the same contributions, through chunk splits and merges", () => {
     const clusters = ["c1", "c2"];
     fc.assert(
-      fc.property(fc.array(fc.record({ unit: fc.nat({ max: units - 1 }), generation: fc.nat({ max: 40 }), size: fc.integer({ min: 250, max: 330 }) }), { minLength: 1, maxLength: 5 }), (changes) => {
-        const warm = new OutputSink("acme", clusters);
-        const current = new Map<number, ReturnType<typeof contribution>>();
-        for (let u = 0; u < units; u++) current.set(u, contribution(unitDrafts(u, 0, 300), clusters));
-        const all = () => {
-          for (const [u, c] of current) warm.contribute(`u${u}`, c);
-          return warm.finish();
-        };
-        all();
-        for (const change of changes) {
-          current.set(change.unit, contribution(unitDrafts(change.unit, change.generation, change.size), clusters));
-          const got = all();
-          const cold = new OutputSink("acme", clusters);
-          for (const [u, c] of current) cold.contribute(`u${u}`, c);
-          const expected = cold.finish();
-          for (const cluster of clusters) {
-            expect(got[cluster]?.hash).toBe(expected[cluster]?.hash);
-            expect(objectsJson(got[cluster] as ClusterOutput).toString()).toBe(objectsJson(expected[cluster] as ClusterOutput).toString());
-            expect(got[cluster]?.hash).toBe(new Canonicalizer().contentHash(expected[cluster]?.objects ?? [], []));
+      fc.property(
+        fc.array(fc.record({ unit: fc.nat({ max: units - 1 }), generation: fc.nat({ max: 40 }), size: fc.integer({ min: 250, max: 330 }) }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (changes) => {
+          const warm = new OutputSink("acme", clusters);
+          const current = new Map<number, ReturnType<typeof contribution>>();
+          for (let u = 0; u < units; u++) current.set(u, contribution(unitDrafts(u, 0, 300), clusters));
+          const all = () => {
+            for (const [u, c] of current) warm.contribute(`u${u}`, c);
+            return warm.finish();
+          };
+          all();
+          for (const change of changes) {
+            current.set(change.unit, contribution(unitDrafts(change.unit, change.generation, change.size), clusters));
+            const got = all();
+            const cold = new OutputSink("acme", clusters);
+            for (const [u, c] of current) cold.contribute(`u${u}`, c);
+            const expected = cold.finish();
+            for (const cluster of clusters) {
+              expect(got[cluster]?.hash).toBe(expected[cluster]?.hash);
+              expect(objectsJson(got[cluster] as ClusterOutput).toString()).toBe(objectsJson(expected[cluster] as ClusterOutput).toString());
+              expect(got[cluster]?.hash).toBe(new Canonicalizer().contentHash(expected[cluster]?.objects ?? [], []));
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 25 },
     );
   }, 120_000);
 
   it("merges a chunk with the next when its last object goes, and splits one when an object in it comes to end a chunk", () => {
-    const drafts = new Map(Array.from({ length: 3000 }, (_, i) => [`o-${String(i).padStart(4, "0")}`, draft("VirtualService", `o-${String(i).padStart(4, "0")}`, { v: 0 }, "p")]));
+    const drafts = new Map(
+      Array.from({ length: 3000 }, (_, i) => [`o-${String(i).padStart(4, "0")}`, draft("VirtualService", `o-${String(i).padStart(4, "0")}`, { v: 0 }, "p")]),
+    );
     const warm = new OutputSink("acme", ["c"]);
     const given = new Set<string>();
     const check = () => {

@@ -59,7 +59,10 @@ export interface Contribution {
  * name, apiVersion, spec and parents) replaced by that earlier draft object. A unit translated again
  * mostly regenerates what it had; handing the sink the same objects keeps them out of its changes.
  */
-export function keepUnchanged(previous: Contribution | undefined, next: readonly { cluster: string; draft: ObjectDraft }[]): { cluster: string; draft: ObjectDraft }[] {
+export function keepUnchanged(
+  previous: Contribution | undefined,
+  next: readonly { cluster: string; draft: ObjectDraft }[],
+): { cluster: string; draft: ObjectDraft }[] {
   if (previous === undefined || previous.objects.length === 0) return [...next];
   const before = new Map(previous.objects.map(({ cluster, draft }) => [`${cluster}\u0000${draft.kind}\u0000${draft.namespace}\u0000${draft.name}`, draft]));
   const same = new Map<ObjectDraft, ObjectDraft>();
@@ -112,7 +115,8 @@ export class OutputSink {
   private certificatesChanged = false;
 
   constructor(tenant: string, clusters: readonly string[]) {
-    for (const cluster of clusters) this.clusters.set(cluster, new ClusterObjects(cluster, { [LABEL_MANAGED_BY]: "meshplane", [LABEL_CLUSTER]: cluster, [LABEL_TENANT]: tenant }));
+    for (const cluster of clusters)
+      this.clusters.set(cluster, new ClusterObjects(cluster, { [LABEL_MANAGED_BY]: "meshplane", [LABEL_CLUSTER]: cluster, [LABEL_TENANT]: tenant }));
   }
 
   /**
@@ -124,7 +128,8 @@ export class OutputSink {
     const previous = this.units.get(unit);
     if (previous === contribution) return;
     for (const { cluster, draft } of contribution.objects) this.check(cluster, draft);
-    for (const { cluster } of contribution.certificates) if (!this.clusters.has(cluster)) throw new TranslateError(`certificate directive for unregistered cluster ${cluster}`);
+    for (const { cluster } of contribution.certificates)
+      if (!this.clusters.has(cluster)) throw new TranslateError(`certificate directive for unregistered cluster ${cluster}`);
     this.units.set(unit, contribution);
     // Held and released per occurrence (a draft a unit lists twice for one cluster is held twice and
     // folded into one object), so a unit seen for the first time or gone costs no bookkeeping.
@@ -168,12 +173,14 @@ export class OutputSink {
 
   private check(cluster: string, draft: ObjectDraft): void {
     if (!this.clusters.has(cluster)) throw new TranslateError(`generated ${draft.kind} ${draft.name} for unregistered cluster ${cluster}`);
-    if (!API_VERSIONS.get(draft.kind)?.has(draft.apiVersion)) throw new TranslateError(`generated ${draft.kind} ${draft.name} as ${draft.apiVersion}, which GENERATED_KINDS does not list`);
+    if (!API_VERSIONS.get(draft.kind)?.has(draft.apiVersion))
+      throw new TranslateError(`generated ${draft.kind} ${draft.name} as ${draft.apiVersion}, which GENERATED_KINDS does not list`);
   }
 
   private hold(cluster: string, draft: ObjectDraft): void {
     let entry = this.entries.get(draft);
-    if (entry === undefined) this.entries.set(draft, (entry = { draft, key: `${KIND_PREFIX.get(draft.kind)}${draft.namespace}\u0000${draft.name}`, rank: -1, refs: 0 }));
+    if (entry === undefined)
+      this.entries.set(draft, (entry = { draft, key: `${KIND_PREFIX.get(draft.kind)}${draft.namespace}\u0000${draft.name}`, rank: -1, refs: 0 }));
     entry.refs++;
     const objects = this.clusters.get(cluster) as ClusterObjects;
     objects.added.push(entry);

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { Mesh } from "../../api/index";
 import { istioApiVersions, istioMinor } from "./versions";
 
-const mesh = (version: string): Mesh => ({ kind: "Mesh", metadata: { name: version, cluster: "c" }, spec: { type: "istio", cluster: "c", namespace: "istio-system", version } });
+const mesh = (version: string): Mesh => ({
+  kind: "Mesh",
+  metadata: { name: version, cluster: "c" },
+  spec: { type: "istio", cluster: "c", namespace: "istio-system", version },
+});
 
 describe("istioApiVersions", () => {
   it.each([

@@ -7,7 +7,10 @@ export interface IstioApiVersions {
 }
 
 /** Istio's two API groups at one version (every kind of a group is generated in the same versions: tested). */
-const istioAt = (version: string): IstioApiVersions => ({ networking: apiVersionOf("VirtualService", version), security: apiVersionOf("AuthorizationPolicy", version) });
+const istioAt = (version: string): IstioApiVersions => ({
+  networking: apiVersionOf("VirtualService", version),
+  security: apiVersionOf("AuthorizationPolicy", version),
+});
 const V1 = istioAt("v1");
 const V1BETA1 = istioAt("v1beta1");
 

@@ -8,13 +8,23 @@ function policy(name: string, createdAt: string, order?: number): StoredResource
     kind: "TrafficPolicy",
     metadata: { name, uid: name, generation: 1, resourceVersion: "1", createdAt, updatedAt: createdAt },
     spec: { policy: {} },
-    status: { observedGeneration: 1, state: "ACCEPTED", ...(order === undefined ? {} : { destinations: { d: { state: "ACCEPTED", acceptanceOrder: order } } }) },
+    status: {
+      observedGeneration: 1,
+      state: "ACCEPTED",
+      ...(order === undefined ? {} : { destinations: { d: { state: "ACCEPTED", acceptanceOrder: order } } }),
+    },
   };
 }
 
 describe("acceptanceOrder", () => {
   it("puts numbered policies first by number, then the rest by creation time then name", () => {
-    const policies = [policy("new-b", "2024-02"), policy("old-numbered", "2024-01", 2), policy("new-a", "2024-02"), policy("late-numbered", "2024-09", 1), policy("oldest", "2023-01")];
+    const policies = [
+      policy("new-b", "2024-02"),
+      policy("old-numbered", "2024-01", 2),
+      policy("new-a", "2024-02"),
+      policy("late-numbered", "2024-09", 1),
+      policy("oldest", "2023-01"),
+    ];
     expect(acceptanceOrder(policies, "d").map((p) => p.metadata.name)).toEqual(["late-numbered", "old-numbered", "oldest", "new-a", "new-b"]);
   });
 

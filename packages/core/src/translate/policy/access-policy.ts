@@ -12,7 +12,14 @@ import { selectDestinations } from "../input/selectors";
 
 type Report = (policy: AccessPolicy, error: string) => void;
 
-function istioDestination(destination: Destination, policies: readonly AccessPolicy[], sources: Map<string, IstioSources>, model: Model, report: Report, sink: DraftSink): Set<AccessPolicy> {
+function istioDestination(
+  destination: Destination,
+  policies: readonly AccessPolicy[],
+  sources: Map<string, IstioSources>,
+  model: Model,
+  report: Report,
+  sink: DraftSink,
+): Set<AccessPolicy> {
   if (Object.keys(destination.spec.selector).length === 0) {
     for (const p of policies) report(p, "the service has no selector: an AuthorizationPolicy for it would apply to every workload of the namespace");
     return new Set();
@@ -70,13 +77,20 @@ export interface AccessUnit {
  * HTTPRouteGroups. Access policies are additive and never conflict, so they carry no acceptance
  * numbers; one with policy-wide errors is applied nowhere.
  */
-export function applyAccessToDestination(destination: Destination, policies: readonly AccessPolicy[], selection: (p: AccessPolicy) => AccessSelection, model: Model): AccessUnit {
+export function applyAccessToDestination(
+  destination: Destination,
+  policies: readonly AccessPolicy[],
+  selection: (p: AccessPolicy) => AccessSelection,
+  model: Model,
+): AccessUnit {
   const unit: AccessUnit = { accepted: new Set(), reports: [], objects: new Collector() };
   const valid = policies.filter((p) => selection(p).errors.length === 0);
   const report: Report = (p, error) => unit.reports.push([p.metadata.name, error]);
   const sources = new Map(valid.map((p) => [p.metadata.name, selection(p).sources]));
   const accepted =
-    model.meshOf(destination).spec.type === "istio" ? istioDestination(destination, valid, sources, model, report, unit.objects) : osmDestination(destination, valid, model, report, unit.objects);
+    model.meshOf(destination).spec.type === "istio"
+      ? istioDestination(destination, valid, sources, model, report, unit.objects)
+      : osmDestination(destination, valid, model, report, unit.objects);
   for (const p of accepted) unit.accepted.add(p.metadata.name);
   return unit;
 }

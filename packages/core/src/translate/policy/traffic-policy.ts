@@ -146,7 +146,12 @@ export function applyTrafficToDestination(destination: Destination, policies: re
  * The context a destination's policies are applied in: the world, and each policy's validity and
  * caller meshes as `selectionOf` gives its selection.
  */
-export function trafficContext(model: Model, plan: FederationPlan, links: FederationLinks, selectionOf: (p: TrafficPolicy) => TrafficSelection): TrafficContext {
+export function trafficContext(
+  model: Model,
+  plan: FederationPlan,
+  links: FederationLinks,
+  selectionOf: (p: TrafficPolicy) => TrafficSelection,
+): TrafficContext {
   const callerSets = new Map<TrafficPolicy, ReadonlySet<string> | undefined>();
   const callers = (p: TrafficPolicy) => {
     if (!callerSets.has(p)) {
@@ -203,7 +208,12 @@ export function translateTrafficPolicies(model: Model, plan: FederationPlan, lin
 }
 
 /** What `applyTrafficToDestination` reads of each policy besides its content: its previous acceptance number there. */
-export function trafficUnitKey(destination: string, policies: readonly TrafficPolicy[], fingerprint: (p: TrafficPolicy) => string, valid: (p: TrafficPolicy) => boolean): string {
+export function trafficUnitKey(
+  destination: string,
+  policies: readonly TrafficPolicy[],
+  fingerprint: (p: TrafficPolicy) => string,
+  valid: (p: TrafficPolicy) => boolean,
+): string {
   if (policies.length === 0) return "";
   return policies.map((p) => `${fingerprint(p)}\u0000${previousOrder(p, destination) ?? ""}\u0000${valid(p) ? 1 : 0}`).join("\u0001");
 }

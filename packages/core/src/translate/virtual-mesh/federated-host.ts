@@ -4,6 +4,9 @@ import type { VirtualMeshSpec } from "../../api/index";
 export const DEFAULT_HOSTNAME_SUFFIX = "global";
 
 /** The name other meshes of a VirtualMesh call an exported service by: `<svc>.<ns>.svc.<cluster>.<suffix>`. */
-export function federatedHost(service: { name: string; namespace: string; cluster: string }, virtualMesh: { spec: Pick<VirtualMeshSpec, "federation"> }): string {
+export function federatedHost(
+  service: { name: string; namespace: string; cluster: string },
+  virtualMesh: { spec: Pick<VirtualMeshSpec, "federation"> },
+): string {
   return `${service.name}.${service.namespace}.svc.${service.cluster}.${virtualMesh.spec.federation?.hostnameSuffix ?? DEFAULT_HOSTNAME_SUFFIX}`;
 }

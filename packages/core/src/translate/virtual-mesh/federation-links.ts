@@ -77,7 +77,8 @@ export class FederationLinks {
     const name = vm.metadata.name;
     const out: LinkProblem[] = [];
     const refused = refusedTrustDomains(server, [from]);
-    if (refused.length > 0) out.push({ state: "INVALID", reason: `VirtualMesh ${name} is INVALID for mesh ${server.metadata.name}: ${refusalText(server, refused)}` });
+    if (refused.length > 0)
+      out.push({ state: "INVALID", reason: `VirtualMesh ${name} is INVALID for mesh ${server.metadata.name}: ${refusalText(server, refused)}` });
     for (const mesh of [from, server]) {
       const problem = this.untrusted(mesh, vm);
       if (problem !== undefined) out.push(problem);
@@ -91,8 +92,13 @@ export class FederationLinks {
     const trust = this.meshStatus(vm, mesh.metadata.name)?.trust;
     if (trust === undefined || trustCarries(trust)) return undefined;
     const failed = trust.state === "FAILED";
-    const what = failed ? "its agent could not install the VirtualMesh's intermediate CA" : "its workloads' certificates do not chain to the VirtualMesh's root yet";
-    return { state: failed ? "FAILED" : "PENDING", reason: `VirtualMesh ${vm.metadata.name} is ${failed ? "FAILED" : "PENDING"} for mesh ${mesh.metadata.name} (${what}): ${(trust.errors ?? []).join("; ")}` };
+    const what = failed
+      ? "its agent could not install the VirtualMesh's intermediate CA"
+      : "its workloads' certificates do not chain to the VirtualMesh's root yet";
+    return {
+      state: failed ? "FAILED" : "PENDING",
+      reason: `VirtualMesh ${vm.metadata.name} is ${failed ? "FAILED" : "PENDING"} for mesh ${mesh.metadata.name} (${what}): ${(trust.errors ?? []).join("; ")}`,
+    };
   }
 
   /**

@@ -55,7 +55,14 @@ function targetMeshes(vm: VirtualMesh, selector: FederationSelector, i: number, 
 }
 
 /** Destinations selector `i` federates: those its destinationSelectors match in member meshes. */
-function sources(model: Model, vm: VirtualMesh, selector: FederationSelector, i: number, members: ReadonlyMap<string, Membership>, reporter: Reporter): Destination[] {
+function sources(
+  model: Model,
+  vm: VirtualMesh,
+  selector: FederationSelector,
+  i: number,
+  members: ReadonlyMap<string, Membership>,
+  reporter: Reporter,
+): Destination[] {
   const key = resourceKeyOf(vm);
   const inVm = (d: Destination) => members.get(d.spec.mesh)?.virtualMesh === vm;
   const { matched, missing } = selectDestinations(model, selector.destinationSelectors);
@@ -125,7 +132,11 @@ function exportingGateways(model: Model, names: Iterable<string>, members: Reado
     if (gateways.length > 0) gatewaysOf.set(meshName, gateways);
     else {
       const count = destinations.length;
-      reporter.reportMesh(resourceKeyOf(member.virtualMesh), meshName, `mesh ${meshName} has no east-west gateway with a TLS port and an address; its ${count} selected destination(s) are not federated`);
+      reporter.reportMesh(
+        resourceKeyOf(member.virtualMesh),
+        meshName,
+        `mesh ${meshName} has no east-west gateway with a TLS port and an address; its ${count} selected destination(s) are not federated`,
+      );
     }
   }
   return gatewaysOf;
@@ -141,7 +152,10 @@ function exportingGateways(model: Model, names: Iterable<string>, members: Reado
 export function planFederation(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter): FederationPlan {
   const targets = collectTargets(model, members, reporter);
   const gatewaysOf = exportingGateways(model, targets.keys(), members, reporter);
-  const exported = [...targets.keys()].sort(compareStrings).map((n) => model.destinations.get(n) as Destination).filter((d) => gatewaysOf.has(d.spec.mesh));
+  const exported = [...targets.keys()]
+    .sort(compareStrings)
+    .map((n) => model.destinations.get(n) as Destination)
+    .filter((d) => gatewaysOf.has(d.spec.mesh));
   const addresses = allocateVirtualIps(exported);
   const exports = new Map<string, FederatedExport>();
   const parents = new Map<VirtualMesh, readonly Parent[]>();

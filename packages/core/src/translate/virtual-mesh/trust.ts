@@ -50,7 +50,9 @@ function sameList(a: readonly string[] | undefined, b: readonly string[]): boole
  * The agents' certificate reports (TranslateInput.certificates: per cluster, per mesh) looked up by
  * cluster and mesh; undefined when that cluster's agent reported nothing for the mesh.
  */
-export function certificateReports(certificates: Readonly<Record<string, readonly CertificateResult[]>> | undefined): (cluster: string, mesh: string) => CertificateResult | undefined {
+export function certificateReports(
+  certificates: Readonly<Record<string, readonly CertificateResult[]>> | undefined,
+): (cluster: string, mesh: string) => CertificateResult | undefined {
   const byCluster = new Map(Object.entries(certificates ?? {}).map(([cluster, list]) => [cluster, new Map(list.map((r) => [r.mesh, r]))]));
   return (cluster, mesh) => byCluster.get(cluster)?.get(mesh);
 }
@@ -73,7 +75,9 @@ export function meshTrustStatus(member: Membership, trust: VirtualMeshTrust | un
   if (trust.state === "AWAITING_CERTIFICATE") {
     return {
       state: "PENDING",
-      errors: [`VirtualMesh ${vm} brings its own PKI: sign the CSR from GET /v1/virtualmeshes/${vm}/ca/csr with your CA and upload the chain with PUT /v1/virtualmeshes/${vm}/ca/certificate`],
+      errors: [
+        `VirtualMesh ${vm} brings its own PKI: sign the CSR from GET /v1/virtualmeshes/${vm}/ca/csr with your CA and upload the chain with PUT /v1/virtualmeshes/${vm}/ca/certificate`,
+      ],
     };
   }
   const base = { phase: trust.phase, ...(trust.rootFingerprint === undefined ? {} : { rootFingerprint: trust.rootFingerprint }) };
@@ -82,6 +86,9 @@ export function meshTrustStatus(member: Membership, trust: VirtualMeshTrust | un
   if (inStep(report, trust)) return { state: trust.phase === "STABLE" ? "ISSUED" : "ROTATING", ...base, ...notAfter };
   if (report?.state === "issued" && trust.phase !== "STABLE") return { state: "ROTATING", ...base, ...notAfter };
   const cluster = member.mesh.spec.cluster;
-  const why = report === undefined ? `waiting for the agent of cluster ${cluster} to issue the mesh's intermediate CA` : `the agent of cluster ${cluster} has not yet installed the current intermediate CA`;
+  const why =
+    report === undefined
+      ? `waiting for the agent of cluster ${cluster} to issue the mesh's intermediate CA`
+      : `the agent of cluster ${cluster} has not yet installed the current intermediate CA`;
   return { state: "PENDING", ...base, ...notAfter, errors: [report?.error ?? why] };
 }

@@ -13,7 +13,10 @@ export const connectionPool: TrafficPolicyDecorator<"connectionPool"> = {
           c.tcp === undefined
             ? undefined
             : { maxConnections: c.tcp.maxConnections, connectTimeout: c.tcp.connectTimeout === undefined ? undefined : istioDuration(c.tcp.connectTimeout) },
-        http: c.http === undefined ? undefined : { http1MaxPendingRequests: c.http.http1MaxPendingRequests, maxRequestsPerConnection: c.http.maxRequestsPerConnection },
+        http:
+          c.http === undefined
+            ? undefined
+            : { http1MaxPendingRequests: c.http.http1MaxPendingRequests, maxRequestsPerConnection: c.http.maxRequestsPerConnection },
       },
     };
   },

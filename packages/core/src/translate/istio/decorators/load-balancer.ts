@@ -13,7 +13,9 @@ export const loadBalancer: TrafficPolicyDecorator<"loadBalancer"> = {
     const lb = features.loadBalancer;
     if (lb === undefined) return undefined;
     if (lb.localityFailover === true && features.outlierDetection === undefined) {
-      ctx.report("loadBalancer.localityFailover needs policy.outlierDetection in the same policy: Istio moves traffic to another locality only when outlier detection ejects the local endpoints; add outlierDetection (its defaults apply to fields you omit)");
+      ctx.report(
+        "loadBalancer.localityFailover needs policy.outlierDetection in the same policy: Istio moves traffic to another locality only when outlier detection ejects the local endpoints; add outlierDetection (its defaults apply to fields you omit)",
+      );
       return undefined;
     }
     return {
