@@ -137,15 +137,13 @@ export class AgentStore {
     const stored: StoredReport = {
       generation: report.generation,
       ...(report.error ? { error: report.error.slice(0, MAX_ERROR_CHARS) } : {}),
-      failures: failed
-        .slice(0, MAX_STORED_FAILURES)
-        .map((r) => ({
-          apiVersion: r.apiVersion,
-          kind: r.kind,
-          ...(r.namespace ? { namespace: r.namespace } : {}),
-          name: r.name,
-          error: (r.error ?? "rejected").slice(0, MAX_ERROR_CHARS),
-        })),
+      failures: failed.slice(0, MAX_STORED_FAILURES).map((r) => ({
+        apiVersion: r.apiVersion,
+        kind: r.kind,
+        ...(r.namespace ? { namespace: r.namespace } : {}),
+        name: r.name,
+        error: (r.error ?? "rejected").slice(0, MAX_ERROR_CHARS),
+      })),
       failureCount: failed.length,
       ...(report.certificates ? { certificates: report.certificates.map((r) => (r.error ? { ...r, error: r.error.slice(0, MAX_ERROR_CHARS) } : r)) } : {}),
       reportedAt: now.toISOString(),
