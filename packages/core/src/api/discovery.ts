@@ -31,6 +31,28 @@ const kubeNamespace = dnsLabel;
 /** The agent's own handle for an object of its report: only resolves references inside the report. */
 const reportHandle = z.string().min(1).max(253, "must be at most 253 characters");
 
+/**
+ * A waypoint: a Gateway of class `istio-waypoint`, the L7 proxy of Istio's ambient data plane, and
+ * the traffic it is for (`istio.io/waypoint-for`, `service` when unlabelled) (docs/ambient.md).
+ */
+export const waypoint = z.strictObject({
+  name: kubeName,
+  namespace: kubeNamespace,
+  for: z.enum(["service", "workload", "all", "none"]),
+});
+export type Waypoint = z.infer<typeof waypoint>;
+
+/** Which waypoint an object's traffic goes through (`istio.io/use-waypoint`, read where Istio reads it). */
+const waypointRef = z.strictObject({ name: kubeName, namespace: kubeNamespace });
+
+/**
+ * How a workload's pods join the mesh, as Istio decides it (docs/ambient.md): `sidecar` (an injected
+ * proxy), `ambient` (captured by ztunnel: `istio.io/dataplane-mode: ambient` on the namespace or pod,
+ * no sidecar, no opt-out) or `none`. Absent in a report of an agent that predates ambient: `sidecar`.
+ */
+export const dataPlaneMode = z.enum(["sidecar", "ambient", "none"]);
+export type DataPlaneMode = z.infer<typeof dataPlaneMode>;
+
 export const meshSpec = z.strictObject({
   type: z.enum(["istio", "osm"]),
   cluster: z.string(),
@@ -47,6 +69,10 @@ export const meshSpec = z.strictObject({
       istiodServiceAccount: z.string(),
       smartDnsProxyingEnabled: z.boolean(),
       gateways: z.array(gateway),
+      /** Istio's ambient data plane, when ztunnel runs for this control plane (its DaemonSet). */
+      ambient: z.strictObject({ ztunnel: z.strictObject({ namespace: kubeNamespace, version: z.string().max(128) }) }).optional(),
+      /** The waypoints of this mesh (none reported = none exist). */
+      waypoints: z.array(waypoint).optional(),
     })
     .optional(),
 });
@@ -59,6 +85,9 @@ export const workloadSpec = z.strictObject({
   mesh: reportHandle,
   labels: labelMap,
   serviceAccount: z.string(),
+  dataPlane: dataPlaneMode.optional(),
+  /** The waypoint traffic addressed to this workload goes through (a waypoint for `workload` or `all`). */
+  waypoint: waypointRef.optional(),
 });
 
 export const destinationSpec = z.strictObject({
@@ -91,6 +120,10 @@ export const destinationSpec = z.strictObject({
   ),
   externalAddresses: z.array(address).optional(),
   workloads: z.array(reportHandle),
+  /** How the backing workloads join the mesh: one mode, or `mixed` when they differ. Absent: `sidecar`. */
+  dataPlane: z.enum(["sidecar", "ambient", "none", "mixed"]).optional(),
+  /** The waypoint traffic to this service goes through (a waypoint for `service` or `all`). */
+  waypoint: waypointRef.optional(),
 });
 
 const discoveredMetadata = z.strictObject({ name: reportHandle, cluster: z.string() });

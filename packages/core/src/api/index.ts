@@ -57,17 +57,21 @@ export {
   virtualMeshDocument,
 } from "./resource";
 export {
+  type DataPlaneMode,
   type Destination,
   type DiscoveryResult,
   type Gateway,
   type Mesh,
+  type Waypoint,
   type Workload,
+  dataPlaneMode,
   destination,
   destinationSpec,
   discoveryResult,
   gateway,
   mesh,
   meshSpec,
+  waypoint,
   workload,
   workloadSpec,
 } from "./discovery";
