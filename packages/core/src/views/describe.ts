@@ -42,6 +42,9 @@ export interface DestinationView {
     endpoints: unknown[];
     workloads: string[];
     subsets: Record<string, string[]>;
+    /** How its backing workloads join the mesh and the waypoint that serves it (docs/ambient.md#what-discovery-sees). */
+    dataPlane?: string;
+    waypoint?: { name: string; namespace: string };
   };
 }
 

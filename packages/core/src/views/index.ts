@@ -16,6 +16,19 @@ export {
   parentsOf,
   reasonsOf,
 } from "./describe";
+export {
+  type DataPlaneSpec,
+  type DiscoveredDataPlaneView,
+  type MeshDataPlane,
+  type MeshDataPlaneView,
+  type WaypointRefView,
+  type WaypointUse,
+  dataPlaneFacts,
+  dataPlaneOf,
+  describeMeshDataPlane,
+  waypointOf,
+  ztunnelText,
+} from "./data-plane";
 export { type ClusterHealth, type ClusterView, type SnapshotView, STALE_AFTER_S, ago, certificateDays, problemsOf, readEach, secondsSince } from "./health";
 export { claimantOf, type Claimant } from "../translate/virtual-mesh/claim-order";
 export { DEFAULT_HOSTNAME_SUFFIX } from "../translate/virtual-mesh/federated-host";
