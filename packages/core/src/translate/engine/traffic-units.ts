@@ -7,6 +7,7 @@ import {
   type TrafficSelection,
   type TrafficUnit,
   applyTrafficToDestination,
+  reachingMeshes,
   renderTraffic,
   selectTrafficPolicy,
   trafficContext,
@@ -70,7 +71,7 @@ export class TrafficUnits {
     );
     this.policies = current;
     const touched = new Set(reselected);
-    const forced = change === undefined ? new Set<string>() : reached(change, current.values());
+    const forced = change === undefined ? new Set<string>() : reached(change, current.values(), model, world);
     for (const name of forced) dirty.add(name);
     const changed: string[] = [];
     if (fresh || dirty.size > 0) {
@@ -158,13 +159,23 @@ export class TrafficUnits {
 /**
  * The destinations whose units a discovery change reaches, whatever their keys: changed destinations
  * (and those whose workloads changed), the destinations of policies whose trafficShift or mirror
- * targets changed, and — when any workload changed — those of policies with a sourceSelector.
+ * targets changed, when any workload changed those of policies with a sourceSelector, and when a
+ * mesh's ambient workloads changed, those of policies without one that the mesh can call (its
+ * callers' data planes decide whether such a policy can be applied: docs/ambient.md).
  */
-function reached(change: DiscoveryChange, policies: Iterable<Selected<TrafficPolicy, TrafficSelection>>): Set<string> {
+function reached(change: DiscoveryChange, policies: Iterable<Selected<TrafficPolicy, TrafficSelection>>, model: Model, world: World): Set<string> {
   const forced = new Set(change.destinations);
+  const ambientCallers = (name: string) => {
+    const destination = model.destinations.get(name);
+    if (destination === undefined) return false;
+    for (const mesh of reachingMeshes([destination], model, world.plan)) if (change.ambientMeshes.has(mesh)) return true;
+    return false;
+  };
   for (const { policy, selection } of policies) {
-    const reads = targetRefs(policy).some((ref) => change.refs.has(ref)) || (change.workloads && (policy.spec.sourceSelector ?? []).length > 0);
+    const scoped = (policy.spec.sourceSelector ?? []).length > 0;
+    const reads = targetRefs(policy).some((ref) => change.refs.has(ref)) || (change.workloads && scoped);
     if (reads) for (const d of selection.destinations) forced.add(d);
+    else if (!scoped && change.ambientMeshes.size > 0) for (const d of selection.destinations) if (ambientCallers(d)) forced.add(d);
   }
   return forced;
 }

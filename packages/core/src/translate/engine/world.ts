@@ -48,6 +48,8 @@ export interface DiscoveryChange {
   refs: Set<string>;
   /** Whether any workload was added, removed or replaced (source selectors, OSM service accounts). */
   workloads: boolean;
+  /** Meshes whose workloads in Istio's ambient data plane changed (every caller of a policy without a sourceSelector). */
+  ambientMeshes: Set<string>;
 }
 
 /** What `WorldBuilder.update` found: the same world, a fresh one, or one whose discovery changed. */
@@ -87,7 +89,15 @@ function discoveryChange(before: Model, after: Model): DiscoveryChange {
   for (const name of destinations) {
     for (const d of [before.destinations.get(name), after.destinations.get(name)]) if (d !== undefined) refs.add(refKey(d.spec));
   }
-  return { destinations, refs, workloads: workloads.size > 0 };
+  return { destinations, refs, workloads: workloads.size > 0, ambientMeshes: ambientMeshes(workloads, before, after) };
+}
+
+/** Meshes of the `changed` workloads whose list of ambient workloads differs between the two models. */
+function ambientMeshes(changed: ReadonlySet<string>, before: Model, after: Model): Set<string> {
+  const meshes = new Set<string>();
+  for (const name of changed) for (const w of [before.workloads.get(name), after.workloads.get(name)]) if (w !== undefined) meshes.add(w.spec.mesh);
+  for (const mesh of meshes) if (before.ambientWorkloads(mesh).join("\u0000") === after.ambientWorkloads(mesh).join("\u0000")) meshes.delete(mesh);
+  return meshes;
 }
 
 /**

@@ -39,6 +39,8 @@ export interface Model {
   meshOf(item: Destination | Workload): Mesh;
   /** Workloads backing a destination (its `spec.workloads` that are known), sorted by name. */
   backingWorkloads(destination: Destination): readonly Workload[];
+  /** Names of the workloads of `mesh` in Istio's ambient data plane (docs/ambient.md), sorted. */
+  ambientWorkloads(mesh: string): readonly string[];
   istioVersions(cluster: string): IstioApiVersions;
 }
 
@@ -126,6 +128,8 @@ export function buildWorld(input: TranslateInput): Model {
   for (const mesh of meshes.values()) pushTo(meshesByCluster, mesh.spec.cluster, mesh);
   const versions = new Map(clusters.map((c) => [c, istioApiVersions((meshesByCluster.get(c) ?? []).filter((m) => m.spec.type === "istio"))]));
   const reports = certificateReports(input.certificates);
+  const ambient = new Map<string, string[]>();
+  for (const w of workloads.values()) if (w.spec.dataPlane === "ambient") pushTo(ambient, w.spec.mesh, w.metadata.name);
 
   return {
     tenant: input.tenant,
@@ -145,6 +149,7 @@ export function buildWorld(input: TranslateInput): Model {
     meshesIn: (cluster) => meshesByCluster.get(cluster) ?? [],
     meshOf: (item) => meshes.get(item.spec.mesh) as Mesh,
     backingWorkloads: (d) => d.spec.workloads.flatMap((name) => workloads.get(name) ?? []).sort((a, b) => compareStrings(a.metadata.name, b.metadata.name)),
+    ambientWorkloads: (mesh) => ambient.get(mesh) ?? [],
     istioVersions: (cluster) => versions.get(cluster) ?? istioApiVersions([]),
   };
 }

@@ -1,6 +1,7 @@
 import type { Destination } from "../../api/index";
 import { pushTo, sortedUnique } from "../compare";
 import { type AccessPolicy, authorizationPolicy, authorizationRule } from "../istio/authorization-policy";
+import { accessDataPlaneErrors } from "../istio/data-planes";
 import { identityErrors, istioSources, type IstioSources } from "../istio/principals";
 import type { Model } from "../input/model";
 import { osmPortError, osmSources, trafficTargets } from "../osm/traffic-target";
@@ -24,9 +25,15 @@ function istioDestination(
     for (const p of policies) report(p, "the service has no selector: an AuthorizationPolicy for it would apply to every workload of the namespace");
     return new Set();
   }
-  const rules = policies.map((policy) => ({ policy, rule: authorizationRule(policy, destination, sources.get(policy.metadata.name) as IstioSources) }));
+  // A rule its enforcing proxy would not apply as written is refused here (docs/ambient.md#what-translation-does).
+  const enforced = policies.filter((p) => {
+    const errors = accessDataPlaneErrors(p, sources.get(p.metadata.name) as IstioSources, destination, model);
+    for (const e of errors) report(p, e);
+    return errors.length === 0;
+  });
+  const rules = enforced.map((policy) => ({ policy, rule: authorizationRule(policy, destination, sources.get(policy.metadata.name) as IstioSources) }));
   if (rules.length > 0) sink.add(destination.spec.cluster, authorizationPolicy(destination, rules, model));
-  return new Set(policies);
+  return new Set(enforced);
 }
 
 function osmDestination(destination: Destination, policies: readonly AccessPolicy[], model: Model, report: Report, sink: DraftSink): Set<AccessPolicy> {

@@ -7,6 +7,7 @@ import { applyToIstioDestination } from "../istio/apply-traffic-policies";
 import { shiftSubsets } from "../istio/decorators/index";
 import type { TrafficPolicy } from "../istio/destination-state";
 import { type IstioOutputs, renderIstioDestination } from "../istio/render-destination";
+import { type OffSidecarCaller, callerDataPlaneErrors, offSidecarCallers } from "../istio/data-planes";
 import { SubsetDemands } from "../istio/subsets";
 import type { Model } from "../input/model";
 import { applyToOsmDestination, trafficSplit } from "../osm/traffic-split";
@@ -18,7 +19,7 @@ import { selectDestinations, selectWorkloads } from "../input/selectors";
 import { trafficPolicyErrors } from "./traffic-validation";
 
 /** Meshes whose clients can reach any of `destinations`: their clusters' meshes and the meshes they are federated to. */
-function reachingMeshes(destinations: readonly Destination[], model: Model, plan: FederationPlan): Set<string> {
+export function reachingMeshes(destinations: readonly Destination[], model: Model, plan: FederationPlan): Set<string> {
   const meshes = new Set<string>();
   for (const d of destinations) {
     for (const m of model.meshesIn(d.spec.cluster)) meshes.add(m.metadata.name);
@@ -55,6 +56,8 @@ export interface TrafficSelection {
   workloads: string[] | undefined;
   /** The meshes its source workloads are in, sorted; undefined without a sourceSelector (every caller). */
   callerMeshes: string[] | undefined;
+  /** Its source workloads that run no sidecar, by name; undefined without a sourceSelector. */
+  offSidecar: OffSidecarCaller[] | undefined;
 }
 
 /** Selects one policy's destinations and sources and finds its policy-wide errors. */
@@ -62,9 +65,15 @@ export function selectTrafficPolicy(policy: TrafficPolicy, model: Model, plan: F
   const { matched, missing } = selectDestinations(model, policy.spec.destinationSelector);
   const destinations = matched.map((d) => d.metadata.name);
   const errors = trafficPolicyErrors(policy, model, missing);
-  if ((policy.spec.sourceSelector ?? []).length === 0) return { destinations, errors, workloads: undefined, callerMeshes: undefined };
+  if ((policy.spec.sourceSelector ?? []).length === 0) return { destinations, errors, workloads: undefined, callerMeshes: undefined, offSidecar: undefined };
   const sources = selectWorkloads(model, policy.spec.sourceSelector);
-  return { destinations, errors, workloads: sourceWorkloads(sources, matched, model, plan), callerMeshes: sortedUnique(sources.map((w) => w.spec.mesh)) };
+  return {
+    destinations,
+    errors,
+    workloads: sourceWorkloads(sources, matched, model, plan),
+    callerMeshes: sortedUnique(sources.map((w) => w.spec.mesh)),
+    offSidecar: offSidecarCallers(sources),
+  };
 }
 
 /** A subset a policy's trafficShift routes to on another destination (its DestinationRule must define it). */
@@ -96,6 +105,8 @@ export interface TrafficContext {
   valid: (p: TrafficPolicy) => boolean;
   /** Its selection's `callerMeshes`, as a set. */
   callers: (p: TrafficPolicy) => ReadonlySet<string> | undefined;
+  /** Its selection's `offSidecar`. */
+  offSidecar: (p: TrafficPolicy) => readonly OffSidecarCaller[] | undefined;
 }
 
 /**
@@ -115,7 +126,12 @@ export function applyTrafficToDestination(destination: Destination, policies: re
   let accepted: TrafficPolicy[];
   let held: ReadonlyMap<TrafficPolicy, "PENDING" | "FAILED"> = new Map();
   if (model.meshOf(destination).spec.type === "istio") {
-    const applied = applyToIstioDestination(destination, usable, { model, plan, links: ctx.links, callers: ctx.callers }, report);
+    const applied = applyToIstioDestination(
+      destination,
+      onSidecars(destination, usable, ctx, report),
+      { model, plan, links: ctx.links, callers: ctx.callers },
+      report,
+    );
     held = applied.held;
     // A mesh's own ingress/east-west gateway gets nothing unasked: a default ISTIO_MUTUAL rule
     // would make in-mesh clients wrap mTLS around traffic the gateway's listeners expect plain.
@@ -143,6 +159,27 @@ export function applyTrafficToDestination(destination: Destination, policies: re
 }
 
 /**
+ * The policies among `policies` whose VirtualService and DestinationRule reach every caller they are
+ * for on an Istio destination: callers in Istio's ambient data plane (or, picked by a
+ * sourceSelector, outside the mesh) get neither, so a policy for them is reported INVALID there and
+ * applied nowhere on it (docs/ambient.md#what-translation-does).
+ */
+function onSidecars(
+  destination: Destination,
+  policies: readonly TrafficPolicy[],
+  ctx: TrafficContext,
+  report: (p: TrafficPolicy, error: string) => void,
+): TrafficPolicy[] {
+  if (policies.length === 0) return [];
+  const reaching = reachingMeshes([destination], ctx.model, ctx.plan);
+  return policies.filter((p) => {
+    const errors = callerDataPlaneErrors(destination, reaching, ctx.offSidecar(p), ctx.model);
+    for (const error of errors) report(p, error);
+    return errors.length === 0;
+  });
+}
+
+/**
  * The context a destination's policies are applied in: the world, and each policy's validity and
  * caller meshes as `selectionOf` gives its selection.
  */
@@ -160,7 +197,7 @@ export function trafficContext(
     }
     return callerSets.get(p);
   };
-  return { model, plan, links, valid: (p) => selectionOf(p).errors.length === 0, callers };
+  return { model, plan, links, valid: (p) => selectionOf(p).errors.length === 0, callers, offSidecar: (p) => selectionOf(p).offSidecar };
 }
 
 /** A TrafficPolicy's outcome on each destination it selects, and its errors, from the units of those destinations. */

@@ -1,0 +1,130 @@
+import type { DataPlaneMode, Destination, Workload } from "../../api/index";
+import { sortedUnique } from "../compare";
+import type { Model } from "../input/model";
+import type { AccessPolicy } from "./authorization-policy";
+import type { IstioSources } from "./principals";
+
+/**
+ * What the objects meshplane generates today (VirtualService, DestinationRule, workload-selected
+ * AuthorizationPolicy) can promise where Istio's ambient data plane runs (docs/ambient.md#what-translation-does).
+ * VirtualServices and DestinationRules act in the caller's sidecar; ztunnel applies neither; a
+ * sidecar calls a service straight, past its waypoint. A workload-selected AuthorizationPolicy is
+ * enforced by the server's sidecar, or for an ambient pod by ztunnel, which sees no paths or methods
+ * and, behind a waypoint, sees the waypoint as the caller.
+ */
+
+/** A workload a TrafficPolicy's sourceSelector picks that runs no sidecar. */
+export interface OffSidecarCaller {
+  name: string;
+  mesh: string;
+  dataPlane: Exclude<DataPlaneMode, "sidecar">;
+}
+
+/** How many workload names an error lists before it counts the rest. */
+const NAMED = 3;
+
+/** A workload's data plane; absent in a report of an agent that predates ambient: `sidecar`. */
+function dataPlaneOf(workload: Workload): DataPlaneMode {
+  return workload.spec.dataPlane ?? "sidecar";
+}
+
+function names(list: readonly string[]): string {
+  const sorted = sortedUnique(list);
+  const shown = sorted.slice(0, NAMED).join(", ");
+  return sorted.length > NAMED ? `${shown} and ${sorted.length - NAMED} more` : shown;
+}
+
+/** The workloads of `sources` (a sourceSelector's) that run no sidecar, in their order. */
+export function offSidecarCallers(sources: readonly Workload[]): OffSidecarCaller[] {
+  return sources.flatMap((w) => {
+    const dataPlane = dataPlaneOf(w);
+    return dataPlane === "sidecar" ? [] : [{ name: w.metadata.name, mesh: w.spec.mesh, dataPlane }];
+  });
+}
+
+/**
+ * Why a TrafficPolicy's VirtualService and DestinationRule would not reach some of its callers of
+ * `destination` (an Istio destination), none when every caller is on a sidecar. Its callers are
+ * the workloads of `reaching` (meshes that can call the destination): with a sourceSelector,
+ * those it picks (`selected`); without one, every workload there, of which those in the ambient
+ * data plane are the ones it cannot reach (a workload outside the mesh is no caller a mesh policy
+ * can configure). Picked workloads outside the mesh are named too: nothing would apply the policy
+ * to their calls.
+ */
+export function callerDataPlaneErrors(
+  destination: Destination,
+  reaching: ReadonlySet<string>,
+  selected: readonly OffSidecarCaller[] | undefined,
+  model: Model,
+): string[] {
+  const callers = selected?.filter((c) => reaching.has(c.mesh));
+  const ambient =
+    callers === undefined ? [...reaching].flatMap((m) => model.ambientWorkloads(m)) : callers.filter((c) => c.dataPlane === "ambient").map((c) => c.name);
+  const outside = (callers ?? []).filter((c) => c.dataPlane === "none").map((c) => c.name);
+  const errors: string[] = [];
+  const narrow = "; to apply the policy to sidecar callers only, select them with sourceSelector";
+  const waypoint = destination.spec.waypoint;
+  if (ambient.length > 0 && waypoint === undefined) {
+    errors.push(
+      `callers ${names(ambient)} are in Istio's ambient data plane: ztunnel carries their calls and applies no VirtualService or DestinationRule; routing and traffic settings for ambient callers need a waypoint for this service and Gateway API output, which meshplane does not generate yet (docs/ambient.md)${narrow}`,
+    );
+  } else if (ambient.length > 0 && waypoint !== undefined) {
+    errors.push(
+      `callers ${names(ambient)} are in Istio's ambient data plane and reach this service through waypoint ${waypoint.namespace}/${waypoint.name}, which needs Gateway API output that meshplane does not generate yet (a VirtualService on a waypoint is alpha in Istio) (docs/ambient.md)${narrow}`,
+    );
+  }
+  if (outside.length > 0) {
+    errors.push(
+      `sourceSelector: callers ${names(outside)} are outside the mesh (no sidecar, not in the ambient data plane): no proxy would apply this policy to their calls`,
+    );
+  }
+  return errors;
+}
+
+/** The data planes of the pods behind `destination`: its backing workloads' when it reports `mixed`, else its own. */
+function podDataPlanes(destination: Destination, model: Model): Set<DataPlaneMode> {
+  const own = destination.spec.dataPlane ?? "sidecar";
+  if (own !== "mixed") return new Set([own]);
+  return new Set(model.backingWorkloads(destination).map(dataPlaneOf));
+}
+
+/** The waypoints calls to `destination` can pass: its own (service-addressed calls) and its backing workloads' (pod-addressed calls). */
+function waypointsOf(destination: Destination, model: Model): string[] {
+  const refs = [destination.spec.waypoint, ...model.backingWorkloads(destination).map((w) => w.spec.waypoint)];
+  return sortedUnique(refs.flatMap((r) => (r === undefined ? [] : [`${r.namespace}/${r.name}`])));
+}
+
+/** Whether a rule's sources are more than "any authenticated peer" (which the waypoint is too). */
+function namesIdentities(sources: IstioSources): boolean {
+  return !sources.principals.includes("*") && (sources.principals.length > 0 || sources.namespaces.length > 0);
+}
+
+/**
+ * Why an AccessPolicy's workload-selected AuthorizationPolicy on `destination` (an Istio
+ * destination) would not do what the policy says, none when it would:
+ * - pods outside the mesh: nothing enforces it;
+ * - ambient pods and paths or methods: ztunnel cannot see them, and a rule that needs them makes
+ *   ztunnel refuse every connection to those pods (docs/ambient.md);
+ * - a waypoint in front of the service or its pods and source identities: ambient callers reach the
+ *   pods through the waypoint, so the pods' proxy sees the waypoint's identity, not theirs.
+ */
+export function accessDataPlaneErrors(policy: AccessPolicy, sources: IstioSources, destination: Destination, model: Model): string[] {
+  const planes = podDataPlanes(destination, model);
+  const errors: string[] = [];
+  if (planes.has("none")) {
+    errors.push("pods of this service are outside the mesh (no sidecar, not in the ambient data plane): nothing would enforce an AuthorizationPolicy on them");
+  }
+  const l7 = [...(policy.spec.allowedPaths?.length ? ["paths"] : []), ...(policy.spec.allowedMethods?.length ? ["methods"] : [])];
+  if (planes.has("ambient") && l7.length > 0) {
+    errors.push(
+      `pods of this service are in Istio's ambient data plane, where ztunnel enforces the AuthorizationPolicy and cannot see ${l7.join(" or ")}: it would refuse every connection to them; rules on ${l7.join(" or ")} need an AuthorizationPolicy bound to a waypoint (targetRefs), which meshplane does not generate yet (docs/ambient.md)`,
+    );
+  }
+  const waypoints = waypointsOf(destination, model);
+  if (waypoints.length > 0 && namesIdentities(sources)) {
+    errors.push(
+      `ambient callers reach this service through waypoint ${waypoints.join(", ")}, so its pods see the waypoint's identity, not the caller's, and would refuse them; source identities behind a waypoint need an AuthorizationPolicy bound to the waypoint (targetRefs), which meshplane does not generate yet (docs/ambient.md)`,
+    );
+  }
+  return errors;
+}
