@@ -27,6 +27,8 @@ export function meshesOf(cluster: string, c: ClusterDescription): Mesh[] {
                 istiodServiceAccount: m.istiodServiceAccount,
                 smartDnsProxyingEnabled: m.smartDnsProxyingEnabled,
                 gateways: m.gateways,
+                ...(m.ambient ? { ambient: { ztunnel: { namespace, version: m.version } } } : {}),
+                ...(m.waypoints ? { waypoints: m.waypoints } : {}),
               },
             }
           : {}),
@@ -55,6 +57,8 @@ export function workloadsOf(cluster: string, clusterIndex: number, c: ClusterDes
         mesh: w.mesh ?? meshes[0]?.metadata.name ?? "",
         labels: w.labels,
         serviceAccount: w.serviceAccount ?? w.name,
+        ...(w.dataPlane ? { dataPlane: w.dataPlane } : {}),
+        ...(w.waypoint ? { waypoint: w.waypoint } : {}),
       },
     },
     ips: w.ips ?? [`10.${clusterIndex}.${Math.floor(i / 250)}.${(i % 250) + 1}`],
@@ -77,10 +81,10 @@ export function injectedLabels(labels: Record<string, string>, workload: string)
   };
 }
 
-/** What discovery reports of a pod: its labels and, for Istio, the sidecar it saw. */
+/** What discovery reports of a pod: its labels and, for Istio, the sidecar it saw (none in ambient pods). */
 function podEndpoint(p: Pods, meshes: readonly Mesh[]): { labels: Record<string, string>; sidecar?: "istio" } {
   const mesh = meshes.find((m) => m.metadata.name === p.workload.spec.mesh);
-  if (mesh?.spec.type !== "istio") return { labels: p.workload.spec.labels };
+  if (mesh?.spec.type !== "istio" || (p.workload.spec.dataPlane ?? "sidecar") !== "sidecar") return { labels: p.workload.spec.labels };
   return { labels: p.injectorLabels ? injectedLabels(p.workload.spec.labels, p.workload.spec.name) : p.workload.spec.labels, sidecar: "istio" };
 }
 
@@ -108,6 +112,17 @@ export function selects(selector: Record<string, string>, labels: Record<string,
   return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
 }
 
+/**
+ * A destination's data plane as discovery derives it (docs/ambient.md#what-discovery-sees): its
+ * backing workloads' one mode, `mixed` when they differ; left out when none of them reports one.
+ */
+function dataPlaneOf(backing: readonly Workload[]): { dataPlane?: Destination["spec"]["dataPlane"] } {
+  if (backing.every((w) => w.spec.dataPlane === undefined)) return {};
+  const modes = new Set(backing.map((w) => w.spec.dataPlane ?? "sidecar"));
+  const [only] = modes;
+  return { dataPlane: modes.size > 1 ? "mixed" : only };
+}
+
 export function destinationsOf(cluster: string, c: ClusterDescription, meshes: Mesh[], pods: Pods[]): Destination[] {
   const byNamespace = new Map<string, Pods[]>();
   for (const p of pods) byNamespace.set(p.workload.spec.namespace, [...(byNamespace.get(p.workload.spec.namespace) ?? []), p]);
@@ -128,6 +143,8 @@ export function destinationsOf(cluster: string, c: ClusterDescription, meshes: M
         subsets: subsetsOf(backing.map((p) => p.workload)),
         endpoints: backing.flatMap((p) => p.ips.map((ip) => ({ ip, ...podEndpoint(p, meshes), ...(p.zone ? { zone: p.zone } : {}) }))),
         workloads: backing.map((p) => p.workload.metadata.name),
+        ...dataPlaneOf(backing.map((p) => p.workload)),
+        ...(s.waypoint ? { waypoint: s.waypoint } : {}),
       },
     };
   });

@@ -7,12 +7,14 @@ import { z } from "zod";
 import {
   accessPolicySpec,
   certificateResult,
+  dataPlaneMode,
   discoveryResult,
   gateway,
   labelMap,
   resourceStatus,
   trafficPolicySpec,
   virtualMeshSpec,
+  waypoint,
   type Destination,
   type Mesh,
   type StoredResource,
@@ -35,7 +37,13 @@ const meshDescription = z.strictObject({
   istiodServiceAccount: z.string().default("istiod"),
   smartDnsProxyingEnabled: z.boolean().default(true),
   gateways: z.array(gateway).default([]),
+  /** Istio's ambient data plane: ztunnel runs for this control plane (docs/ambient.md). */
+  ambient: z.boolean().default(false),
+  waypoints: z.array(waypoint).optional(),
 });
+
+/** The waypoint an object's traffic goes through (`istio.io/use-waypoint`, as discovery resolves it). */
+const waypointRef = z.strictObject({ name: z.string(), namespace: z.string() });
 
 const workloadDescription = z.strictObject({
   name: z.string(),
@@ -50,6 +58,9 @@ const workloadDescription = z.strictObject({
   zone: z.string().optional(),
   /** false: its pods run an Istio sidecar but lack the labels Istio's injector adds (injected by other means). */
   injectorLabels: z.boolean().default(true),
+  /** How its pods join the mesh; unset, the field is left out of the report (an agent that predates ambient: `sidecar`). */
+  dataPlane: dataPlaneMode.optional(),
+  waypoint: waypointRef.optional(),
 });
 
 const serviceDescription = z.strictObject({
@@ -70,6 +81,7 @@ const serviceDescription = z.strictObject({
     )
     .prefault([{ name: "http", port: 9080 }]),
   mesh: z.string().optional(),
+  waypoint: waypointRef.optional(),
 });
 
 const clusterDescription = z.strictObject({

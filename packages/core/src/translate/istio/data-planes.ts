@@ -62,20 +62,24 @@ export function callerDataPlaneErrors(
     callers === undefined ? [...reaching].flatMap((m) => model.ambientWorkloads(m)) : callers.filter((c) => c.dataPlane === "ambient").map((c) => c.name);
   const outside = (callers ?? []).filter((c) => c.dataPlane === "none").map((c) => c.name);
   const errors: string[] = [];
+  const who = (list: readonly string[]) =>
+    selected === undefined
+      ? `workloads ${names(list)} in Istio's ambient data plane can call this service`
+      : `sourceSelector picks workloads ${names(list)} in Istio's ambient data plane`;
   const narrow = "; to apply the policy to sidecar callers only, select them with sourceSelector";
   const waypoint = destination.spec.waypoint;
   if (ambient.length > 0 && waypoint === undefined) {
     errors.push(
-      `callers ${names(ambient)} are in Istio's ambient data plane: ztunnel carries their calls and applies no VirtualService or DestinationRule; routing and traffic settings for ambient callers need a waypoint for this service and Gateway API output, which meshplane does not generate yet (docs/ambient.md)${narrow}`,
+      `${who(ambient)}: ztunnel carries their calls and applies no VirtualService or DestinationRule; routing and traffic settings for ambient callers need a waypoint for this service and Gateway API output, which meshplane does not generate yet (docs/ambient.md)${narrow}`,
     );
   } else if (ambient.length > 0 && waypoint !== undefined) {
     errors.push(
-      `callers ${names(ambient)} are in Istio's ambient data plane and reach this service through waypoint ${waypoint.namespace}/${waypoint.name}, which needs Gateway API output that meshplane does not generate yet (a VirtualService on a waypoint is alpha in Istio) (docs/ambient.md)${narrow}`,
+      `${who(ambient)}: their calls go through waypoint ${waypoint.namespace}/${waypoint.name}, which needs Gateway API output that meshplane does not generate yet (a VirtualService on a waypoint is alpha in Istio) (docs/ambient.md)${narrow}`,
     );
   }
   if (outside.length > 0) {
     errors.push(
-      `sourceSelector: callers ${names(outside)} are outside the mesh (no sidecar, not in the ambient data plane): no proxy would apply this policy to their calls`,
+      `sourceSelector picks workloads ${names(outside)} outside the mesh (no sidecar, not in the ambient data plane): no proxy would apply this policy to their calls`,
     );
   }
   return errors;
