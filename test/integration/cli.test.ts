@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cli, buildCli } from "../support/cli";
 import { discoveryOf, registeredAgent } from "../support/agents";
+import { ambientDiscovery } from "../support/ambient-discovery";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 
 let cp: ControlPlane;
@@ -302,6 +303,10 @@ describe("meshplane CLI", () => {
 
     const wl = await cli.run(["describe", "wl", "productpage--v1-bookinfo-cluster-east-deployment"], { env });
     expect(wl.code, wl.stderr).toBe(0);
+    // A sidecar workload and destination: one more line each, and no waypoint (docs/ambient.md).
+    expect(wl.stdout).toMatch(/Identity:\s+service account \S+\nData plane:\s+sidecar\n\nWhat applies/);
+    expect(dest.stdout).toMatch(/Subsets:.*\nData plane:\s+sidecar\n\nPolicies/);
+    expect((await cli.run(["get", "wl"], { env })).stdout.split("\n")[0]).toMatch(/^NAME\s+CLUSTER\s+NAMESPACE\s+MESH\s+DATA PLANE$/);
     expect(wl.stdout).toMatch(/TrafficPolicy\/first ACCEPTED \(every caller\) → reviews-bookinfo-cluster-east/);
     expect(await cli.run(["describe", "dest", "nope"], { env })).toMatchObject({ code: 1, stderr: expect.stringContaining("no destination named nope") });
     expect(await cli.run(["describe", "gadget", "x"], { env })).toMatchObject({ code: 2 });
@@ -310,6 +315,58 @@ describe("meshplane CLI", () => {
     const plan = await cli.run(["apply", "--dry-run", "-f", "-"], { env, stdin: reviews("first", "{requestTimeout: 4s, retries: {attempts: 2}}") });
     expect(plan.stdout).toMatch(/cluster cluster-east: 0 added, 1 changed, 0 removed\n {2}~ VirtualService bookinfo\/reviews\n {4}@@ [^\n]+ @@\n/);
     expect(plan.stdout).toMatch(/\n {4}- +timeout: 1s\n {4}\+ +timeout: 4s\n/);
+  });
+
+  it("an ambient cluster: each workload's and destination's data plane and waypoint, the mesh's ztunnel and waypoints, in get, describe and the API", async () => {
+    const token = await cp.tenant("ambient");
+    const env = { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: token };
+    const agent = await registeredAgent(cp, token, "ambient", "cluster-amb");
+    await agent.client.discovery(ambientDiscovery("cluster-amb") as never);
+
+    const wl = await cli.run(["get", "wl"], { env });
+    expect(wl.code, wl.stderr).toBe(0);
+    const wlLines = wl.stdout.split("\n");
+    expect(wlLines[0]).toMatch(/^NAME\s+CLUSTER\s+NAMESPACE\s+MESH\s+DATA PLANE\s+WAYPOINT$/);
+    expect(wlLines.find((l) => l.startsWith("cart-"))).toMatch(/^cart-shop-cluster-amb-deployment\s+cluster-amb\s+shop\s+\S+\s+ambient$/);
+    expect(wlLines.find((l) => l.startsWith("pay-"))).toMatch(/\s+ambient\s+shop\/pay-waypoint$/);
+    expect(wlLines.find((l) => l.startsWith("legacy-"))).toMatch(/\s+sidecar$/);
+    const dest = await cli.run(["get", "dest"], { env });
+    const destLines = dest.stdout.split("\n");
+    expect(destLines[0]).toMatch(/^NAME\s+CLUSTER\s+NAMESPACE\s+MESH\s+PORTS\s+DATA PLANE\s+WAYPOINT$/);
+    expect(destLines.find((l) => l.startsWith("cart-"))).toMatch(/\s+8080\/TCP\s+ambient\s+shop\/waypoint$/);
+    // Reported without a data plane, as an agent that predates ambient does: sidecar.
+    expect(destLines.find((l) => l.startsWith("legacy-"))).toMatch(/\s+8080\/TCP\s+sidecar$/);
+    expect((await cli.run(["get", "meshes", "-o", "wide"], { env })).stdout).toMatch(/ZTUNNEL\n\S+\s+cluster-amb\s+istio\s+cluster\.local\s+1\.24\.2\n/);
+
+    // -o json prints the objects as the API returns them, the discovered fields in them.
+    const json = JSON.parse((await cli.run(["get", "wl", "pay-shop-cluster-amb-deployment", "-o", "json"], { env })).stdout) as {
+      spec: { dataPlane: string; waypoint: object };
+    };
+    expect(json.spec).toMatchObject({ dataPlane: "ambient", waypoint: { name: "pay-waypoint", namespace: "shop" } });
+    const meshName = JSON.parse((await cli.run(["get", "meshes", "-o", "json"], { env })).stdout).items[0].metadata.name as string;
+
+    const mesh = await cli.run(["describe", "mesh", meshName], { env });
+    expect(mesh.code, mesh.stderr).toBe(0);
+    expect(mesh.stdout).toMatch(/Data plane:\s+ztunnel 1\.24\.2 in istio-system\n/);
+    expect(mesh.stdout).toMatch(/Workloads:\s+1 sidecar, 2 ambient\n/);
+    expect(mesh.stdout).toMatch(
+      /Waypoints\n {2}shop\/pay-waypoint for workload: serves workloads pay-shop-cluster-amb-deployment\n {2}shop\/waypoint for service: serves destinations cart-shop-cluster-amb\n/,
+    );
+    const meshJson = JSON.parse((await cli.run(["describe", "mesh", meshName, "-o", "json"], { env })).stdout) as { ztunnel: object; waypoints: unknown[] };
+    expect(meshJson.ztunnel).toEqual({ namespace: "istio-system", version: "1.24.2" });
+    expect(meshJson.waypoints).toHaveLength(2);
+
+    const cart = await cli.run(["describe", "dest", "cart-shop-cluster-amb"], { env });
+    expect(cart.stdout).toMatch(/Data plane:\s+ambient\nWaypoint:\s+shop\/waypoint\n/);
+    expect((await cli.run(["describe", "dest", "pay-shop-cluster-amb"], { env })).stdout).toMatch(/Data plane:\s+ambient\nWaypoint:\s+none\n/);
+    expect((await cli.run(["describe", "wl", "pay-shop-cluster-amb-deployment"], { env })).stdout).toMatch(
+      /Data plane:\s+ambient\nWaypoint:\s+shop\/pay-waypoint\n/,
+    );
+    expect(await cli.run(["describe", "mesh", "nope"], { env })).toMatchObject({ code: 1, stderr: expect.stringContaining("no mesh named nope") });
+
+    // The API's document says so too: the discovered schemas are the list responses'.
+    const openapi = JSON.stringify(await (await cp.request("GET", "/openapi.json")).json());
+    for (const field of ['"dataPlane"', '"waypoint"', '"ztunnel"', '"waypoints"']) expect(openapi).toContain(field);
   });
 
   it("edit: $EDITOR's change is applied with If-Match; unchanged is cancelled; a conflict or a bad field applies nothing and keeps the text", async () => {

@@ -1,3 +1,11 @@
+/** A column of a table: `wide` ones only with `-o wide`, `whenSet` ones only when a row has a value. */
+export interface Column {
+  title: string;
+  value: (item: Item) => string;
+  wide?: boolean;
+  whenSet?: boolean;
+}
+
 /** Every kind the CLI reads or writes: the names users type (kubectl-style) and where the API keeps it. */
 export interface Kind {
   kind: string;
@@ -7,7 +15,7 @@ export interface Kind {
   /** Written with apply/delete (user resources); the others are read-only or have their own commands. */
   user: boolean;
   /** The columns of a table, after NAME. */
-  columns: { title: string; value: (item: Item) => string; wide?: boolean }[];
+  columns: Column[];
 }
 
 export type Item = Record<string, unknown> & { metadata?: { name?: string; labels?: Record<string, string>; [k: string]: unknown } };
@@ -33,6 +41,17 @@ const labels = {
 const cluster = { title: "CLUSTER", value: (i: Item) => text(get(i, "metadata.cluster")) };
 const namespace = { title: "NAMESPACE", value: (i: Item) => text(get(i, "spec.namespace")) };
 const age = { title: "GENERATION", value: (i: Item) => text(get(i, "metadata.generation")) };
+/**
+ * A workload's or destination's data plane (`sidecar` when an agent that predates ambient names none),
+ * and the waypoint serving it (docs/ambient.md#what-discovery-sees): core's dataPlaneOf and waypointOf,
+ * said here again so that this module, which completion loads, imports nothing of core.
+ */
+const dataPlane = { title: "DATA PLANE", value: (i: Item) => text(get(i, "spec.dataPlane")) || "sidecar" };
+const waypoint = {
+  title: "WAYPOINT",
+  whenSet: true,
+  value: (i: Item) => (get(i, "spec.waypoint") === undefined ? "" : `${text(get(i, "spec.waypoint.namespace"))}/${text(get(i, "spec.waypoint.name"))}`),
+};
 
 export const KINDS: Kind[] = [
   {
@@ -74,6 +93,7 @@ export const KINDS: Kind[] = [
       cluster,
       { title: "TYPE", value: (i) => text(get(i, "spec.type")) },
       { title: "TRUST DOMAIN", wide: true, value: (i) => text(get(i, "spec.istio.trustDomain")) },
+      { title: "ZTUNNEL", wide: true, value: (i) => text(get(i, "spec.istio.ambient.ztunnel.version")) },
     ],
   },
   {
@@ -86,6 +106,8 @@ export const KINDS: Kind[] = [
       cluster,
       namespace,
       { title: "MESH", value: (i) => text(get(i, "spec.mesh")) },
+      dataPlane,
+      waypoint,
       { title: "SERVICE ACCOUNT", wide: true, value: (i) => text(get(i, "spec.serviceAccount")) },
     ],
   },
@@ -103,6 +125,8 @@ export const KINDS: Kind[] = [
         title: "PORTS",
         value: (i) => ((get(i, "spec.ports") as { port: number; protocol: string }[] | undefined) ?? []).map((p) => `${p.port}/${p.protocol}`).join(","),
       },
+      dataPlane,
+      waypoint,
     ],
   },
   {

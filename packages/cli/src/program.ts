@@ -191,13 +191,13 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
   cli
     .command("describe <what> <name>")
     .description(
-      "Explain one object: a destination (dest) — the policies that apply in acceptance order, their conflicts, who may call it, where it is federated, its generated objects; a policy (tp, ap, vm, or `policy`) — its state per destination and cluster and its objects; a workload (wl) — what applies to its outbound calls",
+      "Explain one object: a destination (dest) — the policies that apply in acceptance order, their conflicts, who may call it, where it is federated, its generated objects; a policy (tp, ap, vm, or `policy`) — its state per destination and cluster and its objects; a workload (wl) — its data plane and what applies to its outbound calls; a mesh — its data plane: ztunnel, waypoints and what each serves",
     )
-    .option("--cluster <name>", "for destinations and workloads: the cluster, when the name is in several")
+    .option("--cluster <name>", "for destinations, workloads and meshes: the cluster, when the name is in several")
     .addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text"))
     .addHelpText(
       "after",
-      "\nExamples:\n  meshplane describe dest reviews-bookinfo-cluster-1\n  meshplane describe tp reviews-timeout\n  meshplane describe policy reviews-timeout\n  meshplane describe wl productpage--v1-bookinfo-cluster-1-deployment",
+      "\nExamples:\n  meshplane describe dest reviews-bookinfo-cluster-1\n  meshplane describe tp reviews-timeout\n  meshplane describe policy reviews-timeout\n  meshplane describe wl productpage--v1-bookinfo-cluster-1-deployment\n  meshplane describe mesh istiod-istio--system-cluster-1",
     )
     .action(run(async () => (await import("./commands/describe")).describe));
 

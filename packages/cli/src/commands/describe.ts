@@ -1,80 +1,25 @@
 /**
- * `describe destination|policy|workload NAME`: the questions users ask most, answered from the API.
+ * `describe destination|policy|workload|mesh NAME`: the questions users ask most, answered from the API.
  * A destination: every policy that applies to it in acceptance order (the fields each sets, its
  * conflicts), who may call it, where it is federated, and its generated objects per cluster. A
- * policy: its state per destination and cluster, and its generated objects. A workload: what applies
- * to its outbound calls.
+ * policy: its state per destination and cluster, and its generated objects. A workload: its data
+ * plane and what applies to its outbound calls. A mesh (describe-mesh.ts): its data plane.
  */
-import {
-  type GeneratedRef,
-  type PlacedObject,
-  type SnapshotObjectView,
-  describeDestination as destinationDescription,
-  generatedBy,
-  reasonsOf,
-} from "@meshplane/core";
+import { dataPlaneFacts, describeDestination as destinationDescription, generatedBy, reasonsOf } from "@meshplane/core";
 import type { Command } from "commander";
-import { ApiError, type Client, listAll } from "../client";
+import { ApiError, type Client } from "../client";
 import { UsageError } from "../config";
-import { listClusters } from "../health";
-import { type Item, type Kind, kindOf, text } from "../kinds";
-import { colours, formatData, type Streams } from "../output";
+import { type Kind, kindOf, text } from "../kinds";
+import { formatData } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
+import { describeMesh } from "./describe-mesh";
+import { type Resource, USER_KINDS, findDiscovered, printGenerated, printer, snapshotObjects, userResources } from "./describe-parts";
 
-interface Status {
-  state: string;
-  errors?: string[];
-  destinations?: Record<string, { state: string; acceptanceOrder?: number; errors?: string[] }>;
-  workloads?: string[];
-  meshes?: Record<string, { state: string; errors?: string[] }>;
-  clusters?: Record<string, { generation: number; applied: boolean; errors?: string[] }>;
-}
-type Resource = Item & { kind: string; spec: Record<string, unknown>; status?: Status };
-const USER_KINDS = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"] as const;
-
-async function userResources(client: Client): Promise<Resource[]> {
-  const lists = await Promise.all(USER_KINDS.map((k) => listAll(client, (kindOf(k) as Kind).path)));
-  return lists.flat() as Resource[];
-}
-
-/** Every cluster's latest snapshot objects, with the cluster each is in. */
-async function snapshotObjects(client: Client): Promise<PlacedObject[]> {
-  const clusters = await listClusters(client);
-  const out: PlacedObject[] = [];
-  for (const c of clusters) {
-    const { body } = await client.request<{ objects: SnapshotObjectView[] }>("GET", `/v1/clusters/${encodeURIComponent(c.name)}/snapshot`);
-    for (const object of body.objects) out.push({ cluster: c.name, object });
-  }
-  return out;
-}
-
-/** The one discovered destination or workload of that name (in `cluster`, when given). */
-async function findDiscovered(client: Client, what: "destination" | "workload", name: string, cluster: string | undefined): Promise<Resource> {
-  const kind = kindOf(what) as Kind;
-  const matches = (await listAll(client, kind.path, new URLSearchParams(cluster ? { cluster } : {}))).filter((d) => d.metadata?.name === name);
-  if (matches.length === 0)
-    throw new ApiError(404, `no ${what} named ${name}${cluster ? ` in cluster ${cluster}` : ""}; \`meshplane get ${kind.short[0]}\` lists them`);
-  if (matches.length > 1)
-    throw new UsageError(`${name} is a ${what} in several clusters (${matches.map((m) => text(m.metadata?.cluster)).join(", ")}): add --cluster`);
-  return matches[0] as Resource;
-}
-
-function printer(streams: Streams) {
-  const c = colours(streams.out, streams.env);
-  const paint = (state: string) => (state === "ACCEPTED" ? c.green(state) : state === "INVALID" || state === "FAILED" ? c.red(state) : c.yellow(state));
-  return {
-    c,
-    paint,
-    heading: (title: string) => streams.out.write(`\n${c.bold(title)}\n`),
-    field: (k: string, v: unknown) => streams.out.write(`${c.bold(`${k}:`.padEnd(16))}${text(v) || "-"}\n`),
-    line: (s: string) => streams.out.write(`  ${s}\n`),
-  };
-}
-
-function printGenerated(p: ReturnType<typeof printer>, objects: GeneratedRef[], heading = "Generated objects"): void {
-  p.heading(heading);
-  if (objects.length === 0) p.line("none in the latest snapshots");
-  for (const o of objects) p.line(`${o.cluster}: ${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`);
+/** Its data plane, and the waypoint serving it when it has one or is ambient (docs/ambient.md#what-discovery-sees). */
+function printDataPlane(p: ReturnType<typeof printer>, spec: Record<string, unknown>): void {
+  const facts = dataPlaneFacts(spec);
+  p.field("Data plane", facts.dataPlane);
+  if (facts.waypoint !== undefined) p.field("Waypoint", facts.waypoint);
 }
 
 async function describeDestination(client: Client, name: string, cluster: string | undefined, output: string): Promise<number> {
@@ -121,6 +66,7 @@ async function describeDestination(client: Client, name: string, cluster: string
       .map(([k, v]) => `${k}: ${v.join("|")}`)
       .join(", "),
   );
+  printDataPlane(p, destination.spec);
 
   p.heading("Policies, in acceptance order");
   if (view.policies.length === 0) p.line("none");
@@ -213,6 +159,7 @@ async function describeWorkload(client: Client, name: string, cluster: string | 
   p.field("Workload", name);
   p.field("Is", `${spec.kind} ${spec.namespace}/${text(workload.spec.name)} in cluster ${spec.cluster}, mesh ${spec.mesh}`);
   p.field("Identity", `service account ${spec.serviceAccount}`);
+  printDataPlane(p, workload.spec);
   p.heading("What applies to its outbound calls");
   if (outbound.length === 0) p.line("no TrafficPolicy");
   for (const r of outbound) {
@@ -230,6 +177,7 @@ export async function describe(what: string, name: string, _o: unknown, command:
   const kind = kindOf(what);
   if (kind?.kind === "Destination") return describeDestination(client, name, o.cluster, o.output);
   if (kind?.kind === "Workload") return describeWorkload(client, name, o.cluster, o.output);
+  if (kind?.kind === "Mesh") return describeMesh(client, name, o.cluster, o.output);
   if (kind?.user) return describePolicy(client, kind, name, o.output);
   if (what === "policy") {
     for (const k of USER_KINDS) {
@@ -241,5 +189,5 @@ export async function describe(what: string, name: string, _o: unknown, command:
     }
     throw new ApiError(404, `no VirtualMesh, TrafficPolicy or AccessPolicy named ${name}`);
   }
-  throw new UsageError(`describe what? destination (dest), workload (wl), policy, or a kind: vm, tp, ap — not "${what}"`);
+  throw new UsageError(`describe what? destination (dest), workload (wl), mesh, policy, or a kind: vm, tp, ap — not "${what}"`);
 }

@@ -34,7 +34,7 @@ export function printItems(kind: Kind, items: Item[], output: string, command: {
     streams.err.write(`no ${kind.plural} found\n`);
     return;
   }
-  const columns = kind.columns.filter((c) => output === "wide" || !c.wide);
+  const columns = kind.columns.filter((c) => (output === "wide" || !c.wide) && (!c.whenSet || items.some((i) => c.value(i) !== "")));
   const c = colours(streams.out, streams.env);
   const paint = (value: string) =>
     value === "ACCEPTED" ? c.green(value) : value === "INVALID" || value === "FAILED" ? c.red(value) : value === "PENDING" ? c.yellow(value) : value;

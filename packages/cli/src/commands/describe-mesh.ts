@@ -1,0 +1,48 @@
+/**
+ * `describe mesh NAME`: a discovered mesh and its data plane (docs/ambient.md#what-discovery-sees) —
+ * whether ztunnel runs (its namespace and version), its waypoints with what each is for and the
+ * destinations and workloads each serves, and its workloads counted per data plane.
+ */
+import { type MeshDataPlaneView, type DiscoveredDataPlaneView, describeMeshDataPlane, ztunnelText } from "@meshplane/core";
+import { type Client, listAll } from "../client";
+import { type Kind, kindOf } from "../kinds";
+import { formatData } from "../output";
+import { streamsOf } from "../runtime";
+import { findDiscovered, printer } from "./describe-parts";
+
+/** Prints the mesh `name` (in `cluster`, when given) as text, YAML or JSON; exit code 0. */
+export async function describeMesh(client: Client, name: string, cluster: string | undefined, output: string): Promise<number> {
+  const mesh = (await findDiscovered(client, "mesh", name, cluster)) as unknown as MeshDataPlaneView & {
+    spec: { controller?: string; istio?: { trustDomain?: string } };
+  };
+  // What runs in its mesh, in its cluster: the API filters by both.
+  const query = new URLSearchParams({ cluster: mesh.metadata.cluster, mesh: name });
+  const [workloads, destinations] = await Promise.all(
+    ["workload", "destination"].map((k) => listAll<DiscoveredDataPlaneView>(client, (kindOf(k) as Kind).path, query)),
+  );
+  const view = describeMeshDataPlane(mesh, workloads ?? [], destinations ?? []);
+  if (output !== "text") {
+    process.stdout.write(formatData({ mesh, ...view }, output as "yaml" | "json"));
+    return 0;
+  }
+  const p = printer(streamsOf());
+  const spec = mesh.spec;
+  p.field("Mesh", name);
+  p.field(
+    "Is",
+    `${spec.type} ${spec.version ?? ""}, control plane ${spec.namespace}${spec.controller ? `/${spec.controller}` : ""} in cluster ${spec.cluster}`,
+  );
+  p.field("Trust domain", spec.istio?.trustDomain);
+  p.field("Data plane", ztunnelText(view.ztunnel));
+  p.field("Workloads", view.workloads.map((w) => `${w.count} ${w.dataPlane}`).join(", ") || "none discovered");
+  p.heading("Waypoints");
+  if (view.waypoints.length === 0) p.line(view.ztunnel ? "none: L7 policies need a waypoint" : "none");
+  for (const w of view.waypoints) {
+    const serves = [
+      ...(w.destinations.length > 0 ? [`destinations ${w.destinations.join(", ")}`] : []),
+      ...(w.workloads.length > 0 ? [`workloads ${w.workloads.join(", ")}`] : []),
+    ];
+    p.line(`${w.namespace}/${w.name} for ${w.for}: ${serves.length > 0 ? `serves ${serves.join("; ")}` : "serves nothing yet"}`);
+  }
+  return 0;
+}
