@@ -30,8 +30,22 @@ const subset = fc.option(fc.record({ version: fc.oneof({ arbitrary: fc.constantF
   freq: 2,
 });
 
-function istioMesh(cluster: string, revision: string | undefined, version: string, trustDomain: string, aliases: string[], gateway: boolean) {
+/** Istio's ambient data plane in a cluster: none, ztunnel alone, or ztunnel and a waypoint for services in ns-a. */
+type Ambient = "no" | "ztunnel" | "waypoint";
+const WAYPOINT = { name: "wp", namespace: "ns-a" };
+
+function istioMesh(
+  cluster: string,
+  revision: string | undefined,
+  version: string,
+  trustDomain: string,
+  aliases: string[],
+  gateway: boolean,
+  ambient: Ambient = "no",
+) {
   return {
+    ...(ambient === "no" ? {} : { ambient: true }),
+    ...(ambient === "waypoint" ? { waypoints: [{ ...WAYPOINT, for: "service" as const }] } : {}),
     ...(revision ? { revision, istiodServiceAccount: `istiod-${revision}` } : {}),
     version,
     trustDomain,
@@ -62,26 +76,39 @@ const cluster: fc.Arbitrary<[string, ClusterDescription]> = fc
     // Meshes of different trust domains refuse each other's callers unless aliased.
     aliases: fc.constantFrom<string[]>([], [], ["td-x"], ["cluster.local"]),
     gateway: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),
-    workloads: fc.uniqueArray(fc.tuple(namespace, service, fc.constantFrom("v1", "v2")), { minLength: 3, maxLength: 10, selector: (t) => t.join("/") }),
+    // Mostly sidecars; in an ambient cluster its workloads are ambient, sidecar or (now and then) outside the mesh.
+    ambient: fc.constantFrom<Ambient>("no", "no", "no", "ztunnel", "waypoint"),
+    workloads: fc.uniqueArray(fc.tuple(namespace, service, fc.constantFrom("v1", "v2"), fc.constantFrom("ambient", "ambient", "sidecar", "none")), {
+      minLength: 3,
+      maxLength: 10,
+      selector: (t) => t.slice(0, 3).join("/"),
+    }),
     services: fc.uniqueArray(fc.record({ namespace, name: service, ports: fc.shuffledSubarray(PORTS, { minLength: 1 }) }), {
       minLength: 4,
       maxLength: 6,
       selector: (s) => `${s.namespace}/${s.name}`,
     }),
   })
-  .map(({ name, kind, version, trustDomain, aliases, gateway, workloads, services }) => {
+  .map(({ name, kind, version, trustDomain, aliases, gateway, ambient: drawn, workloads, services }) => {
+    const ambient = kind === "istio" && version === "1.24.1" ? drawn : "no";
     const meshes =
       kind === "osm"
         ? [{ type: "osm" as const, version: "1.2.4" }]
         : kind === "revisions"
           ? [istioMesh(name, "1-21", "1.21.0", trustDomain, aliases, gateway), istioMesh(name, "1-24", "1.24.1", trustDomain, aliases, gateway)]
-          : [istioMesh(name, undefined, version, trustDomain, aliases, gateway)];
+          : [istioMesh(name, undefined, version, trustDomain, aliases, gateway, ambient)];
     return [
       name,
       {
         meshes,
-        workloads: workloads.map(([ns, svc, v]) => ({ name: `${svc}-${v}`, namespace: ns, labels: { app: svc, version: v }, serviceAccount: svc })),
-        services,
+        workloads: workloads.map(([ns, svc, v, dataPlane]) => ({
+          name: `${svc}-${v}`,
+          namespace: ns,
+          labels: { app: svc, version: v },
+          serviceAccount: svc,
+          ...(ambient === "no" ? {} : { dataPlane }),
+        })),
+        services: services.map((s) => (ambient === "waypoint" && s.namespace === WAYPOINT.namespace ? { ...s, waypoint: WAYPOINT } : s)),
       },
     ];
   });

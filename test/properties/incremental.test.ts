@@ -37,11 +37,12 @@ const step = fc.oneof(
     weight: 3,
   },
   // One cluster's discovery changes: a service relabelled, its endpoints changed, a workload
-  // relabelled or given another service account, a service gone or back; meshes stay the same.
+  // relabelled, given another service account or moved between sidecar and ambient data planes, a
+  // service bound to a waypoint or unbound, a service gone or back; meshes stay the same.
   {
     arbitrary: fc.record({
       kind: fc.constant("discovery" as const),
-      what: fc.constantFrom("relabel", "endpoints", "workload", "app", "account", "drop", "restore"),
+      what: fc.constantFrom("relabel", "endpoints", "workload", "app", "account", "dataplane", "waypoint", "drop", "restore"),
       pick: fc.nat(),
     }),
     weight: 5,
@@ -170,7 +171,15 @@ function rediscover(current: TranslateInput, change: { what: string; pick: numbe
       };
     case "endpoints":
       return { ...current, destinations: replaced(destinations, change.pick, (d) => ({ ...d, spec: { ...d.spec, endpoints: d.spec.endpoints.slice(1) } })) };
-    case "workload":
+    case "waypoint":
+      return {
+        ...current,
+        destinations: replaced(destinations, change.pick, (d) => {
+          const { waypoint, ...spec } = d.spec;
+          return { ...d, spec: waypoint === undefined ? { ...spec, waypoint: { name: "wp", namespace: d.spec.namespace } } : spec };
+        }),
+      };
+    case "dataplane":
     case "app":
     case "account":
       if (workloads.length === 0) return current;
@@ -178,6 +187,7 @@ function rediscover(current: TranslateInput, change: { what: string; pick: numbe
         ...current,
         workloads: replaced(workloads, change.pick, (w) => {
           if (change.what === "account") return { ...w, spec: { ...w.spec, serviceAccount: `${w.spec.serviceAccount}-2` } };
+          if (change.what === "dataplane") return { ...w, spec: { ...w.spec, dataPlane: w.spec.dataPlane === "ambient" ? "sidecar" : "ambient" } };
           // Source selectors match workloads by `app`: a workload that comes to look like another service's.
           if (change.what === "app") return { ...w, spec: { ...w.spec, labels: { ...w.spec.labels, app: w.spec.labels.app === "svc-a" ? "svc-b" : "svc-a" } } };
           return { ...w, spec: { ...w.spec, labels: { ...w.spec.labels, version: w.spec.labels.version === "v1" ? "v2" : "v1" } } };
