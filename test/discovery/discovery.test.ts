@@ -12,6 +12,7 @@ const CASES = [
   { fixture: "istio-bookinfo", cluster: "cluster-east" },
   { fixture: "osm-bookinfo", cluster: "cluster-osm" },
   { fixture: "istio-revision-eastwest", cluster: "cluster-west" },
+  { fixture: "istio-ambient", cluster: "cluster-ambient" },
 ] as const;
 
 function run(input: ClusterObjects): { result: DiscoveryResult; problems: DiscoveryProblem[] } {
@@ -34,6 +35,7 @@ function reversed(input: ClusterObjects): ClusterObjects {
     configMaps: input.configMaps.toReversed(),
     nodes: input.nodes.toReversed(),
     namespaces: input.namespaces?.toReversed(),
+    gateways: input.gateways?.toReversed(),
   };
 }
 
@@ -42,9 +44,13 @@ describe.each(CASES)("discovery of $fixture", ({ fixture, cluster }) => {
   const { result, problems } = run(input);
 
   it("returns exactly the reviewed result", () => {
-    // UPDATE_GOLDEN=1 rewrites the expected file; review every diff by eye.
-    if (process.env.UPDATE_GOLDEN === "1") writeFileSync(join(FIXTURES, `${fixture}.expected.yaml`), stringify(result));
-    expect(result).toEqual(parse(readFileSync(join(FIXTURES, `${fixture}.expected.yaml`), "utf8")));
+    // UPDATE_GOLDEN=1 rewrites the expected file below its header comment; review every diff by eye.
+    const path = join(FIXTURES, `${fixture}.expected.yaml`);
+    if (process.env.UPDATE_GOLDEN === "1") {
+      const header = /^(?:#.*\n)*/.exec(readFileSync(path, "utf8"))?.[0] ?? "";
+      writeFileSync(path, header + stringify(result));
+    }
+    expect(result).toEqual(parse(readFileSync(path, "utf8")));
   });
 
   it("is accepted by the control plane's schema and reports no problem", () => {
@@ -160,5 +166,55 @@ describe("revisioned Istio with a NodePort east-west gateway (cluster-west)", ()
       ["Deployment", "payments-api", mesh?.metadata.name],
       ["Deployment", "payments-batch", mesh?.metadata.name],
     ]);
+  });
+});
+
+const dataPlanes = (r: DiscoveryResult) => r.workloads.map((w) => [w.spec.name, w.spec.dataPlane, w.spec.waypoint?.name]);
+
+describe("Istio's ambient data plane (cluster-ambient)", () => {
+  const input = loadCluster(join(FIXTURES, "istio-ambient.yaml"), "cluster-ambient");
+  const { result } = run(input);
+
+  it("reads ztunnel and both waypoints on the mesh", () => {
+    expect(result.meshes[0]?.spec.istio?.ambient).toEqual({ ztunnel: { namespace: "istio-system", version: "1.25.2" } });
+    expect(result.meshes[0]?.spec.istio?.waypoints?.map((w) => `${w.namespace}/${w.name} ${w.for}`)).toEqual([
+      "shop/pods-waypoint workload",
+      "shop/waypoint service",
+    ]);
+  });
+
+  it("makes the sidecar-less pods of the ambient namespace mesh workloads, but not the one opting out", () => {
+    expect(dataPlanes(result)).toEqual([
+      ["orders", "sidecar", undefined],
+      ["payments", "ambient", "pods-waypoint"],
+      ["web", "ambient", undefined],
+    ]);
+  });
+
+  it("binds web's Service to its waypoint, and not payments' to a waypoint for workloads", () => {
+    expect(result.destinations.map((d) => [d.spec.name, d.spec.dataPlane, d.spec.waypoint?.name])).toEqual([
+      ["orders", "sidecar", undefined],
+      ["payments", "ambient", undefined],
+      ["web", "ambient", "waypoint"],
+    ]);
+  });
+
+  it("sees no ambient workload without ztunnel, and no waypoint without the Gateway API", () => {
+    const withoutZtunnel = run({ ...input, daemonSets: [] }).result;
+    expect(withoutZtunnel.meshes[0]?.spec.istio?.ambient).toBeUndefined();
+    expect(dataPlanes(withoutZtunnel)).toEqual([["orders", "sidecar", undefined]]);
+    const withoutGateways = run({ ...input, gateways: undefined }).result;
+    expect(withoutGateways.meshes[0]?.spec.istio?.waypoints).toBeUndefined();
+    expect(withoutGateways.destinations.find((d) => d.spec.name === "web")?.spec.waypoint).toBeUndefined();
+  });
+
+  it("sees no ambient data plane on an Istio older than 1.24", () => {
+    const old = input.deployments.map((d) =>
+      d.metadata.name === "istiod"
+        ? { ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { containers: [{ name: "discovery", image: "docker.io/istio/pilot:1.23.4" }] } } } }
+        : d,
+    );
+    const { meshes, workloads } = run({ ...input, deployments: old }).result;
+    expect([meshes[0]?.spec.istio?.ambient, meshes[0]?.spec.istio?.waypoints, workloads.map((w) => w.spec.name)]).toEqual([undefined, undefined, ["orders"]]);
   });
 });

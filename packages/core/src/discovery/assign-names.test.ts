@@ -78,6 +78,29 @@ describe("assignDiscoveredNames", () => {
     expect(out.meshes[0]?.metadata.name).toBe("istiod--1--24-istio--system-c");
   });
 
+  // Waypoint references name Kubernetes objects (a Gateway's namespace and name), not discovered
+  // objects: renaming leaves them, the ambient facts of the mesh and each data plane as reported.
+  it("keeps the ambient data plane, waypoints and waypoint references as the agent reported them", () => {
+    const r = report("c", { mesh: "m", workload: "w", destination: "d" });
+    const waypoint = { name: "waypoint", namespace: "bookinfo" };
+    const istio = {
+      ...r.meshes[0]!.spec.istio!,
+      ambient: { ztunnel: { namespace: "istio-system", version: "1.24.1" } },
+      waypoints: [{ ...waypoint, for: "all" as const }],
+    };
+    const out = assignDiscoveredNames(
+      {
+        meshes: [{ ...r.meshes[0]!, spec: { ...r.meshes[0]!.spec, istio } }],
+        workloads: [{ ...r.workloads[0]!, spec: { ...r.workloads[0]!.spec, dataPlane: "ambient", waypoint } }],
+        destinations: [{ ...r.destinations[0]!, spec: { ...r.destinations[0]!.spec, dataPlane: "ambient", waypoint } }],
+      },
+      "c",
+    );
+    expect(out.meshes[0]?.spec.istio).toEqual(istio);
+    expect([out.workloads[0]?.spec.dataPlane, out.workloads[0]?.spec.waypoint]).toEqual(["ambient", waypoint]);
+    expect([out.destinations[0]?.spec.dataPlane, out.destinations[0]?.spec.waypoint]).toEqual(["ambient", waypoint]);
+  });
+
   it("refuses, naming the field, a reference that resolves to nothing in the report", () => {
     const r = report("c", { mesh: "m", workload: "w", destination: "d" });
     const bad = {

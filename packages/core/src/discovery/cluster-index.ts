@@ -1,4 +1,4 @@
-import { type ClusterObjects, type ConfigMap, type Node, type OwnerReference, type Pod, type StringMap, refKey } from "./kube";
+import { type ClusterObjects, type ConfigMap, type KubeGateway, type Node, type OwnerReference, type Pod, type StringMap, refKey } from "./kube";
 import type { WorkloadKind } from "./names";
 import { ownValue, setOwn } from "../own-keys";
 
@@ -13,6 +13,8 @@ export interface ClusterIndex {
   namespaceAnnotations(namespace: string): StringMap;
   configMap(namespace: string, name: string): ConfigMap | undefined;
   node(name: string): Node | undefined;
+  /** A Gateway API Gateway, when the cluster serves the Gateway API and has it. */
+  gateway(namespace: string, name: string): KubeGateway | undefined;
   pod(namespace: string, name: string): Pod | undefined;
   /** Pods in `namespace`, sorted by name. */
   podsIn(namespace: string): readonly Pod[];
@@ -53,6 +55,7 @@ export function indexCluster(objects: ClusterObjects): ClusterIndex {
   const configMaps = keyed(objects.configMaps);
   const replicaSets = keyed(objects.replicaSets);
   const pods = keyed(objects.pods);
+  const gateways = keyed(objects.gateways ?? []);
   const sortedPods = objects.pods.toSorted(byName);
 
   const podsByNamespace = new Map<string, Pod[]>();
@@ -81,6 +84,7 @@ export function indexCluster(objects: ClusterObjects): ClusterIndex {
     namespaceAnnotations: (namespace) => namespaces.get(namespace)?.metadata.annotations ?? {},
     configMap: (namespace, name) => configMaps.get(refKey(namespace, name)),
     node: (name) => nodes.get(name),
+    gateway: (namespace, name) => gateways.get(refKey(namespace, name)),
     pod: (namespace, name) => pods.get(refKey(namespace, name)),
     podsIn: (namespace) => podsByNamespace.get(namespace) ?? [],
     podsOf: (kind, namespace, name, uid) =>

@@ -3,7 +3,7 @@ import type { Mesh, Workload } from "../api/discovery";
 import { indexCluster } from "./cluster-index";
 import { discoverDestinations, subsetsOf } from "./destinations";
 import type { ClusterObjects } from "./kube";
-import { cluster, namespace, service } from "./test-objects";
+import { cluster, gateway, istioMesh, namespace, service } from "./test-objects";
 
 const mesh = (name: string, type: "istio" | "osm", revision?: string): Mesh => ({
   kind: "Mesh",
@@ -108,6 +108,7 @@ describe("discoverDestinations", () => {
           subsets: { version: ["v1", "v2"] },
           endpoints: [],
           workloads: [v1.metadata.name, v2.metadata.name],
+          dataPlane: "sidecar",
         },
       },
     ]);
@@ -140,5 +141,48 @@ describe("discoverDestinations", () => {
   it("is never made in a cluster without a mesh", () => {
     const annotated = service("legacy", "shop", { ports: [{ port: 8080 }] }, { annotations: { "meshplane.dev/discover": "true" } });
     expect(destinationsOf({ services: [annotated, reviews] }, [v1], [])).toEqual([]);
+  });
+});
+
+const webService = (labels: Record<string, string> = {}) => service("web", "shop", { selector: { app: "web" }, ports: [{ port: 80 }] }, { labels });
+
+describe("discoverDestinations on Istio's ambient data plane", () => {
+  const ambientMesh = istioMesh({
+    ztunnel: true,
+    waypoints: [
+      { name: "waypoint", namespace: "shop", for: "service" },
+      { name: "pods-only", namespace: "shop", for: "workload" },
+    ],
+  });
+  const web = (dataPlane: "sidecar" | "ambient", name = "web"): Workload => {
+    const w = workload(name, { app: "web", version: name }, ambientMesh.metadata.name);
+    return { ...w, spec: { ...w.spec, dataPlane } };
+  };
+  const AMBIENT = { "istio.io/dataplane-mode": "ambient" };
+
+  it.each<[string, Workload[], string]>([
+    ["ambient workloads", [web("ambient")], "ambient"],
+    ["sidecar and ambient workloads", [web("sidecar", "web-v1"), web("ambient", "web-v2")], "mixed"],
+  ])("is made for a Service backed by %s, with their data plane", (_what, workloads, dataPlane) => {
+    expect(destinationsOf({ services: [webService()] }, workloads, [ambientMesh]).map((d) => d.spec.dataPlane)).toEqual([dataPlane]);
+  });
+
+  it.each<[string, Record<string, string>, Record<string, string>, string | undefined]>([
+    ["on the Service", { "istio.io/use-waypoint": "waypoint" }, {}, "shop/waypoint"],
+    ["on its namespace", {}, { "istio.io/use-waypoint": "waypoint" }, "shop/waypoint"],
+    ["none on the Service, over its namespace's", { "istio.io/use-waypoint": "none" }, { "istio.io/use-waypoint": "waypoint" }, undefined],
+    ["a waypoint for workloads only", { "istio.io/use-waypoint": "pods-only" }, {}, undefined],
+    ["a waypoint that does not exist", { "istio.io/use-waypoint": "missing" }, {}, undefined],
+  ])("names the waypoint bound %s when it serves services", (_what, serviceLabels, nsLabels, expected) => {
+    const [destination] = destinationsOf(
+      {
+        services: [webService(serviceLabels)],
+        namespaces: [namespace("shop", { ...AMBIENT, ...nsLabels })],
+        gateways: [gateway("waypoint", "shop", {}, "istio-waypoint", "10.96.0.9"), gateway("pods-only", "shop", {}, "istio-waypoint", "10.96.0.10")],
+      },
+      [web("ambient")],
+      [ambientMesh],
+    );
+    expect(destination?.spec.waypoint && `${destination.spec.waypoint.namespace}/${destination.spec.waypoint.name}`).toBe(expected);
   });
 });

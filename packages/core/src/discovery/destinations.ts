@@ -1,10 +1,12 @@
 import type { Destination, Mesh, Workload } from "../api/discovery";
+import { destinationDataPlane } from "./ambient";
 import { type ClusterIndex, compareStrings, selects, sortedRecord } from "./cluster-index";
 import { indexEndpoints } from "./endpoints";
 import type { Service } from "./kube";
 import { istioMeshFor, osmMesh } from "./mesh-choice";
 import { discoveredName } from "./names";
 import { requestedRevision } from "./sidecars";
+import { boundWaypoint } from "./waypoints";
 
 export const DISCOVER_ANNOTATION = "meshplane.dev/discover";
 
@@ -67,8 +69,9 @@ function meshForNamespace(index: ClusterIndex, meshes: readonly Mesh[], namespac
 /**
  * The Destinations of a cluster (docs/resources.md#discovery): each Service backed by a Workload in
  * its namespace (non-empty selector ⊆ the workload's pod template labels), or annotated
- * `meshplane.dev/discover: "true"`. A cluster without a mesh has none. `meshes` and `workloads` are
- * this cluster's, sorted by name; the result is sorted by name.
+ * `meshplane.dev/discover: "true"`, with its data plane and the waypoint bound to it, if one serves
+ * services (docs/ambient.md#what-discovery-sees). A cluster without a mesh has none. `meshes` and
+ * `workloads` are this cluster's, sorted by name; the result is sorted by name.
  */
 export function discoverDestinations(index: ClusterIndex, meshes: readonly Mesh[], workloads: readonly Workload[]): Destination[] {
   if (meshes.length === 0) return [];
@@ -83,7 +86,10 @@ export function discoverDestinations(index: ClusterIndex, meshes: readonly Mesh[
     if (backing.length === 0 && service.metadata.annotations?.[DISCOVER_ANNOTATION] !== "true") continue;
     // Backing workloads are sorted by name, so with several meshes the choice is stable.
     const meshName = backing[0]?.spec.mesh ?? meshForNamespace(index, meshes, namespace)?.metadata.name;
-    if (meshName === undefined) continue;
+    const mesh = meshes.find((m) => m.metadata.name === meshName);
+    if (meshName === undefined || mesh === undefined) continue;
+    const namespaceLabels = index.namespaceLabels(namespace);
+    const waypoint = boundWaypoint(index, { namespace, labels: service.metadata.labels }, "service", mesh.spec.istio?.waypoints ?? []);
     const ingress = (service.status?.loadBalancer?.ingress ?? []).filter((i) => i.ip || i.hostname);
     destinations.push({
       kind: "Destination",
@@ -106,6 +112,8 @@ export function discoverDestinations(index: ClusterIndex, meshes: readonly Mesh[
                 .toSorted((a, b) => compareStrings(`${a.ip ?? ""}/${a.hostname ?? ""}`, `${b.ip ?? ""}/${b.hostname ?? ""}`)),
             }),
         workloads: backing.map((w) => w.metadata.name),
+        dataPlane: destinationDataPlane(backing, namespace, namespaceLabels, mesh),
+        ...(waypoint ? { waypoint } : {}),
       },
     });
   }

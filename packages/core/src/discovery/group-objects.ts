@@ -13,12 +13,13 @@ const LISTS = {
   "v1/ConfigMap": "configMaps",
   "v1/Node": "nodes",
   "v1/Namespace": "namespaces",
+  "gateway.networking.k8s.io/v1/Gateway": "gateways",
 } as const;
 type ListName = (typeof LISTS)[keyof typeof LISTS];
 
 /**
  * Sorts a flat list of Kubernetes objects (as `kubectl get -o yaml` or the API returns them) into the
- * ClusterObjects discovery reads. The optional lists (endpoints, endpointSlices, namespaces) are
+ * ClusterObjects discovery reads. The optional lists (endpoints, endpointSlices, namespaces, gateways) are
  * present only when objects of that kind are, as when they could not be listed. Throws on any other
  * kind, so a wrong file fails loudly rather than silently shrinking the cluster.
  */
@@ -46,5 +47,6 @@ export function groupClusterObjects(cluster: string, objects: readonly unknown[]
     ...optional("endpoints"),
     ...optional("endpointSlices"),
     ...optional("namespaces"),
+    ...optional("gateways"),
   } as ClusterObjects;
 }

@@ -43,6 +43,8 @@ export interface PodSpec {
   /** Deprecated alias of serviceAccountName that old manifests still set. */
   serviceAccount?: string;
   nodeName?: string;
+  /** A pod in the node's network namespace: ztunnel cannot capture it. */
+  hostNetwork?: boolean;
 }
 
 export interface PodTemplate {
@@ -131,6 +133,30 @@ export interface Namespace {
   metadata: ObjectMeta;
 }
 
+/**
+ * A Gateway of the Kubernetes Gateway API (gateway.networking.k8s.io/v1). Discovery reads only
+ * waypoints, the Gateways of class `istio-waypoint` (docs/ambient.md#what-discovery-sees).
+ */
+export interface KubeGateway {
+  metadata: ObjectMeta;
+  spec: { gatewayClassName?: string; listeners?: GatewayListener[] };
+  /** Addresses appear once the Gateway is programmed (its proxy Service exists). */
+  status?: { addresses?: { type?: string; value: string }[] };
+}
+
+export interface LabelSelector {
+  matchLabels?: StringMap;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+export interface GatewayListener {
+  name?: string;
+  port?: number;
+  protocol?: string;
+  /** Which namespaces may attach to the listener; `Same` when absent. */
+  allowedRoutes?: { namespaces?: { from?: string; selector?: LabelSelector } };
+}
+
 /** Everything the agent lists from one cluster; `discover` reads nothing else. */
 export interface ClusterObjects {
   cluster: string;
@@ -147,6 +173,8 @@ export interface ClusterObjects {
   nodes: Node[];
   /** Absent means "no namespace labels known": injection is then decided by pod templates only. */
   namespaces?: Namespace[];
+  /** Absent (a cluster whose apiserver does not serve the Gateway API) or empty: no waypoints. */
+  gateways?: KubeGateway[];
 }
 
 /** The reference of a namespaced object, `<namespace>/<name>`, used as an index key. */

@@ -3,7 +3,8 @@
  * package). Realistic full objects live in test/discovery/fixtures; these keep each case to the
  * fields it is about.
  */
-import type { ClusterObjects, ConfigMap, Container, Namespace, Node, Pod, PodController, ReplicaSet, Service, StringMap } from "./kube";
+import type { Mesh, Waypoint } from "../api/discovery";
+import type { ClusterObjects, ConfigMap, Container, KubeGateway, Namespace, Node, Pod, PodController, ReplicaSet, Service, StringMap } from "./kube";
 
 export const ISTIO_PROXY: Container = { name: "istio-proxy", image: "docker.io/istio/proxyv2:1.24.2" };
 export const APP: Container = { name: "app", image: "docker.io/example/app:1.0" };
@@ -95,6 +96,40 @@ export function istiod(revision?: string, meshYaml = "trustDomain: cluster.local
       serviceAccountName: name,
     }),
     configMap: configMap(revision ? `istio-${revision}` : "istio", "istio-system", { mesh: meshYaml }),
+  };
+}
+
+/** Istio's ztunnel DaemonSet as its chart makes it (`labels` on the DaemonSet). */
+export function ztunnel(ns = "istio-system", image = "docker.io/istio/ztunnel:1.24.2-distroless", labels: StringMap = {}): PodController {
+  return controller("ztunnel", ns, { labels: { app: "ztunnel", ...labels }, containers: [{ name: "istio-proxy", image }] });
+}
+
+/** A Gateway API Gateway; `istio-waypoint` class by default, not programmed (no address) unless `address`. */
+export function gateway(name: string, ns: string, labels: StringMap = {}, gatewayClassName = "istio-waypoint", address?: string): KubeGateway {
+  return { metadata: { name, namespace: ns, labels }, spec: { gatewayClassName }, ...(address ? { status: { addresses: [{ value: address }] } } : {}) };
+}
+
+/** A discovered Istio mesh of cluster1 in istio-system (Istio 1.24.2 unless `version`), with ztunnel and waypoints when asked. */
+export function istioMesh(options: { revision?: string; version?: string; ztunnel?: boolean; waypoints?: Waypoint[] } = {}): Mesh {
+  const controllerName = options.revision ? `istiod-${options.revision}` : "istiod";
+  return {
+    kind: "Mesh",
+    metadata: { name: `${controllerName}-istio--system-cluster1`, cluster: "cluster1" },
+    spec: {
+      type: "istio",
+      cluster: "cluster1",
+      namespace: "istio-system",
+      version: options.version ?? "1.24.2",
+      istio: {
+        ...(options.revision ? { revision: options.revision } : {}),
+        trustDomain: "cluster.local",
+        istiodServiceAccount: controllerName,
+        smartDnsProxyingEnabled: false,
+        gateways: [],
+        ...(options.ztunnel ? { ambient: { ztunnel: { namespace: "istio-system", version: "1.24.2" } } } : {}),
+        ...(options.waypoints ? { waypoints: options.waypoints } : {}),
+      },
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import { indexCluster } from "./cluster-index";
 import type { ClusterObjects } from "./kube";
 import { discoverWorkloads } from "./workloads";
 import { discoveredName } from "./names";
-import { APP, cluster, controller, namespace, pod, replicaSet } from "./test-objects";
+import { APP, cluster, controller, gateway, istioMesh as istioMeshWith, namespace, pod, replicaSet } from "./test-objects";
 
 function istioMesh(revision?: string): Mesh {
   const name = discoveredName({ name: revision ? `istiod-${revision}` : "istiod", namespace: "istio-system", cluster: "cluster1" });
@@ -52,6 +52,7 @@ describe("discoverWorkloads", () => {
           mesh: "istiod-istio--system-cluster1",
           labels: { app: "reviews", version: "v1" },
           serviceAccount: "bookinfo-reviews",
+          dataPlane: "sidecar",
         },
       },
     ]);
@@ -126,5 +127,89 @@ describe("discoverWorkloads", () => {
     const istioPod = pod("b-0", "shop", { owner: { kind: "StatefulSet", name: "b" } });
     const objects = { statefulSets: [controller("a", "shop"), controller("b", "shop")], pods: [osmPod, istioPod] };
     expect(workloadsOf(objects, [osm]).map((w) => [w.spec.name, w.spec.mesh])).toEqual([["a", osm.metadata.name]]);
+  });
+});
+
+const shopPod = (options: Parameters<typeof pod>[2] = {}) =>
+  pod("web-0", "shop", { owner: { kind: "StatefulSet", name: "web" }, containers: [APP], ...options });
+
+describe("discoverWorkloads on Istio's ambient data plane", () => {
+  const AMBIENT = { "istio.io/dataplane-mode": "ambient" };
+  const withZtunnel = istioMeshWith({ ztunnel: true, waypoints: [{ name: "waypoint", namespace: "shop", for: "workload" }] });
+  const modes = (objects: Partial<ClusterObjects>, meshes: Mesh[] = [withZtunnel]) => workloadsOf(objects, meshes).map((w) => [w.spec.name, w.spec.dataPlane]);
+
+  it.each<[string, Partial<ClusterObjects>, Mesh[], [string, string][]]>([
+    [
+      "pods in an ambient namespace",
+      { namespaces: [namespace("shop", AMBIENT)], statefulSets: [controller("web", "shop")], pods: [shopPod()] },
+      [withZtunnel],
+      [["web", "ambient"]],
+    ],
+    [
+      "an ambient pod template in a plain namespace",
+      { statefulSets: [controller("web", "shop", { templateLabels: { app: "web", ...AMBIENT } })], pods: [shopPod()] },
+      [withZtunnel],
+      [["web", "ambient"]],
+    ],
+    [
+      "a scaled-to-zero controller in an ambient namespace",
+      { namespaces: [namespace("shop", AMBIENT)], statefulSets: [controller("web", "shop")] },
+      [withZtunnel],
+      [["web", "ambient"]],
+    ],
+    [
+      "a pod template opting out",
+      {
+        namespaces: [namespace("shop", AMBIENT)],
+        statefulSets: [controller("web", "shop", { templateLabels: { app: "web", "istio.io/dataplane-mode": "none" } })],
+        pods: [shopPod()],
+      },
+      [withZtunnel],
+      [],
+    ],
+    [
+      "pods with a sidecar in an ambient namespace (a sidecar wins)",
+      { namespaces: [namespace("shop", AMBIENT)], statefulSets: [controller("web", "shop")], pods: [shopPod({ containers: undefined })] },
+      [withZtunnel],
+      [["web", "sidecar"]],
+    ],
+    [
+      "a scaled-to-zero controller in a namespace labelled both for injection and ambient (a sidecar wins)",
+      { namespaces: [namespace("shop", { ...AMBIENT, "istio-injection": "enabled" })], statefulSets: [controller("web", "shop")] },
+      [withZtunnel],
+      [["web", "sidecar"]],
+    ],
+    [
+      "an ambient namespace of a mesh without ztunnel",
+      { namespaces: [namespace("shop", AMBIENT)], statefulSets: [controller("web", "shop")], pods: [shopPod()] },
+      [istioMesh()],
+      [],
+    ],
+    ["a plain namespace", { namespaces: [namespace("shop")], statefulSets: [controller("web", "shop")], pods: [shopPod()] }, [withZtunnel], []],
+  ])("%s", (_what, objects, meshes, expected) => {
+    expect(modes(objects, meshes)).toEqual(expected);
+  });
+
+  // Pods without a sidecar: a namespace's istio.io/rev alone would ask for injection.
+  it("joins the ambient workload to the mesh of its revision among those running ztunnel", () => {
+    const revisioned = istioMeshWith({ revision: "1-25", ztunnel: true });
+    const objects = { namespaces: [namespace("shop", { ...AMBIENT, "istio.io/rev": "1-25" })], statefulSets: [controller("web", "shop")], pods: [shopPod()] };
+    expect(workloadsOf(objects, [revisioned, istioMesh()]).map((w) => w.spec.mesh)).toEqual([revisioned.metadata.name]);
+    expect(workloadsOf(objects, [istioMeshWith({ revision: "1-25" }), withZtunnel]).map((w) => w.spec.mesh)).toEqual([withZtunnel.metadata.name]);
+  });
+
+  it.each<[string, Record<string, string>, Record<string, string>, string | undefined]>([
+    ["its pod template's label", { "istio.io/use-waypoint": "waypoint" }, {}, "shop/waypoint"],
+    ["its namespace's label", {}, { "istio.io/use-waypoint": "waypoint" }, "shop/waypoint"],
+    ["none on its pod template", { "istio.io/use-waypoint": "none" }, { "istio.io/use-waypoint": "waypoint" }, undefined],
+    ["a waypoint that does not exist", { "istio.io/use-waypoint": "missing" }, {}, undefined],
+  ])("binds the waypoint of %s", (_what, templateLabels, nsLabels, expected) => {
+    const objects = {
+      namespaces: [namespace("shop", { ...AMBIENT, ...nsLabels })],
+      statefulSets: [controller("web", "shop", { templateLabels: { app: "web", ...templateLabels } })],
+      gateways: [gateway("waypoint", "shop", { "istio.io/waypoint-for": "workload" }, "istio-waypoint", "10.96.0.9")],
+    };
+    const [workload] = workloadsOf(objects, [withZtunnel]);
+    expect(workload?.spec.waypoint && `${workload.spec.waypoint.namespace}/${workload.spec.waypoint.name}`).toBe(expected);
   });
 });
