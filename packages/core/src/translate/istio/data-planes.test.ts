@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { DataPlaneMode, Destination, Mesh, Workload } from "../../api/index";
+import { buildModel } from "../input/model";
+import type { AccessPolicy } from "./authorization-policy";
+import { accessDataPlaneErrors, callerDataPlaneErrors, offSidecarCallers } from "./data-planes";
+
+const MESH: Mesh = {
+  kind: "Mesh",
+  metadata: { name: "istiod-c1", cluster: "c1" },
+  spec: {
+    type: "istio",
+    cluster: "c1",
+    namespace: "istio-system",
+    version: "1.24.1",
+    istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: true, gateways: [] },
+  },
+};
+
+function workload(name: string, dataPlane: DataPlaneMode, waypoint?: string): Workload {
+  return {
+    kind: "Workload",
+    metadata: { name, cluster: "c1" },
+    spec: {
+      kind: "Deployment",
+      name,
+      namespace: "ns",
+      cluster: "c1",
+      mesh: MESH.metadata.name,
+      labels: { app: "svc" },
+      serviceAccount: name,
+      dataPlane,
+      ...(waypoint ? { waypoint: { name: waypoint, namespace: "ns" } } : {}),
+    },
+  };
+}
+
+function destination(workloads: readonly Workload[], dataPlane: NonNullable<Destination["spec"]["dataPlane"]>): Destination {
+  return {
+    kind: "Destination",
+    metadata: { name: "svc", cluster: "c1" },
+    spec: {
+      name: "svc",
+      namespace: "ns",
+      cluster: "c1",
+      mesh: MESH.metadata.name,
+      labels: {},
+      selector: { app: "svc" },
+      ports: [{ name: "http", port: 80, protocol: "TCP" }],
+      subsets: {},
+      endpoints: [],
+      workloads: workloads.map((w) => w.metadata.name),
+      dataPlane,
+    },
+  };
+}
+
+function modelOf(workloads: Workload[], d: Destination) {
+  return buildModel({
+    tenant: "t",
+    clusters: ["c1"],
+    meshes: [MESH],
+    workloads,
+    destinations: [d],
+    virtualMeshes: [],
+    trafficPolicies: [],
+    accessPolicies: [],
+  });
+}
+
+function accessPolicy(spec: Partial<AccessPolicy["spec"]>): AccessPolicy {
+  return { spec } as AccessPolicy;
+}
+
+const identities = { principals: ["cluster.local/ns/ns/sa/client"], namespaces: [] };
+const anyPeer = { principals: ["*", "cluster.local/ns/ns/sa/client"], namespaces: [] };
+
+describe("what sidecar-style objects can promise in Istio's ambient data plane", () => {
+  it("refuses an AccessPolicy on a mixed service whose pods are partly outside the mesh", () => {
+    const workloads = [workload("v1", "sidecar"), workload("v2", "none")];
+    const d = destination(workloads, "mixed");
+    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, modelOf(workloads, d))).toEqual([
+      expect.stringContaining("pods of this service are outside the mesh"),
+    ]);
+  });
+
+  it("counts a workload's waypoint as a waypoint in front of the service, except for a policy admitting any authenticated peer", () => {
+    const workloads = [workload("v1", "sidecar"), workload("v2", "ambient", "wp")];
+    const d = destination(workloads, "mixed");
+    const model = modelOf(workloads, d);
+    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, model)).toEqual([expect.stringContaining("through waypoint ns/wp")]);
+    expect(accessDataPlaneErrors(accessPolicy({ allowedPorts: [80] }), anyPeer, d, model)).toEqual([]);
+    expect(accessDataPlaneErrors(accessPolicy({ allowedMethods: ["GET"] }), anyPeer, d, model)).toEqual([expect.stringContaining("cannot see methods")]);
+  });
+
+  it("names ambient callers of the meshes that reach the destination only, three of them and a count", () => {
+    const workloads = ["a", "b", "c", "d"].map((n) => workload(n, "ambient"));
+    const d = destination([], "sidecar");
+    const model = modelOf(workloads, d);
+    expect(callerDataPlaneErrors(d, new Set([MESH.metadata.name]), undefined, model)).toEqual([
+      expect.stringMatching(/^workloads a, b, c and 1 more in Istio's ambient data plane can call this service: ztunnel/),
+    ]);
+    expect(callerDataPlaneErrors(d, new Set(["another-mesh"]), undefined, model)).toEqual([]);
+    const picked = offSidecarCallers([workload("s", "sidecar"), workload("out", "none")]);
+    expect(callerDataPlaneErrors(d, new Set([MESH.metadata.name]), picked, model)).toEqual([
+      expect.stringMatching(/^sourceSelector picks workloads out outside the mesh/),
+    ]);
+  });
+});
