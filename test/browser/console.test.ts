@@ -2,12 +2,12 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalPlane, type PageWatch, artefactDir, axe, launchChromium, signIn, startLocalPlane, watch } from "../support/console-browser";
-import { type SeededTenant, seedConsoleTenant } from "../support/console-seed";
+import { AMBIENT_CLUSTER, type SeededTenant, seedConsoleTenant } from "../support/console-seed";
 
 /**
  * The console as a user meets it: Chromium against `npm start`'s control plane, a tenant seeded
- * through the API and the agent protocol (two clusters, a VirtualMesh, policies in every state), and
- * a second tenant with 10,000 destinations.
+ * through the API and the agent protocol (two clusters, a VirtualMesh, policies in every state, and
+ * a cluster on Istio's ambient data plane), and a second tenant with 10,000 destinations.
  */
 let plane: LocalPlane;
 let browser: Browser;
@@ -143,6 +143,38 @@ describe("console", () => {
     expect(await page.textContent("main")).toContain("globalAccessPolicy ENABLED by VirtualMesh global");
     expect(await page.textContent("main")).toContain("from cluster-west as reviews.bookinfo.svc.cluster-east.global");
     await page.screenshot({ path: join(shots, "destination.png"), fullPage: true });
+    await accessible(page);
+    clean(seen);
+    await context.close();
+  });
+
+  it("ambient: workloads and destinations with their data plane and waypoint, the mesh with ztunnel and its waypoints", async () => {
+    const { context, page, seen } = await fresh();
+    await signIn(page, plane.url, seeded.adminToken);
+    await page.click("nav >> text=Workloads");
+    await page.selectOption("select >> nth=0", AMBIENT_CLUSTER);
+    await page.waitForSelector("text=3 of");
+    const row = (name: string) => page.locator(".vscroll [role=row]", { hasText: name }).textContent();
+    expect(await row("pay-shop-cluster-ambient-deployment")).toMatch(/ambient\s*shop\/pay-waypoint/);
+    expect(await row("cart-shop-cluster-ambient-deployment")).toMatch(/ambient\s*none/);
+    expect(await row("legacy-shop-cluster-ambient-deployment")).toMatch(/sidecar\s*none/);
+    await page.screenshot({ path: join(shots, "workloads-ambient.png"), fullPage: true });
+    await accessible(page);
+
+    await page.goto(`${plane.url}/#/destinations?cluster=${AMBIENT_CLUSTER}`);
+    await page.waitForSelector("text=3 of");
+    expect(await row("cart-shop-cluster-ambient")).toMatch(/ambient\s*shop\/waypoint/);
+    await page.click("a:text('cart-shop-cluster-ambient')");
+    await page.waitForSelector("dt:text('Waypoint')");
+    expect(await page.textContent("dl.facts")).toMatch(/Data plane\s*ambient\s*Waypoint\s*shop\/waypoint/);
+    await accessible(page);
+
+    await page.click("nav >> text=Topology");
+    const mesh = page.locator("section:has(h2:text('Meshes')) tr", { hasText: AMBIENT_CLUSTER });
+    await mesh.waitFor();
+    expect(await mesh.textContent()).toMatch(/ztunnel 1\.24\.2 in istio-system\s*shop\/pay-waypoint \(for workload\), shop\/waypoint \(for service\)/);
+    expect(await page.locator("section:has(h2:text('Meshes')) tr", { hasText: "cluster-east" }).textContent()).toContain("no ztunnel: sidecars only");
+    await page.screenshot({ path: join(shots, "topology-ambient.png"), fullPage: true });
     await accessible(page);
     clean(seen);
     await context.close();

@@ -1,14 +1,17 @@
 /**
  * A tenant worth looking at in the console, made only through the public API and the agent protocol:
- * two clusters' discovery (bookinfo on each, east-west gateways), a VirtualMesh federating both, and
- * policies in every state a user meets — ACCEPTED, INVALID (a conflict and a bad reference), FAILED
- * (an agent reports its object refused) — plus, on request, more clusters with many destinations.
+ * two clusters' discovery (bookinfo on each, east-west gateways), a third on Istio's ambient data
+ * plane (ztunnel, waypoints, ambient and sidecar workloads; not with `bulk`), a VirtualMesh
+ * federating the first two, and policies in every state a user meets — ACCEPTED, INVALID (a
+ * conflict and a bad reference), FAILED (an agent reports its object refused) — plus, on request,
+ * more clusters with many destinations.
  */
 import { type CertificateDirective, type CertificateResult, createCsr, discover, fingerprintSha256, generateKeyPair, splitPemBundle } from "@meshplane/core";
 import { join } from "node:path";
 import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { loadCluster } from "../discovery/load-cluster";
 import { FIXTURES, agentKey } from "./agents";
+import { ambientDiscovery, istioMesh } from "./ambient-discovery";
 
 export interface SeededTenant {
   tenant: string;
@@ -36,23 +39,13 @@ async function agentFor(url: string, adminToken: string, tenant: string, cluster
 }
 
 const BULK_PER_CLUSTER = 1000;
+/** The seeded cluster whose mesh runs the ambient data plane (test/support/ambient-discovery.ts). */
+export const AMBIENT_CLUSTER = "cluster-ambient";
 
 /** `count` services (numbered from `first`) in namespace `apps` of `cluster`, each with one workload, all in one mesh. */
 function bulkDiscovery(cluster: string, first: number, count: number) {
   const mesh = `istiod-istio--system-${cluster}`;
-  const meshes = [
-    {
-      kind: "Mesh",
-      metadata: { name: mesh, cluster },
-      spec: {
-        type: "istio",
-        cluster,
-        namespace: "istio-system",
-        version: "1.24.2",
-        istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: false, gateways: [] },
-      },
-    },
-  ];
+  const meshes = [istioMesh(mesh, cluster)];
   const workloads = [];
   const destinations = [];
   for (let i = first; i < first + count; i++) {
@@ -156,6 +149,12 @@ export async function seedConsoleTenant(url: string, operatorToken: string, tena
     agents[cluster] = await agentFor(url, adminToken, tenant, cluster);
     const found = discover(loadCluster(join(FIXTURES, "istio-bookinfo.yaml"), cluster));
     await agents[cluster].discovery({ ...found, hash: `seed-${cluster}` } as never);
+  }
+  // A third cluster runs Istio's ambient data plane: ztunnel, waypoints, ambient and sidecar workloads
+  // (not beside the bulk clusters, whose tenant keeps its counted destinations and clusters).
+  if (!options.bulk) {
+    agents[AMBIENT_CLUSTER] = await agentFor(url, adminToken, tenant, AMBIENT_CLUSTER);
+    await agents[AMBIENT_CLUSTER].discovery(ambientDiscovery(AMBIENT_CLUSTER) as never);
   }
   // An agent's discovery report is at most 5 MiB (about 2,000 services with their workloads), so
   // many destinations come from several clusters, as they would.

@@ -3,6 +3,7 @@ import {
   type ClusterHealth,
   type ClusterView,
   type DestinationView,
+  type MeshDataPlaneView,
   type PlacedObject,
   type ResourceView,
   type SnapshotObjectView,
@@ -12,20 +13,16 @@ import {
 import { listAll, request } from "./api";
 import { COLLECTIONS, type Collection } from "./router";
 
-export interface MeshView {
-  metadata: { name: string; cluster: string };
+/** A discovered mesh: its data plane (ztunnel, waypoints) as core's view reads it, its trust domain and gateways. */
+export type MeshView = MeshDataPlaneView & {
   spec: {
-    type: string;
-    cluster: string;
-    namespace: string;
-    version?: string;
     istio?: {
       trustDomain: string;
       trustDomainAliases?: string[];
       gateways?: { kind: string; name: string; namespace: string; externalPort?: number; addresses?: { ip?: string; hostname?: string }[] }[];
     };
   };
-}
+};
 
 export type Snapshot = Omit<SnapshotView, "objects"> & { cluster: string; objects: SnapshotObjectView[]; discoveryReported?: boolean };
 

@@ -11,6 +11,7 @@ import { SignIn } from "./pages/sign-in";
 import { Overview } from "./pages/overview";
 import { Destinations } from "./pages/destinations";
 import { Destination } from "./pages/destination";
+import { Workloads } from "./pages/workloads";
 import { Policies } from "./pages/policies";
 import { Policy } from "./pages/policy";
 import { Tenants } from "./pages/tenants";
@@ -31,6 +32,7 @@ const TENANT_NAV = [
   ["overview", "Overview", href([])],
   ["topology", "Topology", href(["topology"])],
   ["destinations", "Destinations", href(["destinations"])],
+  ["workloads", "Workloads", href(["workloads"])],
   ["policies", "Policies", href(["policies"])],
 ] as const;
 
@@ -48,6 +50,8 @@ function Page({ route }: { route: Route }) {
       return <Topology />;
     case "destinations":
       return <Destinations query={route.query} />;
+    case "workloads":
+      return <Workloads query={route.query} />;
     case "destination":
       return <Destination name={route.name} {...(route.cluster ? { cluster: route.cluster } : {})} />;
     case "policies":

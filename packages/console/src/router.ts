@@ -9,6 +9,7 @@ export type Route =
   | { page: "overview" }
   | { page: "topology" }
   | { page: "destinations"; query: URLSearchParams }
+  | { page: "workloads"; query: URLSearchParams }
   | { page: "destination"; name: string; cluster?: string }
   | { page: "policies"; query: URLSearchParams }
   | { page: "policy"; collection: Collection; name: string }
@@ -30,6 +31,7 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 0) return { page: "overview" };
   if (head === "topology" && parts.length === 1) return { page: "topology" };
   if (head === "destinations" && parts.length === 1) return { page: "destinations", query };
+  if (head === "workloads" && parts.length === 1) return { page: "workloads", query };
   if (head === "destinations" && a && parts.length === 2)
     return { page: "destination", name: a, ...(query.get("cluster") ? { cluster: query.get("cluster") as string } : {}) };
   if (head === "policies" && parts.length === 1) return { page: "policies", query };

@@ -1,12 +1,29 @@
-import { describeDestination } from "@meshplane/core/views";
+import { dataPlaneFacts, describeDestination } from "@meshplane/core/views";
 import { listAll } from "../api";
 import { type DestinationView, health, placedObjects, resources } from "../data";
 import { collectionOf, href } from "../router";
 import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Errors } from "../ui";
 import { GeneratedObjects } from "./generated";
 
+/** Its data plane, and the waypoint serving it when it has one or is ambient (docs/ambient.md#what-discovery-sees). */
+function DataPlaneFacts({ spec }: { spec: DestinationView["spec"] }) {
+  const facts = dataPlaneFacts(spec);
+  return (
+    <>
+      <dt>Data plane</dt>
+      <dd>{facts.dataPlane}</dd>
+      {facts.waypoint !== undefined && (
+        <>
+          <dt>Waypoint</dt>
+          <dd>{facts.waypoint}</dd>
+        </>
+      )}
+    </>
+  );
+}
+
 /**
- * One destination: the policies that apply in acceptance order (the fields each sets, conflicts),
+ * One destination: its data plane, the policies that apply in acceptance order (the fields each sets, conflicts),
  * who may call it, where it is federated, and its generated objects per cluster.
  */
 export function Destination({ name, cluster }: { name: string; cluster?: string }) {
@@ -59,6 +76,7 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
                     .map(([k, v]) => `${k}: ${v.join(" | ")}`)
                     .join(", ") || "none"}
                 </dd>
+                <DataPlaneFacts spec={d.spec} />
               </dl>
               <Section title="Policies, in acceptance order">
                 {view.policies.length === 0 ? (

@@ -1,5 +1,6 @@
 import { Graph, layout } from "@dagrejs/dagre";
-import { health, meshes, placedObjects, resources } from "../data";
+import { type MeshDataPlane as DataPlaneView, describeMeshDataPlane, ztunnelText } from "@meshplane/core/views";
+import { type MeshView, health, meshes, placedObjects, resources } from "../data";
 import { href } from "../router";
 import { type FederationLink, type MeshNode, topology } from "../topology-model";
 import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Table } from "../ui";
@@ -71,18 +72,38 @@ function FederationGraph({ nodes, links }: { nodes: MeshNode[]; links: Federatio
   );
 }
 
-/** Meshes per cluster, the VirtualMeshes that join them, and what each federates where. */
+/** A mesh's data plane cells: whether ztunnel runs, and its waypoints with what each is for (docs/ambient.md#what-discovery-sees). */
+function MeshDataPlane({ mesh }: { mesh: MeshView | undefined }) {
+  const view: DataPlaneView = mesh ? describeMeshDataPlane(mesh, [], []) : { waypoints: [], workloads: [] };
+  return (
+    <>
+      <td>{ztunnelText(view.ztunnel)}</td>
+      <td>
+        {view.waypoints.length === 0
+          ? "none"
+          : view.waypoints.map((w, i) => (
+              <span key={`${w.namespace}/${w.name}`}>
+                {i > 0 && ", "}
+                {w.namespace}/{w.name} (for {w.for})
+              </span>
+            ))}
+      </td>
+    </>
+  );
+}
+
+/** Meshes per cluster with their data plane, the VirtualMeshes that join them, and what each federates where. */
 export function Topology() {
   useTitle("Topology");
   const data = useAsync(async (signal) => {
     const [found, all, clusters] = await Promise.all([meshes(signal), resources(signal), health(signal)]);
-    return topology(found, all, placedObjects(clusters));
+    return { ...topology(found, all, placedObjects(clusters)), found: new Map(found.map((m) => [m.metadata.name, m])) };
   }, []);
   return (
     <main id="main">
       <h1>Topology</h1>
       <Loaded value={data} what="meshes and federation">
-        {({ nodes, links }) =>
+        {({ nodes, links, found }) =>
           nodes.length === 0 ? (
             <Empty>No mesh is discovered yet: an agent reports its cluster's meshes once it runs.</Empty>
           ) : (
@@ -99,7 +120,7 @@ export function Topology() {
                 )}
               </Section>
               <Section title="Meshes">
-                <Table head={["Mesh", "Cluster", "Trust domain", "VirtualMesh", "Trust"]}>
+                <Table head={["Mesh", "Cluster", "Trust domain", "VirtualMesh", "Trust", "Data plane", "Waypoints"]}>
                   {nodes.map((n) => (
                     <tr key={n.name}>
                       <th scope="row">{n.name}</th>
@@ -117,6 +138,7 @@ export function Topology() {
                         )}
                       </td>
                       <td>{n.trust ?? "no shared trust"}</td>
+                      <MeshDataPlane mesh={found.get(n.name)} />
                     </tr>
                   ))}
                 </Table>
