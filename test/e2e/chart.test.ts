@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeConfig } from "@kubernetes/client-node";
 import { GENERATED_KINDS } from "@meshplane/core";
 import { GENERATED_KIND_VERBS } from "../../packages/agent/src/ownership";
+import { SOURCES } from "../../packages/agent/src/discovery/discovery-watch";
 import { newMemory } from "../../packages/agent/src/loop/memory";
 import { Kube } from "../../packages/agent/src/kube/kube";
 import {
@@ -266,6 +267,20 @@ describe("the agent's Helm chart", () => {
       (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec
         .containers[0]?.args ?? [];
     expect(args).toContain(`--certificates=${(values as Record<string, string>)["certificates.enabled"] ?? "true"}`);
+  });
+
+  // Discovery's lists are code, the read rules YAML: a list without its rule would keep discovery
+  // from ever reporting (or, for an optional kind, report it empty); a read rule without a list grants
+  // more than the agent uses.
+  it("grants read-only get/list/watch on exactly what discovery watches, Gateway API gateways included", () => {
+    const reads = clusterRules(renderChart(VALUES, JWKS) as Obj[]).filter((rule) => rule.verbs.toSorted().join(",") === "get,list,watch");
+    const watched = SOURCES.map(({ path }) => {
+      const [, api, ...rest] = path.split("/");
+      const group = api === "api" ? "" : (rest[0] as string);
+      return `${group}:${rest.at(-1)}`;
+    });
+    expect(reads.flatMap(grants).sort()).toEqual(watched.sort());
+    expect(watched).toContain("gateway.networking.k8s.io:gateways");
   });
 
   it("passes the push channel's own URL to the agent when one is set (AWS), and none otherwise", () => {

@@ -1,11 +1,30 @@
 import { type ClusterObjects, type DiscoveryResult, canonicalJson, discover, sha256 } from "@meshplane/core";
 import { backoffMs } from "../backoff";
+import { failedWith } from "../kube/failure";
 import { Informer, type WatchSource } from "../kube/informer";
 
 type ListName = Exclude<keyof ClusterObjects, "cluster">;
 
-/** The lists discovery reads (docs/resources.md#discovery), each from an informer: watched, never polled. */
-const SOURCES: readonly { list: ListName; path: string }[] = [
+/**
+ * One list discovery reads. An `optional` one is a kind a cluster may not serve (a CRD): listing it
+ * answered 404 means none exist, and a 403 (a chart older than the agent) is logged and read as none,
+ * so neither keeps discovery from reporting the rest; it is listed again every `OPTIONAL_RETRY_MS`.
+ */
+export interface DiscoverySource {
+  list: ListName;
+  path: string;
+  optional?: boolean;
+}
+
+/** How long until an optional kind that was not served (or not allowed) is listed again. */
+export const OPTIONAL_RETRY_MS = 60_000;
+
+/**
+ * The lists discovery reads (docs/resources.md#discovery, docs/ambient.md#what-discovery-sees), each
+ * from an informer: watched, never polled. The chart's ClusterRole grants get/list/watch on exactly
+ * these (its test holds the two together).
+ */
+export const SOURCES: readonly DiscoverySource[] = [
   { list: "deployments", path: "/apis/apps/v1/deployments" },
   { list: "statefulSets", path: "/apis/apps/v1/statefulsets" },
   { list: "daemonSets", path: "/apis/apps/v1/daemonsets" },
@@ -16,6 +35,8 @@ const SOURCES: readonly { list: ListName; path: string }[] = [
   { list: "configMaps", path: "/api/v1/configmaps" },
   { list: "nodes", path: "/api/v1/nodes" },
   { list: "namespaces", path: "/api/v1/namespaces" },
+  // Waypoints: served only where the Gateway API CRDs are installed.
+  { list: "gateways", path: "/apis/gateway.networking.k8s.io/v1/gateways", optional: true },
 ];
 
 export interface DiscoveryWatchDeps {
@@ -27,6 +48,8 @@ export interface DiscoveryWatchDeps {
   /** Whether this replica should report (only the leader does). */
   active: () => boolean;
   onError: (what: string, error: unknown) => void;
+  /** How long until an optional list that could not be read is tried again (OPTIONAL_RETRY_MS by default). */
+  optionalRetryMs?: number;
 }
 
 /**
@@ -38,6 +61,8 @@ export interface DiscoveryWatchDeps {
 export class DiscoveryWatch {
   private readonly informers = new Map<ListName, Informer>();
   private readonly synced = new Set<ListName>();
+  /** Optional lists the apiserver does not serve (or the agent may not read): reported as absent. */
+  private readonly unavailable = new Set<ListName>();
   private timer?: NodeJS.Timeout;
   private lastHash?: string;
   private failures = 0;
@@ -47,12 +72,13 @@ export class DiscoveryWatch {
 
   async start(): Promise<void> {
     await Promise.all(
-      SOURCES.map(async ({ list, path }) => {
+      SOURCES.map(async ({ list, path, optional }) => {
         const informer = new Informer(this.deps.kube, path);
         this.informers.set(list, informer);
         informer.on("change", () => this.schedule());
         informer.on("connect", () => undefined);
         informer.on("error", (error: unknown) => {
+          if (optional && (failedWith(error, "not-found") || failedWith(error, "forbidden"))) return this.unavailableList(list, informer, error);
           this.synced.delete(list);
           this.deps.onError(`watch ${list}`, error);
           if (!this.stopped) setTimeout(() => void this.startOne(list, informer), backoffMs(1, { baseMs: 1000, capMs: 1000 }) + 1000);
@@ -95,7 +121,22 @@ export class DiscoveryWatch {
       configMaps: list("configMaps"),
       nodes: list("nodes"),
       namespaces: list("namespaces"),
+      ...(this.unavailable.has("gateways") ? {} : { gateways: list("gateways") }),
     };
+  }
+
+  /** An optional list that could not be read: none of its kind is reported, and it is listed again later. */
+  private unavailableList(list: ListName, informer: Informer, error: unknown): void {
+    // Not served is the ordinary state of a cluster without the CRDs; a refusal is the chart's to fix.
+    if (failedWith(error, "forbidden")) this.deps.onError(`watch ${list}`, error);
+    const first = !this.unavailable.has(list) || !this.synced.has(list);
+    this.unavailable.add(list);
+    this.synced.add(list);
+    if (first) this.schedule();
+    if (this.stopped) return;
+    setTimeout(() => {
+      if (!this.stopped) void this.startOne(list, informer);
+    }, this.deps.optionalRetryMs ?? OPTIONAL_RETRY_MS).unref();
   }
 
   private async startOne(list: ListName, informer: Informer): Promise<void> {
@@ -105,6 +146,7 @@ export class DiscoveryWatch {
     await informer.start().catch(() => (failed = true));
     informer.off("error", onError);
     if (!failed) {
+      this.unavailable.delete(list);
       this.synced.add(list);
       this.schedule();
     }

@@ -1,4 +1,4 @@
-import type { ClusterObjects, PodController } from "@meshplane/core";
+import { type ClusterObjects, type PodController, discover } from "@meshplane/core";
 import { describe, expect, it } from "vitest";
 import { meshWorkloads } from "./mesh-workloads";
 
@@ -47,5 +47,21 @@ describe("meshWorkloads", () => {
       { kind: "Deployment", namespace: "shop", name: "web", restartedAt: "2031-03-15T12:05:00Z" },
     ]);
     expect(meshWorkloads(objects, "another-mesh")).toEqual([]);
+  });
+
+  it("leaves out the mesh's ambient workloads, whose pods hold no certificate", () => {
+    const objects = cluster([controller("web", "shop", "example/web:1"), controller("api", "ambient", "example/api:1")]);
+    objects.daemonSets = [
+      {
+        metadata: { name: "ztunnel", namespace: "istio-system" },
+        spec: { template: { spec: { containers: [{ name: "istio-proxy", image: "docker.io/istio/ztunnel:1.24.2" }] } } },
+      },
+    ];
+    objects.namespaces = [...(objects.namespaces ?? []), { metadata: { name: "ambient", labels: { "istio.io/dataplane-mode": "ambient" } } }];
+    expect(discover(objects).workloads.map((w) => [w.spec.name, w.spec.dataPlane])).toEqual([
+      ["api", "ambient"],
+      ["web", "sidecar"],
+    ]);
+    expect(meshWorkloads(objects, "istiod-istio--system-c1").map((w) => w.name)).toEqual(["web"]);
   });
 });

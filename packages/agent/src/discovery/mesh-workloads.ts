@@ -15,9 +15,10 @@ export const RESTARTED_AT = "meshplane.dev/restarted-at";
 const KUBECTL_RESTARTED_AT = "kubectl.kubernetes.io/restartedAt";
 
 /**
- * The Deployments, StatefulSets and DaemonSets of `mesh` in a cluster, by the same rules discovery
- * reports Workloads with (pods carrying the mesh's sidecar, docs/resources.md#discovery), each with the later of its
- * meshplane and kubectl restart annotations. Pure; an empty list when the mesh has no workloads.
+ * The Deployments, StatefulSets and DaemonSets of `mesh` in a cluster whose pods carry its sidecar, by
+ * the same rules discovery reports Workloads with (docs/resources.md#discovery), each with the later of
+ * its meshplane and kubectl restart annotations. Ambient workloads are left out: their pods hold no
+ * certificate, ztunnel does (docs/ambient.md). Pure; an empty list when the mesh has none.
  */
 export function meshWorkloads(objects: ClusterObjects, mesh: string): WorkloadRef[] {
   const controllers: Record<WorkloadRef["kind"], readonly PodController[]> = {
@@ -26,7 +27,7 @@ export function meshWorkloads(objects: ClusterObjects, mesh: string): WorkloadRe
     DaemonSet: objects.daemonSets,
   };
   return discover(objects)
-    .workloads.filter((w) => w.spec.mesh === mesh)
+    .workloads.filter((w) => w.spec.mesh === mesh && (w.spec.dataPlane ?? "sidecar") === "sidecar")
     .map((w) => {
       const controller = controllers[w.spec.kind].find((c) => c.metadata.name === w.spec.name && (c.metadata.namespace ?? "") === w.spec.namespace);
       const restartedAt = latest(controller?.spec.template.metadata?.annotations ?? {});

@@ -1,0 +1,108 @@
+import type { DiscoveryResult } from "@meshplane/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { KubeError } from "../kube/failure";
+import type { ListPage, WatchEvent } from "../kube/kube";
+import { DiscoveryWatch, SOURCES } from "./discovery-watch";
+
+const GATEWAYS = "/apis/gateway.networking.k8s.io/v1/gateways";
+
+/** An istiod 1.25 with its ztunnel and one programmed waypoint, as the apiserver lists them. */
+const OBJECTS: Record<string, unknown[]> = {
+  "/apis/apps/v1/deployments": [
+    {
+      metadata: { name: "istiod", namespace: "istio-system", labels: { "istio.io/rev": "default" } },
+      spec: { template: { spec: { containers: [{ name: "discovery", image: "docker.io/istio/pilot:1.25.2" }] } } },
+    },
+  ],
+  "/apis/apps/v1/daemonsets": [
+    {
+      metadata: { name: "ztunnel", namespace: "istio-system" },
+      spec: { template: { spec: { containers: [{ name: "istio-proxy", image: "istio/ztunnel:1.25.2" }] } } },
+    },
+  ],
+  "/api/v1/configmaps": [{ metadata: { name: "istio", namespace: "istio-system" }, data: { mesh: "" } }],
+  [GATEWAYS]: [
+    { metadata: { name: "waypoint", namespace: "shop" }, spec: { gatewayClassName: "istio-waypoint" }, status: { addresses: [{ value: "10.0.0.9" }] } },
+  ],
+};
+
+/** A fake apiserver: every list answers OBJECTS (or an empty list), but for the paths `refuse` names, which answer that status. */
+function fakeKube(refuse: Record<string, number> = {}) {
+  const listed: string[] = [];
+  return {
+    listed,
+    async listPath(path: string): Promise<ListPage> {
+      listed.push(path);
+      const status = refuse[path];
+      if (status !== undefined) throw new KubeError(status, status === 404 ? "the server could not find the requested resource" : "forbidden");
+      return { items: (OBJECTS[path] ?? []) as ListPage["items"], metadata: { resourceVersion: "1" } };
+    },
+    async watch(_path: string, _rv: string, _onEvent: (e: WatchEvent) => void, _done: (error: unknown) => void) {
+      return () => undefined;
+    },
+  };
+}
+
+let watch: DiscoveryWatch | undefined;
+afterEach(() => watch?.stop());
+
+/** Starts a watch over `kube` and resolves with its first published report and the errors it logged. */
+async function firstReport(kube: ReturnType<typeof fakeKube>, optionalRetryMs?: number) {
+  const errors: string[] = [];
+  const reports: DiscoveryResult[] = [];
+  watch = new DiscoveryWatch({
+    kube,
+    cluster: "c1",
+    debounceMs: 1,
+    publish: async (report) => void reports.push(report),
+    active: () => true,
+    onError: (what) => errors.push(what),
+    ...(optionalRetryMs === undefined ? {} : { optionalRetryMs }),
+  });
+  await watch.start();
+  await expect.poll(() => reports.length).toBeGreaterThan(0);
+  return { report: reports[0] as DiscoveryResult, errors, reports };
+}
+
+describe("DiscoveryWatch", () => {
+  it("watches Gateways beside the rest, and reports ztunnel and the waypoints", async () => {
+    expect(SOURCES.find((s) => s.list === "gateways")).toEqual({ list: "gateways", path: GATEWAYS, optional: true });
+    const { report, errors } = await firstReport(fakeKube());
+    expect(report.meshes[0]?.spec.istio).toMatchObject({
+      ambient: { ztunnel: { namespace: "istio-system", version: "1.25.2" } },
+      waypoints: [{ name: "waypoint", namespace: "shop", for: "service" }],
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it("reports without waypoints and logs nothing where the Gateway API is not served, and lists it again later", async () => {
+    const kube = fakeKube({ [GATEWAYS]: 404 });
+    const { report, errors } = await firstReport(kube, 20);
+    expect(report.meshes[0]?.spec.istio?.waypoints).toBeUndefined();
+    expect(report.meshes[0]?.spec.istio?.ambient).toBeDefined();
+    expect(errors).toEqual([]);
+    await expect.poll(() => kube.listed.filter((p) => p === GATEWAYS).length).toBeGreaterThan(1);
+  });
+
+  it("reports the rest, and logs the refusal, when the agent may not list Gateways", async () => {
+    const { report, errors } = await firstReport(fakeKube({ [GATEWAYS]: 403 }));
+    expect(report.meshes).toHaveLength(1);
+    expect(errors).toEqual(["watch gateways"]);
+  });
+
+  it("publishes nothing while a list it needs fails", async () => {
+    const errors: string[] = [];
+    let published = 0;
+    watch = new DiscoveryWatch({
+      kube: fakeKube({ "/api/v1/pods": 403 }),
+      cluster: "c1",
+      debounceMs: 1,
+      publish: async () => void published++,
+      active: () => true,
+      onError: (what) => errors.push(what),
+    });
+    await watch.start();
+    await new Promise((r) => setTimeout(r, 30));
+    expect([published, errors[0]]).toEqual([0, "watch pods"]);
+  });
+});
