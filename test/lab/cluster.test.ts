@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LabCluster, startCluster } from "./cluster";
 
-// A real etcd + kube-apiserver (RBAC, Istio and SMI CRDs). The first run on a machine builds the
+// A real etcd + kube-apiserver (RBAC, Istio, SMI and Gateway API CRDs). The first run on a machine builds the
 // binaries (scripts/lab/build.sh), which takes many minutes: hence the long hook timeout.
 const NAMESPACED_TOKEN = "lab-test-namespaced-user-token";
 
@@ -144,5 +144,35 @@ describe("lab cluster", () => {
       spec: { service: "reviews" },
     });
     expect(missingBackends.status).toBe(422);
+  });
+
+  it("creates a waypoint Gateway and a mesh HTTPRoute, and refuses what the Gateway API's CEL rules refuse (422)", async () => {
+    const waypoint = await cluster.request("POST", "/apis/gateway.networking.k8s.io/v1/namespaces/demo/gateways", {
+      apiVersion: "gateway.networking.k8s.io/v1",
+      kind: "Gateway",
+      metadata: { name: "waypoint", namespace: "demo", labels: { "istio.io/waypoint-for": "service" } },
+      spec: { gatewayClassName: "istio-waypoint", listeners: [{ name: "mesh", port: 15008, protocol: "HBONE" }] },
+    });
+    expect(waypoint.status, JSON.stringify(waypoint.body)).toBe(201);
+    const route = {
+      apiVersion: "gateway.networking.k8s.io/v1",
+      kind: "HTTPRoute",
+      metadata: { name: "reviews", namespace: "demo" },
+      spec: {
+        parentRefs: [{ group: "", kind: "Service", name: "reviews", port: 9080 }],
+        rules: [{ timeouts: { request: "5s" }, backendRefs: [{ name: "reviews-v1", port: 9080 }] }],
+      },
+    };
+    const created = await cluster.request("POST", "/apis/gateway.networking.k8s.io/v1/namespaces/demo/httproutes", route);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // CEL: a backendRequest timeout longer than the request's is refused.
+    const longer = { ...route, metadata: { name: "reviews-longer", namespace: "demo" } };
+    longer.spec = {
+      ...route.spec,
+      rules: [{ timeouts: { request: "1s", backendRequest: "5s" } as { request: string }, backendRefs: route.spec.rules[0]!.backendRefs }],
+    };
+    const refused = await cluster.request("POST", "/apis/gateway.networking.k8s.io/v1/namespaces/demo/httproutes", longer);
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toContain("backendRequest timeout cannot be longer than request timeout");
   });
 });

@@ -2,7 +2,7 @@
  * The lab: a real Kubernetes control plane (etcd + kube-apiserver) without kubelets or containers.
  *
  * `startCluster` runs etcd and kube-apiserver as child processes on free 127.0.0.1 ports, with RBAC,
- * static bearer tokens, and the Istio and SMI CRDs installed, so every object a test writes goes
+ * static bearer tokens, and the Istio, SMI and Gateway API CRDs installed, so every object a test writes goes
  * through the real schema validation and authorization. No controllers run: tests create
  * ReplicaSets/Pods themselves and set status through the `/status` subresource.
  *
@@ -29,6 +29,8 @@ export interface LabBinaries {
   istioCrds: string;
   /** JSON array of the SMI CustomResourceDefinitions (from the github.com/openservicemesh/osm module). */
   smiCrds: string;
+  /** JSON array of the Gateway API CustomResourceDefinitions, standard channel (from the sigs.k8s.io/gateway-api module). */
+  gatewayApiCrds: string;
 }
 
 export interface LabVersions {
@@ -36,6 +38,7 @@ export interface LabVersions {
   ETCD_VERSION: string;
   ISTIO_API_VERSION: string;
   OSM_VERSION: string;
+  GATEWAY_API_VERSION: string;
 }
 
 const BUILD_SCRIPT = fileURLToPath(new URL("../../scripts/lab/build.sh", import.meta.url));
@@ -58,6 +61,7 @@ export function labVersions(): LabVersions {
     ETCD_VERSION: get("ETCD_VERSION"),
     ISTIO_API_VERSION: get("ISTIO_API_VERSION"),
     OSM_VERSION: get("OSM_VERSION"),
+    GATEWAY_API_VERSION: get("GATEWAY_API_VERSION"),
   };
 }
 
@@ -70,6 +74,7 @@ export function labBinaryPaths(): LabBinaries {
     etcd: join(lab, "bin", `etcd-${v.ETCD_VERSION}`),
     istioCrds: join(lab, "crds", `istio-api-${v.ISTIO_API_VERSION}.json`),
     smiCrds: join(lab, "crds", `smi-osm-${v.OSM_VERSION}.json`),
+    gatewayApiCrds: join(lab, "crds", `gateway-api-${v.GATEWAY_API_VERSION}.json`),
   };
 }
 
@@ -101,9 +106,9 @@ function runBuild(): Promise<LabBinaries> {
         const i = line.indexOf("=");
         if (i > 0) kv[line.slice(0, i)] = line.slice(i + 1);
       }
-      const { KUBE_APISERVER, ETCD, ISTIO_CRDS, SMI_CRDS } = kv;
-      if (!KUBE_APISERVER || !ETCD || !ISTIO_CRDS || !SMI_CRDS) return reject(new Error(`unexpected build.sh output:\n${out}`));
-      resolve({ kubeApiserver: KUBE_APISERVER, etcd: ETCD, istioCrds: ISTIO_CRDS, smiCrds: SMI_CRDS });
+      const { KUBE_APISERVER, ETCD, ISTIO_CRDS, SMI_CRDS, GATEWAY_API_CRDS } = kv;
+      if (!KUBE_APISERVER || !ETCD || !ISTIO_CRDS || !SMI_CRDS || !GATEWAY_API_CRDS) return reject(new Error(`unexpected build.sh output:\n${out}`));
+      resolve({ kubeApiserver: KUBE_APISERVER, etcd: ETCD, istioCrds: ISTIO_CRDS, smiCrds: SMI_CRDS, gatewayApiCrds: GATEWAY_API_CRDS });
     });
   });
 }
@@ -136,8 +141,8 @@ export interface StartClusterOptions {
   dataDir?: string;
   /** Extra static bearer tokens (the token file is read once, at start). */
   tokens?: LabToken[];
-  /** Which CRD sets to install (default both). */
-  crds?: { istio?: boolean; smi?: boolean };
+  /** Which CRD sets to install (default all three). */
+  crds?: { istio?: boolean; smi?: boolean; gatewayApi?: boolean };
   /** More CustomResourceDefinition objects to install and wait for. */
   extraCrds?: object[];
   /** Extra kube-apiserver flags, e.g. ["--v=4"]; later flags override earlier ones. */
@@ -348,8 +353,8 @@ interface Crd {
 }
 
 /**
- * Starts etcd and kube-apiserver on free 127.0.0.1 ports, waits for /readyz, installs the Istio and
- * SMI CRDs and waits until they are Established and served.
+ * Starts etcd and kube-apiserver on free 127.0.0.1 ports, waits for /readyz, installs the Istio, SMI
+ * and Gateway API CRDs and waits until they are Established and served.
  */
 export async function startCluster(options: StartClusterOptions): Promise<LabCluster> {
   const bins = await ensureLabBinaries();
@@ -510,9 +515,10 @@ export async function startCluster(options: StartClusterOptions): Promise<LabClu
 
     // -- CRDs
     const crds: object[] = [];
-    const crdSets = { istio: true, smi: true, ...options.crds };
+    const crdSets = { istio: true, smi: true, gatewayApi: true, ...options.crds };
     if (crdSets.istio) crds.push(...(JSON.parse(await readFile(bins.istioCrds, "utf8")) as object[]));
     if (crdSets.smi) crds.push(...(JSON.parse(await readFile(bins.smiCrds, "utf8")) as object[]));
+    if (crdSets.gatewayApi) crds.push(...(JSON.parse(await readFile(bins.gatewayApiCrds, "utf8")) as object[]));
     crds.push(...(options.extraCrds ?? []));
     await installCrds(request, crds as Crd[], deadline);
 
