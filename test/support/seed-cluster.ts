@@ -19,7 +19,7 @@ type Obj = {
   status?: unknown;
 } & Record<string, unknown>;
 
-const ORDER = ["Namespace", "Node", "ConfigMap", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "Service", "EndpointSlice"];
+const ORDER = ["Namespace", "Node", "ConfigMap", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "Service", "EndpointSlice", "Gateway"];
 const PLURAL: Record<string, string> = {
   Namespace: "namespaces",
   Node: "nodes",
@@ -43,7 +43,7 @@ export function pathOf(obj: { apiVersion: string; kind: string; metadata: { name
 /**
  * Creates the objects of a discovery fixture in a lab cluster, as controllers would have left them:
  * owners first, each ownerReference rewritten to the uid the apiserver gave its owner, and statuses
- * (pod IPs, load balancer addresses, node addresses) written through the /status subresource —
+ * (pod IPs, load balancer addresses, node addresses, a waypoint's addresses) written through the /status subresource —
  * no controller runs in the lab. Throws with the apiserver's message on any failure.
  */
 export async function seedCluster(cluster: LabCluster, fixture: string, rename: (text: string) => string = (t) => t): Promise<void> {
@@ -69,7 +69,7 @@ export async function seedCluster(cluster: LabCluster, fixture: string, rename: 
     }
     if (!created.ok) throw new Error(`seed ${obj.kind} ${ns}/${obj.metadata.name}: ${created.status} ${created.body.message ?? ""}`);
     uids.set(objectKey(obj.kind, ns, obj.metadata.name), created.body.metadata?.uid as string);
-    if (obj.status && ["Pod", "Service", "Node", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"].includes(obj.kind)) {
+    if (obj.status && ["Pod", "Service", "Node", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Gateway"].includes(obj.kind)) {
       const status = await cluster.request("PUT", `${pathOf(obj, true)}/status`, { ...created.body, status: obj.status });
       if (!status.ok) throw new Error(`seed status of ${obj.kind} ${ns}/${obj.metadata.name}: ${status.status} ${status.body.message ?? ""}`);
     }
