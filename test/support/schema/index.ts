@@ -1,4 +1,5 @@
 import { istioSpecSchema, isIstioKind, validateIstio } from "./istio";
+import { isGatewayApiGroup, loadGatewayApiSchemas } from "./gateway-api";
 import { isSmiGroup, loadSmiSchemas, validateSmi } from "./smi";
 import { type StructuralSchema, metadataProblems, unknownFields } from "./structural";
 
@@ -18,7 +19,9 @@ export interface ValidateOptions {
  * (docs/resources.md#generated-objects: "everything generated passes the schema"). Istio kinds (networking VirtualService,
  * DestinationRule, ServiceEntry, Gateway; security AuthorizationPolicy, PeerAuthentication; v1,
  * v1beta1, v1alpha3) use @kubernetes-models/istio; SMI kinds use the CRDs OSM installs (downloaded
- * through the Go module proxy on first use — see `loadSmiSchemas`, which throws when it cannot).
+ * through the Go module proxy on first use — see `loadSmiSchemas`, which throws when it cannot);
+ * Gateway API kinds the standard-channel CRDs the lab caches (`loadGatewayApiSchemas`). CEL rules
+ * are not checked here (the lab's apiservers run them).
  * Returns readable `path: problem` lines; empty means valid. Any other kind, or an unserved version,
  * gives the single line `no schema for <apiVersion>/<kind>`.
  */
@@ -31,7 +34,7 @@ export function validateGenerated(object: { apiVersion: string; kind: string }, 
     problems = validateIstio(key, record);
     schema = () => istioSpecSchema(key);
   } else {
-    const smi = isSmiGroup(object.apiVersion) ? loadSmiSchemas().get(key) : undefined;
+    const smi = isSmiGroup(object.apiVersion) ? loadSmiSchemas().get(key) : isGatewayApiGroup(object.apiVersion) ? loadGatewayApiSchemas().get(key) : undefined;
     if (!smi) return [`no schema for ${key}`];
     problems = validateSmi(smi, object);
     schema = () => smi.schema;

@@ -71,10 +71,20 @@ const federation = z.strictObject({
   eastWestGateways: z.array(z.strictObject({ destinationSelector: destinationSelector, portName: dnsLabel.optional() })).optional(),
 });
 
+/**
+ * The objects its member meshes' TrafficPolicies become (docs/ambient.md#the-output-api): `ISTIO`
+ * (VirtualService and DestinationRule, acting in the callers' sidecars) or `GATEWAY_API` (an
+ * HTTPRoute per service, taking effect in sidecars and on the service's waypoint, beside the
+ * DestinationRule). Absent: `GATEWAY_API` for a mesh where ztunnel runs, else `ISTIO`.
+ */
+export const routingApi = z.enum(["ISTIO", "GATEWAY_API"]);
+export type RoutingApi = z.infer<typeof routingApi>;
+
 export const virtualMeshSpec = z.strictObject({
   meshes: z.array(objectRef).min(1, "must list at least one mesh"),
   mtlsConfig: mtlsConfig.optional(),
   federation: federation.optional(),
   globalAccessPolicy: z.enum(["ENABLED", "DISABLED"]).optional(),
+  routing: z.strictObject({ api: routingApi }).optional(),
 });
 export type VirtualMeshSpec = z.infer<typeof virtualMeshSpec>;

@@ -5,7 +5,7 @@ import { type Model, refKey } from "../input/model";
 import type { Conflict, Fields } from "../policy/owned-fields";
 import { OwnedFields } from "../policy/owned-fields";
 import { type CallerScope, callerScopes, describeScope, overlapErrors, scopeKey } from "./caller-scopes";
-import { ROUTE_DECORATORS, TRAFFIC_POLICY_DECORATORS } from "./decorators/index";
+import { type Feature, ROUTE_DECORATORS, type RouteContext, TRAFFIC_POLICY_DECORATORS } from "./decorators/index";
 import { federatedCallProblems } from "./federated-calls";
 import type { DecoratorContext } from "./decorators/types";
 import { type IstioDestinationState, type TrafficPolicy, emptyState, groupKey, routeFeaturesOf } from "./destination-state";
@@ -21,7 +21,21 @@ export interface ApplyContext {
   links: FederationLinks;
   /** Names of the meshes a policy's source workloads are in; undefined without a sourceSelector (every caller). */
   callers: (policy: TrafficPolicy) => ReadonlySet<string> | undefined;
+  /** The route objects the policies become; absent: VirtualServices. */
+  routes?: RouteOutput;
 }
+
+/** A kind of route object policies become: its feature decorators, what its fields are called, its policy-wide errors. */
+export interface RouteOutput {
+  decorators: readonly { readonly feature: Feature; decorate(features: TrafficPolicyFeatures, ctx: RouteContext): object | undefined }[];
+  /** A route field's name in conflict errors. */
+  field: (path: string) => string;
+  /** Why a policy cannot become this kind of route on the destination, before its features are decorated. */
+  errors: (spec: TrafficPolicy["spec"], destination: Destination) => string[];
+}
+
+/** Istio's VirtualService routes. */
+const VIRTUAL_SERVICE: RouteOutput = { decorators: ROUTE_DECORATORS, field: (p) => `VirtualService http route field ${p}`, errors: () => [] };
 
 interface Contribution {
   routes: Map<number, HttpRouteFields>;
@@ -30,18 +44,20 @@ interface Contribution {
   scopes: CallerScope[] | undefined;
 }
 
-const ROUTE_FEATURES = ROUTE_DECORATORS.map((d) => d.feature);
 const TRAFFIC_POLICY_FEATURES = TRAFFIC_POLICY_DECORATORS.map((d) => d.feature);
 
-function contribution(spec: TrafficPolicy["spec"], views: readonly View[], ctx: DecoratorContext): Contribution {
+function contribution(spec: TrafficPolicy["spec"], views: readonly View[], ctx: DecoratorContext, output: RouteOutput): Contribution {
   const features = spec.policy;
   const routes = new Map<number, HttpRouteFields>();
-  const used = routeFeaturesOf(features, ROUTE_FEATURES);
+  const used = routeFeaturesOf(
+    features,
+    output.decorators.map((d) => d.feature),
+  );
   const ports = httpPorts(ctx.destination);
   if (used.length > 0 && ports.length === 0) ctx.report(`route features (${used.join(", ")}) need an HTTP port; the service has none`);
   for (const { port } of used.length > 0 ? ports : []) {
     const fields: HttpRouteFields = {};
-    for (const decorator of ROUTE_DECORATORS) Object.assign(fields, decorator.decorate(features, { ...ctx, port }));
+    for (const decorator of output.decorators) Object.assign(fields, decorator.decorate(features, { ...ctx, port }));
     routes.set(port, fields);
   }
   const trafficPolicy: DestinationTrafficPolicy = {};
@@ -103,12 +119,12 @@ function drField(path: string): string {
   return `DestinationRule field trafficPolicy.${path}`;
 }
 
-function conflictsWith(state: IstioDestinationState, key: string, c: Contribution): string[] {
+function conflictsWith(state: IstioDestinationState, key: string, c: Contribution, output: RouteOutput): string[] {
   const group = state.groups.get(key);
   const errors: string[] = [];
   for (const [port, fields] of c.routes) {
     const existing = group?.byPort.get(port);
-    if (existing) errors.push(...conflictErrors(existing.conflicts(fields as Fields), (p) => `VirtualService http route field ${p}`));
+    if (existing) errors.push(...conflictErrors(existing.conflicts(fields as Fields), output.field));
   }
   if (c.scopes === undefined) errors.push(...conflictErrors(state.trafficPolicy.conflicts(c.trafficPolicy as Fields), drField));
   else {
@@ -175,10 +191,11 @@ export function applyToIstioDestination(
   const accepted: TrafficPolicy[] = [];
   const held = new Map<TrafficPolicy, "PENDING" | "FAILED">();
   const conflicting: { policy: TrafficPolicy; key: string; c: Contribution }[] = [];
+  const output = ctx.routes ?? VIRTUAL_SERVICE;
   ordered.forEach((policy, rank) => {
-    const errors: string[] = [];
+    const errors: string[] = output.errors(policy.spec, destination);
     const features = policy.spec.policy;
-    const c = contribution(policy.spec, views, { model: ctx.model, destination, report: (e) => errors.push(e) });
+    const c = contribution(policy.spec, views, { model: ctx.model, destination, report: (e) => errors.push(e) }, output);
     errors.push(...viewErrors(features, views, ctx));
     const waits = federatedCallProblems(features, destination, views, ctx.callers(policy), ctx);
     const key = groupKey(policy.spec);
@@ -186,13 +203,13 @@ export function applyToIstioDestination(
       for (const error of [...errors, ...waits.map((w) => w.error)]) report(policy, error);
       const waiting = heldState(waits);
       if (errors.length === 0 && waiting !== "INVALID") held.set(policy, waiting);
-    } else if (conflictsWith(state, key, c).length > 0) conflicting.push({ policy, key, c });
+    } else if (conflictsWith(state, key, c, output).length > 0) conflicting.push({ policy, key, c });
     else {
       commit(state, policy, key, rank, c);
       accepted.push(policy);
     }
   });
-  for (const { policy, key, c } of conflicting) for (const error of conflictsWith(state, key, c)) report(policy, error);
+  for (const { policy, key, c } of conflicting) for (const error of conflictsWith(state, key, c, output)) report(policy, error);
   return { outputs: { state }, accepted, held };
 }
 

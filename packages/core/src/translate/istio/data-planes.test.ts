@@ -96,13 +96,27 @@ describe("what sidecar-style objects can promise in Istio's ambient data plane",
     const workloads = ["a", "b", "c", "d"].map((n) => workload(n, "ambient"));
     const d = destination([], "sidecar");
     const model = modelOf(workloads, d);
-    expect(callerDataPlaneErrors(d, new Set([MESH.metadata.name]), undefined, model)).toEqual([
+    expect(callerDataPlaneErrors(d, new Set([MESH.metadata.name]), undefined, model, "ISTIO")).toEqual([
       expect.stringMatching(/^workloads a, b, c and 1 more in Istio's ambient data plane can call this service: ztunnel/),
     ]);
-    expect(callerDataPlaneErrors(d, new Set(["another-mesh"]), undefined, model)).toEqual([]);
+    expect(callerDataPlaneErrors(d, new Set(["another-mesh"]), undefined, model, "ISTIO")).toEqual([]);
     const picked = offSidecarCallers([workload("s", "sidecar"), workload("out", "none")]);
-    expect(callerDataPlaneErrors(d, new Set([MESH.metadata.name]), picked, model)).toEqual([
+    expect(callerDataPlaneErrors(d, new Set([MESH.metadata.name]), picked, model, "ISTIO")).toEqual([
       expect.stringMatching(/^sourceSelector picks workloads out outside the mesh/),
+    ]);
+  });
+
+  it("lets ambient callers through a waypoint under Gateway API output, and asks for a waypoint without one", () => {
+    const workloads = [workload("a", "ambient")];
+    const reaching = new Set([MESH.metadata.name]);
+    const bare = destination([], "ambient");
+    expect(callerDataPlaneErrors(bare, reaching, undefined, modelOf(workloads, bare), "GATEWAY_API")).toEqual([
+      expect.stringContaining("create a waypoint for this service"),
+    ]);
+    const behind = { ...bare, spec: { ...bare.spec, waypoint: { namespace: "ns", name: "wp" } } };
+    expect(callerDataPlaneErrors(behind, reaching, undefined, modelOf(workloads, behind), "GATEWAY_API")).toEqual([]);
+    expect(callerDataPlaneErrors(behind, reaching, undefined, modelOf(workloads, behind), "ISTIO")).toEqual([
+      expect.stringContaining("set routing.api GATEWAY_API"),
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { DataPlaneMode, Destination, Workload } from "../../api/index";
+import type { DataPlaneMode, Destination, RoutingApi, Workload } from "../../api/index";
 import { sortedUnique } from "../compare";
 import type { Model } from "../input/model";
 import type { AccessPolicy } from "./authorization-policy";
@@ -43,8 +43,10 @@ export function offSidecarCallers(sources: readonly Workload[]): OffSidecarCalle
 }
 
 /**
- * Why a TrafficPolicy's VirtualService and DestinationRule would not reach some of its callers of
- * `destination` (an Istio destination), none when every caller is on a sidecar. Its callers are
+ * Why a TrafficPolicy's routes and DestinationRule would not reach some of its callers of
+ * `destination` (an Istio destination whose mesh takes `api` routes), none when they would: sidecars
+ * apply both kinds; ambient callers get them only from the service's waypoint, which takes Gateway
+ * API routes (an HTTPRoute whose parent is the Service) and the DestinationRule. Its callers are
  * the workloads of `reaching` (meshes that can call the destination): with a sourceSelector,
  * those it picks (`selected`); without one, every workload there, of which those in the ambient
  * data plane are the ones it cannot reach (a workload outside the mesh is no caller a mesh policy
@@ -56,6 +58,7 @@ export function callerDataPlaneErrors(
   reaching: ReadonlySet<string>,
   selected: readonly OffSidecarCaller[] | undefined,
   model: Model,
+  api: RoutingApi,
 ): string[] {
   const callers = selected?.filter((c) => reaching.has(c.mesh));
   const ambient =
@@ -68,13 +71,17 @@ export function callerDataPlaneErrors(
       : `sourceSelector picks workloads ${names(list)} in Istio's ambient data plane`;
   const narrow = "; to apply the policy to sidecar callers only, select them with sourceSelector";
   const waypoint = destination.spec.waypoint;
-  if (ambient.length > 0 && waypoint === undefined) {
+  if (ambient.length > 0 && api === "GATEWAY_API" && waypoint === undefined) {
     errors.push(
-      `${who(ambient)}: ztunnel carries their calls and applies no VirtualService or DestinationRule; routing and traffic settings for ambient callers need a waypoint for this service and Gateway API output, which meshplane does not generate yet (docs/ambient.md)${narrow}`,
+      `${who(ambient)}: ztunnel carries their calls and applies no route or DestinationRule; the HTTPRoute takes effect on a waypoint: create a waypoint for this service (a Gateway of class istio-waypoint, and the label istio.io/use-waypoint on the Service or its namespace) (docs/ambient.md)${narrow}`,
     );
-  } else if (ambient.length > 0 && waypoint !== undefined) {
+  } else if (ambient.length > 0 && api === "ISTIO" && waypoint === undefined) {
     errors.push(
-      `${who(ambient)}: their calls go through waypoint ${waypoint.namespace}/${waypoint.name}, which needs Gateway API output that meshplane does not generate yet (a VirtualService on a waypoint is alpha in Istio) (docs/ambient.md)${narrow}`,
+      `${who(ambient)}: ztunnel carries their calls and applies no VirtualService or DestinationRule; routing and traffic settings for ambient callers need a waypoint for this service and Gateway API output (routing.api GATEWAY_API on the mesh's VirtualMesh) (docs/ambient.md)${narrow}`,
+    );
+  } else if (ambient.length > 0 && api === "ISTIO") {
+    errors.push(
+      `${who(ambient)}: their calls go through waypoint ${waypoint?.namespace}/${waypoint?.name}, which takes Gateway API routes (a VirtualService on a waypoint is alpha in Istio): set routing.api GATEWAY_API on the mesh's VirtualMesh (docs/ambient.md)${narrow}`,
     );
   }
   if (outside.length > 0) {

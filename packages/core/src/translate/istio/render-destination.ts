@@ -13,6 +13,8 @@ import { virtualService } from "./virtual-service";
  */
 export interface IstioOutputs {
   state: IstioDestinationState;
+  /** Set when the destination's mesh takes Gateway API routes: its route groups become HTTPRoutes, not VirtualServices. */
+  routing?: "GATEWAY_API";
 }
 
 /**

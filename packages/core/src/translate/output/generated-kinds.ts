@@ -8,7 +8,8 @@ import { TranslateError } from "../errors";
  * Helm chart's ClusterRole is YAML and cannot import this; its test fails when the two differ.
  *
  * Row order is apply order (docs/agent.md#stages, step 5). Make before break: hosts (ServiceEntry)
- * exist before anything names them, subsets (DestinationRule) before routes use them, clients send
+ * exist before anything names them, subsets (DestinationRule) before routes (VirtualService,
+ * HTTPRoute) use them, clients send
  * mTLS before PeerAuthentication demands it, SMI route groups before the TrafficTargets that name
  * them. Prune runs in the reverse order.
  *
@@ -21,6 +22,7 @@ export const GENERATED_KINDS = [
   { kind: "DestinationRule", group: "networking.istio.io", versions: ["v1", "v1beta1"], plural: "destinationrules" },
   { kind: "Gateway", group: "networking.istio.io", versions: ["v1", "v1beta1"], plural: "gateways" },
   { kind: "VirtualService", group: "networking.istio.io", versions: ["v1", "v1beta1"], plural: "virtualservices" },
+  { kind: "HTTPRoute", group: "gateway.networking.k8s.io", versions: ["v1"], plural: "httproutes" },
   { kind: "PeerAuthentication", group: "security.istio.io", versions: ["v1", "v1beta1"], plural: "peerauthentications" },
   { kind: "AuthorizationPolicy", group: "security.istio.io", versions: ["v1", "v1beta1"], plural: "authorizationpolicies" },
   { kind: "HTTPRouteGroup", group: "specs.smi-spec.io", versions: ["v1alpha4"], plural: "httproutegroups" },

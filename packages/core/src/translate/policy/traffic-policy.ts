@@ -1,9 +1,13 @@
-import type { Destination, Workload } from "../../api/index";
+import type { Destination, RoutingApi, Workload } from "../../api/index";
 import { AcceptanceCounter, acceptanceOrder, previousOrder } from "./acceptance";
 import { pushTo, sortedUnique } from "../compare";
 import type { FederationLinks } from "../virtual-mesh/federation-links";
 import type { FederationPlan } from "../virtual-mesh/federation-plan";
-import { applyToIstioDestination } from "../istio/apply-traffic-policies";
+import { type RouteOutput, applyToIstioDestination } from "../istio/apply-traffic-policies";
+import { RULE_DECORATORS } from "../gateway-api/decorators/index";
+import { httpRoutes } from "../gateway-api/http-route";
+import { gatewayPolicyErrors } from "../gateway-api/policy-errors";
+import { routingApiOf } from "../gateway-api/routing-api";
 import { shiftSubsets } from "../istio/decorators/index";
 import type { TrafficPolicy } from "../istio/destination-state";
 import { type IstioOutputs, renderIstioDestination } from "../istio/render-destination";
@@ -125,13 +129,16 @@ export function applyTrafficToDestination(destination: Destination, policies: re
   const report = (p: TrafficPolicy, error: string) => unit.reports.push([p.metadata.name, error]);
   let accepted: TrafficPolicy[];
   let held: ReadonlyMap<TrafficPolicy, "PENDING" | "FAILED"> = new Map();
-  if (model.meshOf(destination).spec.type === "istio") {
+  const mesh = model.meshOf(destination);
+  if (mesh.spec.type === "istio") {
+    const api = routingApiOf(mesh, plan.members);
     const applied = applyToIstioDestination(
       destination,
-      onSidecars(destination, usable, ctx, report),
-      { model, plan, links: ctx.links, callers: ctx.callers },
+      reachingCallers(destination, usable, ctx, api, report),
+      { model, plan, links: ctx.links, callers: ctx.callers, ...(api === "GATEWAY_API" ? { routes: httpRouteOutput(plan) } : {}) },
       report,
     );
+    if (api === "GATEWAY_API") applied.outputs.routing = api;
     held = applied.held;
     // A mesh's own ingress/east-west gateway gets nothing unasked: a default ISTIO_MUTUAL rule
     // would make in-mesh clients wrap mTLS around traffic the gateway's listeners expect plain.
@@ -159,21 +166,23 @@ export function applyTrafficToDestination(destination: Destination, policies: re
 }
 
 /**
- * The policies among `policies` whose VirtualService and DestinationRule reach every caller they are
- * for on an Istio destination: callers in Istio's ambient data plane (or, picked by a
- * sourceSelector, outside the mesh) get neither, so a policy for them is reported INVALID there and
+ * The policies among `policies` whose routes (of the mesh's output API `api`) and DestinationRule
+ * reach every caller they are for on an Istio destination: sidecars apply both; callers in Istio's
+ * ambient data plane get them only from the service's waypoint, and only as Gateway API routes;
+ * callers outside the mesh get neither. A policy that would miss some is reported INVALID there and
  * applied nowhere on it (docs/ambient.md#what-translation-does).
  */
-function onSidecars(
+function reachingCallers(
   destination: Destination,
   policies: readonly TrafficPolicy[],
   ctx: TrafficContext,
+  api: RoutingApi,
   report: (p: TrafficPolicy, error: string) => void,
 ): TrafficPolicy[] {
   if (policies.length === 0) return [];
   const reaching = reachingMeshes([destination], ctx.model, ctx.plan);
   return policies.filter((p) => {
-    const errors = callerDataPlaneErrors(destination, reaching, ctx.offSidecar(p), ctx.model);
+    const errors = callerDataPlaneErrors(destination, reaching, ctx.offSidecar(p), ctx.model, api);
     for (const error of errors) report(p, error);
     return errors.length === 0;
   });
@@ -257,7 +266,19 @@ export function trafficUnitKey(
 
 /** Renders an Istio destination's routing with the subsets other destinations' policies demand of it. */
 export function renderTraffic(outputs: IstioOutputs, demands: SubsetDemands, model: Model, plan: FederationPlan): { cluster: string; draft: ObjectDraft }[] {
-  return renderIstioDestination(outputs, demands, { model, plan });
+  if (outputs.routing !== "GATEWAY_API") return renderIstioDestination(outputs, demands, { model, plan });
+  // Its routes are the HTTPRoutes; never also a VirtualService for the same host (Istio leaves that undefined).
+  const withoutRoutes = { state: { ...outputs.state, groups: new Map() } };
+  return [...httpRoutes(outputs.state), ...renderIstioDestination(withoutRoutes, demands, { model, plan })];
+}
+
+/** Gateway API routes: HTTPRoute rule decorators, their field names, and what HTTPRoute cannot express. */
+function httpRouteOutput(plan: FederationPlan): RouteOutput {
+  return {
+    decorators: RULE_DECORATORS,
+    field: (path) => `HTTPRoute rule field ${path}`,
+    errors: (spec, destination) => gatewayPolicyErrors(spec, destination, plan),
+  };
 }
 
 function isMeshGateway(model: Model, destination: Destination): boolean {

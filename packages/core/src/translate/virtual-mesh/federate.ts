@@ -7,6 +7,7 @@ import { FederationLinks } from "./federation-links";
 import { type FederationPlan, planFederation } from "./federation-plan";
 import { resolveMemberships } from "./membership";
 import { checkTrustDomains } from "./trust-domains";
+import { reportRoutingApis } from "../gateway-api/routing-api";
 
 /** What the VirtualMeshes make of a tenant before any policy: the federation plan, the calls they carry, their statuses. */
 export interface Federation {
@@ -25,6 +26,7 @@ export interface Federation {
 export function federate(model: Model): Federation {
   const reporter = new Reporter();
   const members = resolveMemberships(model, reporter);
+  reportRoutingApis(members, reporter);
   const refusals = checkTrustDomains(members, reporter);
   const plan = planFederation(model, members, reporter);
   const statuses: Record<ResourceKey, ResourceStatus> = {};

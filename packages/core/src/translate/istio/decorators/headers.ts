@@ -4,7 +4,8 @@ import type { RouteDecorator } from "./types";
 
 type Side = NonNullable<NonNullable<HttpRouteFields["headers"]>["request"]>;
 
-function side(add: Record<string, string> | undefined, remove: string[] | undefined): Side | undefined {
+/** Headers to add and remove, names to remove sorted (their order has no meaning); undefined when neither. */
+export function side(add: Record<string, string> | undefined, remove: string[] | undefined): Side | undefined {
   const hasAdd = add !== undefined && Object.keys(add).length > 0;
   const hasRemove = remove !== undefined && remove.length > 0;
   if (!hasAdd && !hasRemove) return undefined;

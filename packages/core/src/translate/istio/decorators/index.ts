@@ -11,7 +11,8 @@ import { timeout } from "./timeout";
 import { trafficShift } from "./traffic-shift";
 import type { Feature, RouteDecorator, TrafficPolicyDecorator } from "./types";
 
-export type { Feature, RouteDecorator, TrafficPolicyDecorator } from "./types";
+export type { DecoratorContext, Feature, RouteContext, RouteDecorator, TrafficPolicyDecorator } from "./types";
+export { connectionPool, loadBalancer, mtls, outlierDetection };
 export { normalizeWeights, shiftSubsets } from "./traffic-shift";
 
 /** A feature's Istio handler: it writes either VirtualService route fields or DestinationRule ones. */
