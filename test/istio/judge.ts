@@ -65,7 +65,7 @@ export interface CaOutput {
   verify: { workload: string; trustBundle: string; ok: boolean; error?: string }[];
 }
 
-function run<T>(command: "xds" | "ca", input: unknown): T {
+function run<T>(command: "xds" | "ambient" | "ca", input: unknown): T {
   const out = execFileSync(judgeBinary(), [command], {
     input: JSON.stringify(input),
     encoding: "utf8",
@@ -86,4 +86,41 @@ export function judgeXds(input: XdsInput): XdsOutput {
 /** Loads each mesh's cacerts as istiod does, issues a workload certificate, verifies across meshes. */
 export function judgeCa(meshes: CaMesh[]): CaOutput {
   return run<CaOutput>("ca", { meshes });
+}
+
+/**
+ * One ambient istiod's world. The judge plays istio-cni (it marks the pods Istio's default
+ * enablement selectors capture) and istiod's deployment controller (it programs every Gateway of
+ * class `istio-waypoint` and gives it a Service on 15008 and a pod).
+ */
+export interface AmbientInput {
+  cluster: string;
+  meshConfig: string;
+  /** Multi-document YAML: Istio and Gateway API objects. */
+  config: string;
+  /** Multi-document YAML: Namespaces (with `istio.io/dataplane-mode`), Services, Pods, EndpointSlices, waypoint Gateways. */
+  kubernetes: string;
+  istioVersion?: string;
+}
+
+/** What istiod tells ztunnel (proto3 JSON of `istio.workload.Address` and `istio.security.Authorization`). */
+export interface ZtunnelView {
+  addresses: Envoy[];
+  authorizations: Envoy[];
+  /** The status istiod writes on a policy ztunnel cannot enforce as written. */
+  status: { policy: string; reason: string; message: string }[];
+}
+
+export interface AmbientOutput {
+  validation: XdsOutput["validation"];
+  /** `<namespace>/<pod>` of every pod the CNI agent captures. */
+  enrolled: string[];
+  ztunnel: ZtunnelView;
+  /** `<namespace>/<name>` → the waypoint's Envoy configuration (routes: those inline in `main_internal`). */
+  waypoints: Record<string, ProxyConfig>;
+}
+
+/** What istiod, with the ambient data plane on, tells ztunnel and each waypoint. */
+export function judgeAmbient(input: AmbientInput): AmbientOutput {
+  return run<AmbientOutput>("ambient", input);
 }

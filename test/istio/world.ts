@@ -11,13 +11,15 @@ import type { TranslateInput, TranslateOutput } from "../../packages/core/src/tr
 import { injectedLabels, selects } from "../golden/discovered";
 import type { JudgeProxy, XdsInput } from "./judge";
 
-interface Pod {
+export interface Pod {
   name: string;
   namespace: string;
   ip: string;
   labels: Record<string, string>;
   serviceAccount: string;
   zone?: string | undefined;
+  /** The discovered workload whose pod this is. */
+  owner?: Workload | undefined;
 }
 
 /** The address a gateway's pod gets in cluster number `c`; stable, and apart from workload pods. */
@@ -38,17 +40,19 @@ function podsOf(workloads: readonly Workload[], destinations: readonly Destinati
         labels: e.labels,
         serviceAccount: owner?.spec.serviceAccount ?? "default",
         zone: e.zone,
+        owner,
       });
     }
   }
   return [...pods.values()];
 }
 
-function podObject(pod: Pod, sidecar: boolean): object {
+/** A running pod; with `annotations`, those too (an injected one's `sidecar.istio.io/status`). */
+export function podObject(pod: Pod, sidecar: boolean, annotations?: Record<string, string>): object {
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: pod.name, namespace: pod.namespace, labels: pod.labels },
+    metadata: { name: pod.name, namespace: pod.namespace, labels: pod.labels, ...(annotations === undefined ? {} : { annotations }) },
     spec: {
       serviceAccountName: pod.serviceAccount,
       containers: [{ name: "app", image: "app" }, ...(sidecar ? [{ name: "istio-proxy", image: "docker.io/istio/proxyv2:1.28.0" }] : [])],
@@ -121,22 +125,31 @@ function gatewayObjects(mesh: Mesh, c: number): { objects: object[]; proxies: Ju
   return { objects, proxies };
 }
 
-function objectKey(o: object): string {
+export function objectKey(o: object): string {
   const { kind, metadata } = o as { kind: string; metadata: { namespace?: string; name: string } };
   return `${kind}/${metadata.namespace ?? ""}/${metadata.name}`;
 }
 
-function yamlDocs(objects: readonly object[]): string {
+export function yamlDocs(objects: readonly object[]): string {
   return objects.map((o) => stringify(o, { aliasDuplicateObjects: false, lineWidth: 0, version: "1.1" })).join("---\n");
 }
 
+/** A cluster's Kubernetes objects as istiod sees them, with what they were built from. */
+export interface ClusterScene {
+  /** The cluster's number (1-based), which its addresses carry. */
+  c: number;
+  mesh: Mesh;
+  workloads: Workload[];
+  pods: Pod[];
+  kube: object[];
+  gateways: { objects: object[]; proxies: JudgeProxy[] };
+}
+
 /**
- * The judge's input for `cluster`: its Kubernetes world from `input`, our objects from `output`, its
- * Istio mesh's trust domain (and `meshConfigExtra`, YAML lines appended to the mesh config), and a
- * sidecar proxy per workload (named `<namespace>/<workload>`, and `<namespace>/<workload>@<ip>` for its further pods) and a router per gateway (named
- * `<kind>:<namespace>/<name>`). Undefined when the cluster has no Istio mesh.
+ * The Kubernetes world of `cluster` (undefined without an Istio mesh): Namespaces, Services,
+ * EndpointSlices, the pods behind its destinations (each made by `pod`), its gateways.
  */
-export function clusterWorld(input: TranslateInput, output: TranslateOutput, cluster: string, meshConfigExtra = ""): XdsInput | undefined {
+export function clusterScene(input: TranslateInput, cluster: string, pod: (p: Pod) => object): ClusterScene | undefined {
   const c = input.clusters.indexOf(cluster) + 1;
   const mesh = input.meshes.find((m) => m.spec.cluster === cluster && m.spec.type === "istio");
   if (mesh === undefined) return undefined;
@@ -154,11 +167,31 @@ export function clusterWorld(input: TranslateInput, output: TranslateOutput, clu
   const all = [
     ...[...namespaces].sort().map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } })),
     ...destinations.flatMap((d, i) => serviceObjects(d, i, podByIp)),
-    ...pods.map((p) => podObject(p, true)),
+    ...pods.map(pod),
     ...gateways.objects,
   ];
   // A gateway's Service may also be a discovered destination; the cluster has it once.
   const kube = all.filter((o, i) => all.findIndex((other) => objectKey(other) === objectKey(o)) === i);
+  return { c, mesh, workloads, pods, kube, gateways };
+}
+
+/** The mesh config istiod of `mesh` runs with: its trust domain and aliases, its root namespace, and `extra` YAML lines. */
+export function meshConfigOf(mesh: Mesh, extra = ""): string {
+  const trustDomain = mesh.spec.istio?.trustDomain ?? "cluster.local";
+  const aliases = mesh.spec.istio?.trustDomainAliases ?? [];
+  return `trustDomain: ${trustDomain}\ntrustDomainAliases: ${JSON.stringify(aliases)}\nrootNamespace: ${mesh.spec.namespace}\n${extra}`;
+}
+
+/**
+ * The judge's input for `cluster`: its Kubernetes world from `input`, our objects from `output`, its
+ * Istio mesh's trust domain (and `meshConfigExtra`, YAML lines appended to the mesh config), and a
+ * sidecar proxy per workload (named `<namespace>/<workload>`, and `<namespace>/<workload>@<ip>` for its further pods) and a router per gateway (named
+ * `<kind>:<namespace>/<name>`). Undefined when the cluster has no Istio mesh.
+ */
+export function clusterWorld(input: TranslateInput, output: TranslateOutput, cluster: string, meshConfigExtra = ""): XdsInput | undefined {
+  const scene = clusterScene(input, cluster, (pod) => podObject(pod, true));
+  if (scene === undefined) return undefined;
+  const { c, mesh, workloads, pods, kube, gateways } = scene;
   // One sidecar per workload (named after it, at its first pod), and one per further pod.
   const sidecars = workloads.flatMap((w): JudgeProxy[] => {
     const own = pods.filter((p) => p.namespace === w.spec.namespace && selects(w.spec.labels, p.labels));
@@ -169,11 +202,9 @@ export function clusterWorld(input: TranslateInput, output: TranslateOutput, clu
     }
     return own.map((pod, i) => ({ name: i === 0 ? base : `${base}@${pod.ip}`, type: "sidecar", ip: pod.ip, namespace: w.spec.namespace, labels: pod.labels }));
   });
-  const trustDomain = mesh.spec.istio?.trustDomain ?? "cluster.local";
-  const aliases = mesh.spec.istio?.trustDomainAliases ?? [];
   return {
     cluster,
-    meshConfig: `trustDomain: ${trustDomain}\ntrustDomainAliases: ${JSON.stringify(aliases)}\nrootNamespace: ${mesh.spec.namespace}\n${meshConfigExtra}`,
+    meshConfig: meshConfigOf(mesh, meshConfigExtra),
     config: yamlDocs(output.clusters[cluster]?.objects ?? []),
     kubernetes: yamlDocs(kube),
     proxies: [...sidecars, ...gateways.proxies],

@@ -3,6 +3,9 @@
 // istio.io/istio Go module and caches the binary outside the repository.
 //
 //	judge xds < input.json   the Envoy configuration istiod would send each proxy (pilot/test/xds)
+//	judge ambient < input.json   with Istio's ambient data plane on (PILOT_ENABLE_AMBIENT, set by
+//	                         re-executing itself): what istiod tells ztunnel (workloads, services,
+//	                         authorizations) and each waypoint's Envoy configuration
 //	judge ca  < input.json   load `cacerts` bundles as istiod does, sign workload certificates, and
 //	                         verify every mesh's workload certificate against every trust bundle
 //
@@ -21,7 +24,7 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: judge xds|ca < input.json")
+		fmt.Fprintln(os.Stderr, "usage: judge xds|ambient|ca < input.json")
 		os.Exit(2)
 	}
 	// Istio logs to stdout, a great deal at info: stdout carries our JSON, and only errors help a
@@ -35,6 +38,9 @@ func main() {
 	for _, scope := range log.Scopes() {
 		scope.SetOutputLevel(log.ErrorLevel)
 	}
+	if os.Args[1] == "ambient" {
+		ensureAmbient()
+	}
 	input, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fail(err)
@@ -45,6 +51,8 @@ func main() {
 		out, err = runXds(input)
 	case "ca":
 		out, err = runCa(input)
+	case "ambient":
+		out, err = runAmbient(input)
 	default:
 		fmt.Fprintf(os.Stderr, "unknown command %q\n", os.Args[1])
 		os.Exit(2)

@@ -9,11 +9,14 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	meshconfig "istio.io/api/mesh/v1alpha1"
+
 	"istio.io/istio/pilot/pkg/config/kube/crd"
 	"istio.io/istio/pilot/pkg/model"
 	"istio.io/istio/pilot/test/xds"
 	"istio.io/istio/pkg/cluster"
 	"istio.io/istio/pkg/config/mesh"
+	"istio.io/istio/pkg/config/schema/collection"
 	"istio.io/istio/pkg/config/schema/collections"
 	"istio.io/istio/pkg/test"
 )
@@ -59,12 +62,12 @@ type proxyOutput struct {
 }
 
 type xdsOutput struct {
-	Validation []validationResult       `json:"validation"`
-	Proxies    map[string]proxyOutput   `json:"proxies"`
+	Validation []validationResult     `json:"validation"`
+	Proxies    map[string]proxyOutput `json:"proxies"`
 }
 
-// validate runs istiod's validation (the admission webhook's checks) over every object.
-func validate(configYAML string) ([]validationResult, error) {
+// validate runs, with the schemas of `schemas`, istiod's validation (the admission webhook's checks) over every object.
+func validate(configYAML string, schemas collection.Schemas) ([]validationResult, error) {
 	configs, _, err := crd.ParseInputs(configYAML)
 	if err != nil {
 		return nil, fmt.Errorf("parse config: %w", err)
@@ -72,7 +75,7 @@ func validate(configYAML string) ([]validationResult, error) {
 	out := make([]validationResult, 0, len(configs))
 	for _, cfg := range configs {
 		r := validationResult{Kind: cfg.GroupVersionKind.Kind, Namespace: cfg.Namespace, Name: cfg.Name}
-		schema, ok := collections.Pilot.FindByGroupVersionAliasesKind(cfg.GroupVersionKind)
+		schema, ok := schemas.FindByGroupVersionAliasesKind(cfg.GroupVersionKind)
 		if !ok {
 			r.Error = "no schema for " + cfg.GroupVersionKind.String()
 		} else {
@@ -148,6 +151,21 @@ func proxyModel(p proxyInput, clusterID string) (*model.Proxy, error) {
 	}, nil
 }
 
+// prepare reads a mesh config (YAML or JSON; Istio's defaults fill the rest) and validates the
+// config objects, Istio's and Gateway API's, as istiod does.
+func prepare(meshConfigYAML, configYAML string) (*meshconfig.MeshConfig, []validationResult, error) {
+	meshConfig := mesh.DefaultMeshConfig()
+	if meshConfigYAML != "" {
+		m, err := mesh.ApplyMeshConfigDefaults(meshConfigYAML)
+		if err != nil {
+			return nil, nil, fmt.Errorf("meshConfig: %w", err)
+		}
+		meshConfig = m
+	}
+	validation, err := validate(configYAML, collections.PilotGatewayAPI())
+	return meshConfig, validation, err
+}
+
 func runXds(raw []byte) (any, error) {
 	var in xdsInput
 	if err := decodeStrict(raw, &in); err != nil {
@@ -156,15 +174,7 @@ func runXds(raw []byte) (any, error) {
 	if in.Cluster == "" {
 		in.Cluster = "Kubernetes"
 	}
-	meshConfig := mesh.DefaultMeshConfig()
-	if in.MeshConfig != "" {
-		m, err := mesh.ApplyMeshConfigDefaults(in.MeshConfig)
-		if err != nil {
-			return nil, fmt.Errorf("meshConfig: %w", err)
-		}
-		meshConfig = m
-	}
-	validation, err := validate(in.Config)
+	meshConfig, validation, err := prepare(in.MeshConfig, in.Config)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,203 @@
+/**
+ * Ambient AccessPolicies judged by Istio's own code (docs/ambient.md#accesspolicy): meshplane's
+ * translation of a tenant with an ambient cluster, plus that cluster's objects, given to istiod's
+ * ambient index; what it tells ztunnel shows which policy ztunnel enforces, on which pods, and what
+ * it cannot. A hand-written HTTPRoute shows the waypoint's Envoy configuration reaches the routes.
+ */
+import { describe, expect, it } from "vitest";
+import { type TranslateOutput, translate } from "../../packages/core/src/translate/index";
+import { buildInput, type TenantDescription } from "../golden/tenant";
+import { ambientWorld } from "./ambient-world";
+import { routeTargets, virtualHosts } from "./envoy";
+import { goldenDescription } from "./features-support";
+import { type AmbientOutput, type Envoy, judgeAmbient } from "./judge";
+
+interface Judged {
+  statuses: TranslateOutput["statuses"];
+  ambient: AmbientOutput;
+}
+
+/** Translates `description` and judges cluster-1 with the ambient data plane on. */
+function judge(description: TenantDescription, extraConfig: object[] = []): Judged {
+  const input = buildInput(description);
+  const output = translate(input);
+  const world = ambientWorld(input, output, "cluster-1", extraConfig);
+  if (world === undefined) throw new Error("cluster-1 has no Istio mesh");
+  const ambient = judgeAmbient(world);
+  const rejected = ambient.validation.filter((v) => v.error !== undefined);
+  if (rejected.length > 0) throw new Error(`istiod rejects ${JSON.stringify(rejected)}`);
+  return { statuses: output.statuses, ambient };
+}
+
+/** `<namespace>/<workload>` of a pod's `<namespace>/<pod>` (world.ts names pods `<workload>-<ip>`; these workloads are `<app>-<version>`). */
+function workloadOf(pod: string): string {
+  return pod.split("-").slice(0, 2).join("-");
+}
+
+/** An IP in WDS (base64 bytes) as text. */
+function ip(bytes: string): string {
+  return [...Buffer.from(bytes, "base64")].join(".");
+}
+
+/** ztunnel's workload `namespace/name` → the authorization policies it applies by selector. */
+function workloadPolicies(ambient: AmbientOutput): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const a of ambient.ztunnel.addresses) {
+    const w = a.workload as Envoy | undefined;
+    if (w !== undefined) out[`${String(w.namespace)}/${String(w.name)}`] = (w.authorizationPolicies as string[] | undefined) ?? [];
+  }
+  return out;
+}
+
+/** A ztunnel authorization's scope, action and rule groups, with proto3's omitted defaults filled in. */
+function effect(policy: Envoy): { scope: unknown; action: unknown; groups: unknown[] } {
+  return { scope: policy.scope ?? "GLOBAL", action: policy.action ?? "ALLOW", groups: (policy.groups as unknown[] | undefined) ?? [] };
+}
+
+function authorization(ambient: AmbientOutput, key: string): Envoy {
+  const found = ambient.ztunnel.authorizations.find((a) => `${String(a.namespace)}/${String(a.name)}` === key);
+  if (found === undefined) throw new Error(`ztunnel is told no policy ${key}: ${JSON.stringify(ambient.ztunnel.authorizations.map((a) => a.name))}`);
+  return found;
+}
+
+/** The `namespace/name` keys of ztunnel's workloads on HBONE (captured and enrolled). */
+function hboneWorkloads(ambient: AmbientOutput): string[] {
+  return ambient.ztunnel.addresses
+    .map((a) => a.workload as Envoy | undefined)
+    .filter((w) => w?.tunnelProtocol === "HBONE")
+    .map((w) => `${String(w?.namespace)}/${String(w?.name)}`);
+}
+
+describe("ambient, no waypoint: what ztunnel is told", () => {
+  const judged = judge(goldenDescription("ambient-without-waypoints"));
+
+  it("every ambient pod is captured (Istio's enablement selectors) and on HBONE", () => {
+    expect(judged.ambient.enrolled.map(workloadOf)).toEqual(["bookinfo/productpage-v1", "bookinfo/ratings-v1", "bookinfo/reviews-v1", "bookinfo/reviews-v2"]);
+    expect(hboneWorkloads(judged.ambient)).toHaveLength(4);
+  });
+
+  it("an identities-and-ports AccessPolicy reaches ztunnel as an authorization on the destination's pods", () => {
+    expect(judged.statuses["AccessPolicy/ratings-from-reviews"]).toMatchObject({ state: "ACCEPTED" });
+    const policy = authorization(judged.ambient, "bookinfo/ratings");
+    expect(effect(policy)).toMatchObject({ scope: "WORKLOAD_SELECTOR", action: "ALLOW" });
+    const text = JSON.stringify(policy.groups);
+    for (const sa of ["reviews-v1", "reviews-v2"]) expect(text).toContain(`cluster.local/ns/bookinfo/sa/${sa}`);
+    expect(text).toContain('"destinationPorts":[9080]');
+    expect(judged.ambient.ztunnel.status.filter((s) => s.policy === "bookinfo/ratings")).toEqual([]);
+    const selected = Object.entries(workloadPolicies(judged.ambient))
+      .filter(([, policies]) => policies.includes("bookinfo/ratings"))
+      .map(([w]) => w);
+    expect(selected.map(workloadOf)).toEqual(["bookinfo/ratings-v1"]);
+  });
+
+  it("an AccessPolicy on methods is refused, and generates nothing ztunnel would be told", () => {
+    expect(judged.statuses["AccessPolicy/reviews-get-only"]).toMatchObject({ state: "INVALID" });
+    expect(judged.ambient.ztunnel.authorizations.map((a) => `${String(a.namespace)}/${String(a.name)}`)).not.toContain("bookinfo/reviews");
+  });
+});
+
+describe("ambient and sidecars in one mesh", () => {
+  const judged = judge(goldenDescription("ambient-mixed-mesh"));
+
+  it("Istio's enablement selectors capture exactly the workloads discovery reports ambient", () => {
+    expect(judged.ambient.enrolled.map(workloadOf)).toEqual(["bookinfo/productpage-v1", "bookinfo/reviews-v2"]);
+    expect(hboneWorkloads(judged.ambient).map(workloadOf)).toEqual(["bookinfo/productpage-v1", "bookinfo/reviews-v2"]);
+  });
+});
+
+describe("ambient, no waypoint: why meshplane refuses L7 AccessPolicies", () => {
+  const byHand = {
+    apiVersion: "security.istio.io/v1",
+    kind: "AuthorizationPolicy",
+    metadata: { name: "reviews-paths", namespace: "bookinfo" },
+    spec: {
+      selector: { matchLabels: { app: "reviews" } },
+      action: "ALLOW",
+      rules: [{ from: [{ source: { principals: ["cluster.local/ns/bookinfo/sa/productpage-v1"] } }], to: [{ operation: { paths: ["/reviews/*"] } }] }],
+    },
+  };
+  const judged = judge(goldenDescription("ambient-without-waypoints"), [byHand]);
+
+  it("ztunnel drops the rule that needs a path: the ALLOW policy admits nobody", () => {
+    const policy = authorization(judged.ambient, "bookinfo/reviews-paths");
+    expect(effect(policy)).toEqual({ scope: "WORKLOAD_SELECTOR", action: "ALLOW", groups: [] });
+    expect(judged.ambient.ztunnel.status).toContainEqual(
+      expect.objectContaining({ policy: "bookinfo/reviews-paths", reason: "UnsupportedValue", message: expect.stringContaining("paths") }),
+    );
+    const pods = Object.entries(workloadPolicies(judged.ambient)).filter(([, p]) => p.includes("bookinfo/reviews-paths"));
+    expect(pods.map(([w]) => workloadOf(w))).toEqual(["bookinfo/reviews-v1", "bookinfo/reviews-v2"]);
+  });
+});
+
+describe("ambient: globalAccessPolicy", () => {
+  const description = structuredClone(goldenDescription("ambient-without-waypoints"));
+  description.virtualMeshes = [
+    { name: "locked-down", spec: { meshes: [{ name: "istiod-istio--system-cluster-1" }], mtlsConfig: { shared: {} }, globalAccessPolicy: "ENABLED" } },
+  ] as TenantDescription["virtualMeshes"];
+  const judged = judge(description);
+
+  it("its deny-all in the Istio root namespace reaches ztunnel as a global policy admitting nobody", () => {
+    const policy = authorization(judged.ambient, "istio-system/global-access-control");
+    expect(effect(policy)).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
+    expect(judged.ambient.ztunnel.status.filter((s) => s.policy === "istio-system/global-access-control")).toEqual([]);
+  });
+});
+
+describe("a waypoint's Envoy configuration", () => {
+  const description: TenantDescription = {
+    clusters: {
+      "cluster-1": {
+        meshes: [{ ambient: true, waypoints: [{ name: "waypoint", namespace: "bookinfo", for: "service" }] }],
+        workloads: [
+          { name: "reviews-v1", namespace: "bookinfo", labels: { app: "reviews", version: "v1" }, dataPlane: "ambient" },
+          { name: "reviews-v2", namespace: "bookinfo", labels: { app: "reviews", version: "v2" }, dataPlane: "ambient" },
+        ],
+        services: [
+          { name: "reviews", namespace: "bookinfo", waypoint: { name: "waypoint", namespace: "bookinfo" } },
+          { name: "reviews-v1", namespace: "bookinfo", selector: { app: "reviews", version: "v1" } },
+          { name: "reviews-v2", namespace: "bookinfo", selector: { app: "reviews", version: "v2" } },
+        ],
+      },
+    },
+  };
+  const route = {
+    apiVersion: "gateway.networking.k8s.io/v1",
+    kind: "HTTPRoute",
+    metadata: { name: "reviews", namespace: "bookinfo" },
+    spec: {
+      parentRefs: [{ group: "", kind: "Service", name: "reviews", port: 9080 }],
+      rules: [
+        { matches: [{ path: { type: "PathPrefix", value: "/v2" } }], backendRefs: [{ name: "reviews-v2", port: 9080 }] },
+        {
+          backendRefs: [
+            { name: "reviews-v1", port: 9080, weight: 80 },
+            { name: "reviews-v2", port: 9080, weight: 20 },
+          ],
+        },
+      ],
+    },
+  };
+  const judged = judge(description, [route]);
+
+  it("the service's waypoint is what ztunnel is told", () => {
+    const reviews = judged.ambient.ztunnel.addresses
+      .map((a) => a.service as Envoy | undefined)
+      .find((s) => s?.hostname === "reviews.bookinfo.svc.cluster.local");
+    expect(reviews?.waypoint).toMatchObject({ hostname: { namespace: "bookinfo", hostname: "waypoint.bookinfo.svc.cluster.local" } });
+    expect(((reviews?.addresses ?? []) as { address: string }[]).map((a) => ip(a.address))).toEqual(["10.96.0.1"]);
+  });
+
+  it("a hand-written HTTPRoute's path match and weighted backends are in the waypoint's routes", () => {
+    const config = judged.ambient.waypoints["bookinfo/waypoint"];
+    if (config === undefined) throw new Error(`no waypoint: ${Object.keys(judged.ambient.waypoints).join(", ")}`);
+    const chain = "inbound-vip|9080|http|reviews.bookinfo.svc.cluster.local";
+    const routes = virtualHosts({ ...config, routes: config.routes.filter((r) => r.name === chain) }).flatMap((vh) => vh.routes as Envoy[]);
+    const v2 = routes.find((r) => (r.match as Envoy).pathSeparatedPrefix === "/v2" || (r.match as Envoy).prefix === "/v2");
+    expect(v2 && routeTargets(v2)).toEqual([{ cluster: "outbound|9080||reviews-v2.bookinfo.svc.cluster.local" }]);
+    const rest = routes.at(-1) as Envoy;
+    expect(routeTargets(rest)).toEqual([
+      { cluster: "outbound|9080||reviews-v1.bookinfo.svc.cluster.local", weight: 80 },
+      { cluster: "outbound|9080||reviews-v2.bookinfo.svc.cluster.local", weight: 20 },
+    ]);
+  });
+});
