@@ -203,11 +203,11 @@ describe("trafficShift → weighted backendRefs", () => {
   });
 });
 
-describe("gatewayPolicyErrors: what Gateway API output refuses, with the alternative", () => {
-  const plan = (exported: string[] = []): FederationPlan =>
-    ({ members: new Map(), exports: new Map(exported.map((n) => [n, {}])) }) as unknown as FederationPlan;
-  const spec = (s: Partial<TrafficPolicySpec>): TrafficPolicySpec => ({ policy: {}, ...s });
+/** A federation plan exporting the destinations named. */
+const plan = (exported: string[] = []): FederationPlan => ({ members: new Map(), exports: new Map(exported.map((n) => [n, {}])) }) as unknown as FederationPlan;
+const spec = (s: Partial<TrafficPolicySpec>): TrafficPolicySpec => ({ policy: {}, ...s });
 
+describe("gatewayPolicyErrors: what Gateway API output refuses, with the alternative", () => {
   it.each<[string, Partial<TrafficPolicySpec>, string[]]>([
     ["a plain timeout", { policy: { requestTimeout: "1s" } }, []],
     ["DestinationRule features", { policy: { outlierDetection: { consecutiveErrors: 5 }, connectionPool: { tcp: { maxConnections: 10 } } } }, []],
