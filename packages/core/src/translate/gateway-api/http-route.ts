@@ -6,7 +6,7 @@ import { apiVersionOf } from "../output/generated-kinds";
 import type { ObjectDraft } from "../output/sink";
 import type { OwnedFields } from "../policy/owned-fields";
 import type { BackendRef, RuleFields } from "./decorators/index";
-import { routeMatch } from "./matches";
+import { EVERY_PATH, routeMatch } from "./matches";
 
 type Modifier = NonNullable<RuleFields["requestHeaderModifier"]>;
 
@@ -26,12 +26,15 @@ function filtersOf(fields: RuleFields): Record<string, unknown>[] {
   return filters;
 }
 
-/** One HTTPRoute rule: the group's matches (none: every request), its filters, and where it sends. */
+/**
+ * One HTTPRoute rule: the group's matches (none: every request, written as the API server's
+ * default, one match of every path), its filters, and where it sends.
+ */
 function rule(group: RouteGroup | undefined, fields: RuleFields, self: BackendRef): Record<string, unknown> {
   const filters = filtersOf(fields);
-  const matches = (group?.matchers ?? []).map(routeMatch);
+  const matchers = group?.matchers ?? [];
   return {
-    ...(matches.length > 0 ? { matches } : {}),
+    matches: matchers.length > 0 ? matchers.map(routeMatch) : [{ path: { ...EVERY_PATH } }],
     ...(filters.length > 0 ? { filters } : {}),
     backendRefs: fields.backendRefs ?? [self],
     ...(fields.timeouts === undefined ? {} : { timeouts: fields.timeouts }),

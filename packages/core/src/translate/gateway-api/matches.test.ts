@@ -20,12 +20,14 @@ describe("routeMatch: paths", () => {
     expect(routeMatch({ uri })).toEqual({ path });
   });
 
-  it("a matcher without a uri has no path (every path)", () => {
-    expect(routeMatch({ method: "GET" })).toEqual({ method: "GET" });
+  it("a matcher without a uri has Gateway API's default path, as the API server stores it", () => {
+    expect(routeMatch({ method: "GET" })).toEqual({ path: { type: "PathPrefix", value: "/" }, method: "GET" });
   });
 });
 
-describe("routeMatch: headers, query parameters, method", () => {
+const EVERY = { type: "PathPrefix", value: "/" };
+
+describe("routeMatch: headers, query parameters, method (without a uri: every path)", () => {
   it.each<[string, HttpMatcher, unknown]>([
     ["header exact, name lower-cased", { headers: [{ name: "X-User", value: "jason" }] }, { headers: [{ type: "Exact", name: "x-user", value: "jason" }] }],
     ["header regex", { headers: [{ name: "x-v", value: "v[12]", regex: true }] }, { headers: [{ type: "RegularExpression", name: "x-v", value: "v[12]" }] }],
@@ -60,7 +62,7 @@ describe("routeMatch: headers, query parameters, method", () => {
       },
     ],
   ])("%s", (_name, matcher, expected) => {
-    expect(routeMatch(matcher)).toEqual(expected);
+    expect(routeMatch(matcher)).toEqual({ path: EVERY, ...(expected as object) });
   });
 });
 

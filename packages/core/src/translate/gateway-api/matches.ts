@@ -10,6 +10,13 @@ export type RouteMatch = {
   method?: string;
 };
 
+/**
+ * Gateway API's default path, written out: the API server stores it in every match that has none,
+ * and Istio reads the stored match (its conversion dereferences the path), so the generated object
+ * is what the cluster holds.
+ */
+export const EVERY_PATH = { type: "PathPrefix", value: "/" } as const;
+
 /** RE2 with every metacharacter escaped. */
 function literal(text: string): string {
   return text.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
@@ -65,7 +72,8 @@ export function matcherErrors(matchers: readonly HttpMatcher[] | undefined): str
  * any string, so only `/` (which means the same in both) stays a PathPrefix. An exact path Gateway
  * API refuses as `Exact` (not absolute, or with characters or sequences its CEL rules forbid, such
  * as `//` or a space) becomes the regular expression matching just it. Headers and query
- * parameters named twice keep the last, as Istio's match maps do.
+ * parameters named twice keep the last, as Istio's match maps do. Without a uri, the path is
+ * Gateway API's default (`EVERY_PATH`).
  */
 export function routeMatch(matcher: HttpMatcher): RouteMatch {
   const out: RouteMatch = {};
@@ -75,6 +83,7 @@ export function routeMatch(matcher: HttpMatcher): RouteMatch {
   } else if (uri?.prefix !== undefined) {
     out.path = uri.prefix === "/" ? { type: "PathPrefix", value: "/" } : { type: "RegularExpression", value: `${literal(uri.prefix)}.*` };
   } else if (uri?.regex !== undefined) out.path = { type: "RegularExpression", value: uri.regex };
+  else out.path = { ...EVERY_PATH };
   if (matcher.headers?.length) out.headers = lastByName(matcher.headers.map((h) => valueMatch(h.name.toLowerCase(), h.value, h.regex)));
   if (matcher.queryParameters?.length) out.queryParams = lastByName(matcher.queryParameters.map((q) => valueMatch(q.name, q.value, q.regex)));
   if (matcher.method !== undefined) out.method = matcher.method;
