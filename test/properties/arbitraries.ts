@@ -254,6 +254,8 @@ const virtualMeshSpec = (meshName: fc.Arbitrary<string>): fc.Arbitrary<VirtualMe
         { requiredKeys: [] },
       ),
       globalAccessPolicy: fc.constantFrom("ENABLED" as const, "DISABLED" as const),
+      // The output API: unset (the default by data plane), or chosen, also for meshes whose Istio cannot serve it.
+      routing: fc.record({ api: fc.constantFrom("ISTIO" as const, "GATEWAY_API" as const) }),
     },
     { requiredKeys: ["meshes"] },
   );

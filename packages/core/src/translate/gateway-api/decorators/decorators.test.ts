@@ -108,7 +108,7 @@ describe("retries → retry and timeouts.backendRequest", () => {
 });
 
 describe("mirror → RequestMirror", () => {
-  it.each<[string, number | undefined, unknown]>([
+  it.each<[string, number | undefined, object]>([
     ["no percentage: every request", undefined, {}],
     ["a whole percentage → percent", 25, { percent: 25 }],
     ["0 → percent 0", 0, { percent: 0 }],
