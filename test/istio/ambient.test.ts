@@ -201,3 +201,27 @@ describe("a waypoint's Envoy configuration", () => {
     ]);
   });
 });
+
+describe("Gateway API output on a waypoint (the gateway-api-features golden)", () => {
+  const input = buildInput(goldenDescription("gateway-api-features"));
+  const output = translate(input);
+  const world = ambientWorld(input, output, "cluster-1");
+  if (world === undefined) throw new Error("cluster-1 has no Istio mesh");
+  const ambient = judgeAmbient(world);
+  const route = (output.clusters["cluster-1"]?.objects ?? []).find((o) => o.kind === "HTTPRoute" && o.metadata.name === "reviews") as
+    | { spec: { rules: { matches?: unknown[] }[] } }
+    | undefined;
+
+  it("every match of reviews' HTTPRoute is a route of the waypoint, the catch-all last: Istio's precedence shadows none (docs/ambient.md#trafficpolicy-as-httproute)", () => {
+    if (route === undefined) throw new Error("no HTTPRoute reviews");
+    const config = ambient.waypoints["bookinfo/waypoint"];
+    if (config === undefined) throw new Error(`no waypoint: ${Object.keys(ambient.waypoints).join(", ")}`);
+    const chain = "inbound-vip|9080|http|reviews.bookinfo.svc.cluster.local";
+    const routes = virtualHosts({ ...config, routes: config.routes.filter((r) => r.name === chain) }).flatMap((vh) => vh.routes as Envoy[]);
+    const matches = route.spec.rules.reduce((n, rule) => n + (rule.matches?.length ?? 1), 0);
+    expect(routes.length).toBe(matches);
+    const last = (routes.at(-1) as Envoy).match as Envoy;
+    expect(last.safeRegex ?? last.prefix).toMatchObject(last.safeRegex ? { regex: ".*" } : {});
+    expect(last.headers ?? []).toEqual([]);
+  });
+});

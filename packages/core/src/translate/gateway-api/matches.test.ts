@@ -12,7 +12,7 @@ describe("routeMatch: paths", () => {
     ["an exact path ending /. is a literal expression", { exact: "/a/." }, { type: "RegularExpression", value: "/a/\\." }],
     ["an exact path with an encoded slash is a literal expression", { exact: "/a%2Fb" }, { type: "RegularExpression", value: "/a%2Fb" }],
     ["an exact path with other escapes and sub-delims stays Exact", { exact: "/a%20b/c;d=e" }, { type: "Exact", value: "/a%20b/c;d=e" }],
-    ["prefix / stays PathPrefix", { prefix: "/" }, { type: "PathPrefix", value: "/" }],
+    ["prefix / is every path, as an expression", { prefix: "/" }, { type: "RegularExpression", value: ".*" }],
     ["another prefix matches any string after it", { prefix: "/api" }, { type: "RegularExpression", value: "/api.*" }],
     ["a prefix's metacharacters are escaped", { prefix: "/v1.0/(x)" }, { type: "RegularExpression", value: "/v1\\.0/\\(x\\).*" }],
     ["a regex as written", { regex: "/items/[0-9]+" }, { type: "RegularExpression", value: "/items/[0-9]+" }],
@@ -21,11 +21,11 @@ describe("routeMatch: paths", () => {
   });
 
   it("a matcher without a uri has Gateway API's default path, as the API server stores it", () => {
-    expect(routeMatch({ method: "GET" })).toEqual({ path: { type: "PathPrefix", value: "/" }, method: "GET" });
+    expect(routeMatch({ method: "GET" })).toEqual({ path: { type: "RegularExpression", value: ".*" }, method: "GET" });
   });
 });
 
-const EVERY = { type: "PathPrefix", value: "/" };
+const EVERY = { type: "RegularExpression", value: ".*" };
 
 describe("routeMatch: headers, query parameters, method (without a uri: every path)", () => {
   it.each<[string, HttpMatcher, unknown]>([

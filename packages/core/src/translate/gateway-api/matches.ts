@@ -11,11 +11,15 @@ export type RouteMatch = {
 };
 
 /**
- * Gateway API's default path, written out: the API server stores it in every match that has none,
- * and Istio reads the stored match (its conversion dereferences the path), so the generated object
- * is what the cluster holds.
+ * Every path, as a regular expression, written out in every match that names no path. Istio turns
+ * an HTTPRoute's matches into routes ordered by its own precedence — exact paths, then prefixes
+ * (longest first), then regular expressions (longest first), then method, header and query counts
+ * (`sortHTTPRoutes` in Istio's Gateway API conversion) — so a `PathPrefix /` (Gateway API's default,
+ * which the API server would store) would sort before every regular expression and shadow it. As
+ * `.*`, the catch-all sorts after every longer expression, and every other path is an exact path or
+ * an expression (docs/ambient.md#trafficpolicy-as-httproute).
  */
-export const EVERY_PATH = { type: "PathPrefix", value: "/" } as const;
+export const EVERY_PATH = { type: "RegularExpression", value: ".*" } as const;
 
 /** RE2 with every metacharacter escaped. */
 function literal(text: string): string {
@@ -69,11 +73,11 @@ export function matcherErrors(matchers: readonly HttpMatcher[] | undefined): str
 /**
  * One httpRequestMatcher as an HTTPRoute match. A prefix becomes a regular expression: Gateway
  * API's `PathPrefix` matches whole path segments (`/api` does not catch `/apis`), Istio's prefix
- * any string, so only `/` (which means the same in both) stays a PathPrefix. An exact path Gateway
+ * any string; `/` is `EVERY_PATH`. An exact path Gateway
  * API refuses as `Exact` (not absolute, or with characters or sequences its CEL rules forbid, such
  * as `//` or a space) becomes the regular expression matching just it. Headers and query
  * parameters named twice keep the last, as Istio's match maps do. Without a uri, the path is
- * Gateway API's default (`EVERY_PATH`).
+ * `EVERY_PATH`.
  */
 export function routeMatch(matcher: HttpMatcher): RouteMatch {
   const out: RouteMatch = {};
@@ -81,7 +85,7 @@ export function routeMatch(matcher: HttpMatcher): RouteMatch {
   if (uri?.exact !== undefined) {
     out.path = exactPathAllowed(uri.exact) ? { type: "Exact", value: uri.exact } : { type: "RegularExpression", value: literal(uri.exact) };
   } else if (uri?.prefix !== undefined) {
-    out.path = uri.prefix === "/" ? { type: "PathPrefix", value: "/" } : { type: "RegularExpression", value: `${literal(uri.prefix)}.*` };
+    out.path = uri.prefix === "/" ? { ...EVERY_PATH } : { type: "RegularExpression", value: `${literal(uri.prefix)}.*` };
   } else if (uri?.regex !== undefined) out.path = { type: "RegularExpression", value: uri.regex };
   else out.path = { ...EVERY_PATH };
   if (matcher.headers?.length) out.headers = lastByName(matcher.headers.map((h) => valueMatch(h.name.toLowerCase(), h.value, h.regex)));
