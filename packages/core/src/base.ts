@@ -74,6 +74,7 @@ export {
   exactlyOne,
   fieldErrors,
   dataPlaneMode,
+  dataPlaneOf,
   gateway,
   waypoint,
   httpMatcher,

@@ -1,4 +1,4 @@
-import { type ClusterObjects, type PodController, discover } from "@meshplane/core";
+import { type ClusterObjects, type PodController, dataPlaneOf, discover } from "@meshplane/core";
 
 /** A Deployment, StatefulSet or DaemonSet of a mesh, and when it was last restarted (ISO), if known. */
 export interface WorkloadRef {
@@ -27,7 +27,7 @@ export function meshWorkloads(objects: ClusterObjects, mesh: string): WorkloadRe
     DaemonSet: objects.daemonSets,
   };
   return discover(objects)
-    .workloads.filter((w) => w.spec.mesh === mesh && (w.spec.dataPlane ?? "sidecar") === "sidecar")
+    .workloads.filter((w) => w.spec.mesh === mesh && dataPlaneOf(w.spec) === "sidecar")
     .map((w) => {
       const controller = controllers[w.spec.kind].find((c) => c.metadata.name === w.spec.name && (c.metadata.namespace ?? "") === w.spec.namespace);
       const restartedAt = latest(controller?.spec.template.metadata?.annotations ?? {});

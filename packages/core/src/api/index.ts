@@ -75,6 +75,7 @@ export {
   workload,
   workloadSpec,
 } from "./discovery";
+export { dataPlaneOf } from "./data-plane";
 export { fieldErrors, issuePath, parseOrThrow } from "./validate";
 export { type Requirement, matchesLabels, parseLabelSelector } from "./label-selector";
 export {

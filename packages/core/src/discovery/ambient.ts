@@ -1,3 +1,4 @@
+import { dataPlaneOf } from "../api/data-plane";
 import type { DataPlaneMode, Mesh } from "../api/discovery";
 import { ownValue } from "../own-keys";
 import { type ClusterIndex, compareStrings } from "./cluster-index";
@@ -87,7 +88,7 @@ export function destinationDataPlane(
   namespaceLabels: StringMap,
   mesh: Mesh | undefined,
 ): DataPlaneMode | "mixed" {
-  const modes = new Set(backing.map((w) => w.spec.dataPlane ?? "sidecar"));
+  const modes = new Set(backing.map((w) => dataPlaneOf(w.spec)));
   if (modes.size > 1) return "mixed";
   const [only] = modes;
   if (only !== undefined) return only;

@@ -4,6 +4,9 @@
  * and for a mesh whether ztunnel runs and which waypoints it has. The CLI's `get` and `describe` print
  * these answers and the console draws them. Pure: the caller fetches.
  */
+import { dataPlaneOf } from "../api/data-plane";
+
+export { dataPlaneOf };
 
 /** A waypoint an object's traffic goes through (`spec.waypoint` of a Workload or Destination). */
 export interface WaypointRefView {
@@ -38,11 +41,6 @@ export interface MeshDataPlaneView {
 export interface DiscoveredDataPlaneView {
   metadata: { name: string };
   spec: DataPlaneSpec & { mesh?: string };
-}
-
-/** The data plane a report names; `sidecar` when it names none (an agent that predates ambient reports only sidecars). */
-export function dataPlaneOf(spec: DataPlaneSpec): string {
-  return spec.dataPlane ?? "sidecar";
 }
 
 /** `namespace/name` of the waypoint that serves it; "" when none does. */

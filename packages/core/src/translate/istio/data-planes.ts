@@ -1,3 +1,4 @@
+import { dataPlaneOf } from "../../api/data-plane";
 import type { DataPlaneMode, Destination, RoutingApi, Workload } from "../../api/index";
 import { sortedUnique } from "../compare";
 import type { Model } from "../input/model";
@@ -23,11 +24,6 @@ export interface OffSidecarCaller {
 /** How many workload names an error lists before it counts the rest. */
 const NAMED = 3;
 
-/** A workload's data plane; absent in a report of an agent that predates ambient: `sidecar`. */
-function dataPlaneOf(workload: Workload): DataPlaneMode {
-  return workload.spec.dataPlane ?? "sidecar";
-}
-
 function names(list: readonly string[]): string {
   const sorted = sortedUnique(list);
   const shown = sorted.slice(0, NAMED).join(", ");
@@ -37,7 +33,7 @@ function names(list: readonly string[]): string {
 /** The workloads of `sources` (a sourceSelector's) that run no sidecar, in their order. */
 export function offSidecarCallers(sources: readonly Workload[]): OffSidecarCaller[] {
   return sources.flatMap((w) => {
-    const dataPlane = dataPlaneOf(w);
+    const dataPlane = dataPlaneOf(w.spec);
     return dataPlane === "sidecar" ? [] : [{ name: w.metadata.name, mesh: w.spec.mesh, dataPlane }];
   });
 }
@@ -94,9 +90,9 @@ export function callerDataPlaneErrors(
 
 /** The data planes of the pods behind `destination`: its backing workloads' when it reports `mixed`, else its own. */
 function podDataPlanes(destination: Destination, model: Model): Set<DataPlaneMode> {
-  const own = destination.spec.dataPlane ?? "sidecar";
+  const own = dataPlaneOf(destination.spec);
   if (own !== "mixed") return new Set([own]);
-  return new Set(model.backingWorkloads(destination).map(dataPlaneOf));
+  return new Set(model.backingWorkloads(destination).map((w) => dataPlaneOf(w.spec)));
 }
 
 /** The waypoints calls to `destination` can pass: its own (service-addressed calls) and its backing workloads' (pod-addressed calls). */
