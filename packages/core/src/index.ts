@@ -231,12 +231,14 @@ export {
   canonicalize,
   certificateReports,
   federatedHost,
+  groupOf,
   inStep,
   kindRank,
   meshTrustStatus,
   objectCount,
   objectRefs,
   objectsJson,
+  rowOf,
   translate,
 } from "./translate/index";
 export {

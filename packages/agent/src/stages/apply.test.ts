@@ -29,6 +29,7 @@ describe("apply and prune over GENERATED_KINDS", () => {
     const kube = new FakeKube();
     await applyObjects(kube, SCOPE, everyKind(), new Map());
     expect(kube.writes().map((c) => c.kind)).toEqual(GENERATED_KINDS.map((row) => row.kind));
+    expect(kube.objects.size).toBe(GENERATED_KINDS.length);
   });
 
   it("applies a kind's objects up to the concurrency limit at once, and a kind only after the one before it is done", async () => {

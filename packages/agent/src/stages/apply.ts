@@ -77,7 +77,7 @@ export async function applyObjects(
   unchanged: ReadonlySet<string> = new Set(),
   concurrency = APPLY_CONCURRENCY,
 ): Promise<ApplyOutcome> {
-  const ordered = [...desired].sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
+  const ordered = [...desired].sort((a, b) => kindRank(a.apiVersion, a.kind) - kindRank(b.apiVersion, b.kind));
   const results: ObjectResult[] = Array.from({ length: ordered.length });
   const outcomes: ({ id: string; version: string; drifted: boolean } | undefined)[] = Array.from({ length: ordered.length });
   const failed = new Map<string, ObjectError>();
@@ -106,9 +106,10 @@ export async function applyObjects(
     }
   };
   for (let start = 0; start < ordered.length; ) {
-    const rank = kindRank((ordered[start] as KubeObject).kind);
+    const rankOf = (i: number) => kindRank((ordered[i] as KubeObject).apiVersion, (ordered[i] as KubeObject).kind);
+    const rank = rankOf(start);
     let end = start;
-    while (end < ordered.length && kindRank((ordered[end] as KubeObject).kind) === rank) end++;
+    while (end < ordered.length && rankOf(end) === rank) end++;
     await inParallel(start, end, concurrency, applyOne);
     start = end;
   }

@@ -1,4 +1,4 @@
-import { GENERATED_KINDS, type KubeObject, type ObjectResult, apiVersionsOf, objectKeyOf } from "@meshplane/core";
+import { GENERATED_KINDS, type KubeObject, type ObjectResult, apiVersionsOf, groupOf, objectKeyOf } from "@meshplane/core";
 import { failureOf } from "../kube/failure";
 import type { KubeClient, ObjectRef } from "../kube/kube";
 import { type Scope, ownedSelector } from "../ownership";
@@ -20,13 +20,21 @@ export interface PruneOutput {
 /** The prune stage: deletes what this agent owns (ownedSelector) that is no longer desired; it runs whenever apply ran. */
 export async function pruneStage(env: Pick<StageEnv, "kube" | "scope">, input: PruneInput): Promise<PruneOutput> {
   const started = performance.now();
-  const results = await pruneUndesired(env.kube, env.scope, new Set(input.objects.map(objectKeyOf)));
+  const results = await pruneUndesired(env.kube, env.scope, new Set(input.objects.map(groupKeyOf)));
   return { results, ms: performance.now() - started };
 }
 
 /**
+ * An object's key in its API group (`group objectKey`): Istio's and Gateway API's `Gateway` of one
+ * name are two objects.
+ */
+export function groupKeyOf(object: Pick<KubeObject, "apiVersion" | "kind" | "metadata">): string {
+  return `${groupOf(object.apiVersion)} ${objectKeyOf(object)}`;
+}
+
+/**
  * Deletes, in reverse kind order, the objects that carry meshplane's owner labels for this tenant and
- * cluster and whose objectKey is not in `wanted` — nothing else is ever touched. Every generated kind
+ * cluster and whose groupKeyOf is not in `wanted` — nothing else is ever touched. Every generated kind
  * is listed in every version meshplane may have written it in (GENERATED_KINDS). Per-object results
  * (`pruned` or `failed`), never fail-fast.
  */
@@ -44,7 +52,7 @@ export async function pruneUndesired(kube: KubeClient, scope: Scope, wanted: Rea
         continue;
       }
       for (const item of items) {
-        const id = objectKeyOf({ kind, metadata: item.metadata });
+        const id = groupKeyOf({ apiVersion, kind, metadata: item.metadata as KubeObject["metadata"] });
         // The same object is served under every version of its CRD: handle it once.
         if (wanted.has(id) || seen.has(id)) continue;
         seen.add(id);

@@ -13,6 +13,7 @@ import {
   certificateInfo,
   createRootCa,
   fingerprintSha256,
+  groupOf,
   objectKey,
   signIntermediate,
   snapshotAudience,
@@ -54,17 +55,23 @@ function merge(into: Record<string, unknown>, patch: Record<string, unknown>): R
   return into;
 }
 
+const keyOf = (apiVersion: string, kind: string, namespace: string | undefined, name: string) => `${groupOf(apiVersion)} ${objectKey(kind, namespace, name)}`;
+
 /** An in-memory cluster that records verbs; `fail` makes chosen calls throw. Deployments bump their generation when patched. */
 export class FakeKube implements KubeClient {
   readonly objects = new Map<string, Obj>();
   calls: Call[] = [];
   fail: (call: Call) => Error | undefined = () => undefined;
 
+  /** Objects are keyed by group and objectKey: Istio's and Gateway API's Gateway of one name are two. */
   put(obj: Obj): void {
-    this.objects.set(objectKey(obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string), structuredClone(obj));
+    this.objects.set(keyOf(obj.apiVersion ?? "", obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string), structuredClone(obj));
   }
-  get(kind: string, namespace: string | undefined, name: string): Obj | undefined {
-    return this.objects.get(objectKey(kind, namespace, name));
+  /** The object of `kind` (in the group of `apiVersion`, or any group when omitted). */
+  get(kind: string, namespace: string | undefined, name: string, apiVersion?: string): Obj | undefined {
+    if (apiVersion !== undefined) return this.objects.get(keyOf(apiVersion, kind, namespace, name));
+    const key = objectKey(kind, namespace, name);
+    return [...this.objects.entries()].find(([k]) => k.endsWith(` ${key}`))?.[1];
   }
   writes(): Call[] {
     return this.calls.filter((c) => c.verb === "apply" || c.verb === "patch" || c.verb === "delete");
@@ -77,33 +84,33 @@ export class FakeKube implements KubeClient {
 
   async read<T extends KubernetesObject>(ref: ObjectRef): Promise<T | undefined> {
     this.record({ verb: "get", kind: ref.kind, namespace: ref.namespace, name: ref.name });
-    const found = this.get(ref.kind, ref.namespace, ref.name);
+    const found = this.get(ref.kind, ref.namespace, ref.name, ref.apiVersion);
     return found ? (structuredClone(found) as T) : undefined;
   }
   async apply<T extends KubernetesObject>(obj: T): Promise<T> {
     this.record({ verb: "apply", kind: obj.kind as string, namespace: obj.metadata?.namespace, name: obj.metadata?.name });
-    const current = this.get(obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string);
+    const current = this.get(obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string, obj.apiVersion);
     const next = merge(structuredClone(current ?? {}), obj as unknown as Record<string, unknown>) as Obj;
     this.put(next);
     return structuredClone(next) as unknown as T;
   }
   async patch(ref: ObjectRef, body: Record<string, unknown>): Promise<void> {
     this.record({ verb: "patch", kind: ref.kind, namespace: ref.namespace, name: ref.name });
-    const current = this.get(ref.kind, ref.namespace, ref.name);
+    const current = this.get(ref.kind, ref.namespace, ref.name, ref.apiVersion);
     if (!current) throw new KubeError(404, `${ref.kind} ${ref.name} not found`);
     const next = merge(structuredClone(current), body) as Obj & { metadata: { generation?: number } };
     if (ref.kind === "Deployment") next.metadata.generation = (next.metadata.generation ?? 1) + 1;
     this.put(next);
   }
-  async list(_apiVersion: string, kind: string, _selector: string, namespace?: string): Promise<KubernetesObject[]> {
+  async list(apiVersion: string, kind: string, _selector: string, namespace?: string): Promise<KubernetesObject[]> {
     this.record({ verb: "list", kind, namespace });
     return [...this.objects.values()]
-      .filter((o) => o.kind === kind && (namespace === undefined || o.metadata?.namespace === namespace))
+      .filter((o) => o.kind === kind && groupOf(o.apiVersion ?? "") === groupOf(apiVersion) && (namespace === undefined || o.metadata?.namespace === namespace))
       .map((o) => structuredClone(o));
   }
   async delete(ref: ObjectRef): Promise<void> {
     this.record({ verb: "delete", kind: ref.kind, namespace: ref.namespace, name: ref.name });
-    this.objects.delete(objectKey(ref.kind, ref.namespace, ref.name));
+    this.objects.delete(keyOf(ref.apiVersion, ref.kind, ref.namespace, ref.name));
   }
 
   /** A Deployment as a controller leaves it after a finished rollout. */

@@ -3,7 +3,7 @@ export { translate } from "./translate";
 export type { CertificateDirective, ClusterOutput, KubeObject, TranslateInput, TranslateOutput } from "./types";
 export { Canonicalizer, canonicalize, canonicalJson } from "./output/canonical";
 export { ANNOTATION_PARENTS, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, type Parent, objectCount, objectRefs, objectsJson } from "./output/sink";
-export { GENERATED_KINDS, type GeneratedKind, type GeneratedKindRow, apiVersionsOf, kindRank } from "./output/generated-kinds";
+export { GENERATED_KINDS, type GeneratedKind, type GeneratedKindRow, apiVersionsOf, groupOf, kindRank, rowOf } from "./output/generated-kinds";
 export { TranslateError } from "./errors";
 export {
   ROTATION_PHASES,

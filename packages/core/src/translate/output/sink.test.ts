@@ -2,12 +2,12 @@ import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Canonicalizer, canonicalJson, digest, endsChunk } from "./canonical";
 import { TranslateError } from "../errors";
-import { GENERATED_KINDS, apiVersionOf } from "./generated-kinds";
+import { GENERATED_KINDS, apiVersionOf, apiVersionsOf } from "./generated-kinds";
 import { ANNOTATION_PARENTS, type ObjectDraft, OutputSink, objectsJson } from "./sink";
 import type { ClusterOutput } from "../types";
 
-function draft(kind: ObjectDraft["kind"], name: string, spec: Record<string, unknown>, parent: string): ObjectDraft {
-  return { apiVersion: apiVersionOf(kind), kind, name, namespace: "ns", spec, parents: [{ kind: "TrafficPolicy", name: parent }] };
+function draft(kind: ObjectDraft["kind"], name: string, spec: Record<string, unknown>, parent: string, apiVersion = apiVersionOf(kind)): ObjectDraft {
+  return { apiVersion, kind, name, namespace: "ns", spec, parents: [{ kind: "TrafficPolicy", name: parent }] };
 }
 
 /** A sink holding `pairs` as one unit's contribution. */
@@ -51,14 +51,15 @@ describe("OutputSink", () => {
   it("orders every generated kind as GENERATED_KINDS lists them", () => {
     const sink = sinkWith(
       ["c"],
-      GENERATED_KINDS.toReversed().map(({ kind }) => ["c", draft(kind, "x", {}, "p")]),
+      GENERATED_KINDS.toReversed().map((row) => ["c", draft(row.kind, "x", {}, "p", apiVersionsOf(row)[0])]),
     );
-    expect(sink.finish().c?.objects.map((o) => o.kind)).toEqual(GENERATED_KINDS.map((row) => row.kind));
+    expect(sink.finish().c?.objects.map((o) => o.apiVersion)).toEqual(GENERATED_KINDS.map((row) => apiVersionsOf(row)[0]));
   });
 
   it.each([
     ["a version the table does not list", apiVersionOf("VirtualService").replace(/\/.*/, "/v1alpha3")],
     ["another kind's group", apiVersionOf("TrafficSplit")],
+    ["Gateway API's group for an Istio kind", apiVersionOf("HTTPRoute")],
   ])("throws for an object generated in %s, which the agent would never prune", (_what, apiVersion) => {
     expect(() => sinkWith(["c"], [["c", { ...draft("VirtualService", "x", {}, "p"), apiVersion }]])).toThrow(/GENERATED_KINDS does not list/);
   });

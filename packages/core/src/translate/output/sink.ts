@@ -4,7 +4,7 @@ import { ClusterObjects, type Entry, type Ready, objectRefs as refsOf, sortAll }
 import { compareStrings } from "../compare";
 import { TranslateError } from "../errors";
 import { deepEqual } from "../policy/owned-fields";
-import { GENERATED_KINDS, type GeneratedKind, apiVersionsOf, kindRank } from "./generated-kinds";
+import { type GeneratedKind, apiVersionsOf, kindRank, rowOf } from "./generated-kinds";
 import type { CertificateDirective, ClusterOutput } from "../types";
 
 /** Labels and annotation every generated object carries (docs/resources.md#generated-objects); the agent prunes by them. */
@@ -13,10 +13,8 @@ export const LABEL_TENANT = "meshplane.dev/tenant";
 export const LABEL_CLUSTER = "meshplane.dev/cluster";
 export const ANNOTATION_PARENTS = "meshplane.dev/parents";
 
-/** Orders entries by kind (generated-kinds.ts) with a fixed-width prefix, so string order is rank order. */
-const KIND_PREFIX = new Map<string, string>(GENERATED_KINDS.map((row) => [row.kind, String(kindRank(row.kind)).padStart(2, "0")]));
-/** `kind` → the apiVersions it may be written in: anything else would escape the agent's prune. */
-const API_VERSIONS = new Map<string, ReadonlySet<string>>(GENERATED_KINDS.map((row) => [row.kind, new Set(apiVersionsOf(row))]));
+/** Orders entries by kind of a group (generated-kinds.ts) with a fixed-width prefix, so string order is rank order. */
+const kindPrefix = (draft: ObjectDraft): string => String(kindRank(draft.apiVersion, draft.kind)).padStart(2, "0");
 
 /** What produced an object: a user resource, or (for objects that exist for a service alone) its Destination. */
 export interface Parent {
@@ -173,14 +171,15 @@ export class OutputSink {
 
   private check(cluster: string, draft: ObjectDraft): void {
     if (!this.clusters.has(cluster)) throw new TranslateError(`generated ${draft.kind} ${draft.name} for unregistered cluster ${cluster}`);
-    if (!API_VERSIONS.get(draft.kind)?.has(draft.apiVersion))
+    // The apiVersion picks the row (its group) and must be one of its versions: anything else would escape the agent's prune.
+    const row = rowOf(draft.apiVersion, draft.kind);
+    if (row === undefined || !apiVersionsOf(row).includes(draft.apiVersion))
       throw new TranslateError(`generated ${draft.kind} ${draft.name} as ${draft.apiVersion}, which GENERATED_KINDS does not list`);
   }
 
   private hold(cluster: string, draft: ObjectDraft): void {
     let entry = this.entries.get(draft);
-    if (entry === undefined)
-      this.entries.set(draft, (entry = { draft, key: `${KIND_PREFIX.get(draft.kind)}${draft.namespace}\u0000${draft.name}`, rank: -1, refs: 0 }));
+    if (entry === undefined) this.entries.set(draft, (entry = { draft, key: `${kindPrefix(draft)}${draft.namespace}\u0000${draft.name}`, rank: -1, refs: 0 }));
     entry.refs++;
     const objects = this.clusters.get(cluster) as ClusterObjects;
     objects.added.push(entry);
