@@ -119,6 +119,9 @@ export class FederationLinks {
       });
       return `VirtualMesh ${name} does not carry it: ${why.join("; ")}`;
     }
+    if (this.plan.ambient.virtualMeshes.has(vm)) {
+      return `VirtualMesh ${name} federates ambient meshes: Istio merges a global service of every member cluster into one, called by its own name (docs/ambient.md#ambient-multicluster), so no policy routes to one cluster's copy`;
+    }
     if (eastWestGateways(server, vm.spec.federation?.eastWestGateways).length === 0) {
       return `VirtualMesh ${name} does not carry it: mesh ${server.metadata.name} has no east-west gateway with a TLS port and an address`;
     }

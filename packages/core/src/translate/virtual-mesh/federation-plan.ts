@@ -9,6 +9,7 @@ import { selectDestinations } from "../input/selectors";
 import { generatedName } from "../output/naming";
 import type { Parent } from "../output/sink";
 import { allocateVirtualIps } from "./virtual-ip";
+import { type AmbientFederation, planAmbientFederation } from "./ambient-federation";
 
 type FederationSelector = NonNullable<NonNullable<VirtualMeshSpec["federation"]>["selectors"]>[number];
 
@@ -40,6 +41,8 @@ export interface FederationPlan {
   members: ReadonlyMap<string, Membership>;
   /** By destination name, sorted by name. */
   exports: ReadonlyMap<string, FederatedExport>;
+  /** VirtualMeshes that federate the ambient way instead (none of their destinations is in `exports`). */
+  ambient: AmbientFederation;
 }
 
 /** Member meshes federated destinations of selector `i` go to; refs to non-members are reported. */
@@ -76,6 +79,23 @@ function sources(
   return matched.filter(inVm);
 }
 
+/**
+ * The destinations an ambient VirtualMesh's selectors pick in its members. A global service is
+ * global to every member cluster, so a selector naming `meshes` is reported: Istio cannot honour it.
+ */
+function globallySelected(model: Model, vm: VirtualMesh, members: ReadonlyMap<string, Membership>, reporter: Reporter): Destination[] {
+  return (vm.spec.federation?.selectors ?? []).flatMap((selector, i) => {
+    if ((selector.meshes ?? []).length > 0) {
+      reporter.report(
+        resourceKeyOf(vm),
+        undefined,
+        `federation.selectors[${i}].meshes: ambient multicluster makes a service global to every member cluster; remove meshes`,
+      );
+    }
+    return sources(model, vm, selector, i, members, reporter);
+  });
+}
+
 /** A mesh set shared by every destination with the same source mesh and matching selectors. */
 interface Targets {
   meshes: Mesh[];
@@ -87,10 +107,11 @@ interface Targets {
  * of one mesh matched by the same selectors go to the same meshes, so those share one (sorted) list
  * and set: with everything federated everywhere that is 100 lists instead of 10,000.
  */
-function collectTargets(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter): Map<string, Targets> {
+function collectTargets(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter, ambient: ReadonlySet<VirtualMesh>): Map<string, Targets> {
   const selectorMeshes: Mesh[][] = [];
   const matchedBy = new Map<string, number[]>();
   for (const vm of model.virtualMeshes) {
+    if (ambient.has(vm)) continue;
     (vm.spec.federation?.selectors ?? []).forEach((selector, i) => {
       const id = selectorMeshes.push(targetMeshes(vm, selector, i, members, reporter)) - 1;
       for (const destination of sources(model, vm, selector, i, members, reporter)) pushTo(matchedBy, destination.metadata.name, id);
@@ -150,7 +171,8 @@ function exportingGateways(model: Model, names: Iterable<string>, members: Reado
  * because dropping trust and federation over a typo would cut every cross-cluster call.
  */
 export function planFederation(model: Model, members: ReadonlyMap<string, Membership>, reporter: Reporter): FederationPlan {
-  const targets = collectTargets(model, members, reporter);
+  const ambient = planAmbientFederation(model, members, (vm) => globallySelected(model, vm, members, reporter), reporter);
+  const targets = collectTargets(model, members, reporter, ambient.virtualMeshes);
   const gatewaysOf = exportingGateways(model, targets.keys(), members, reporter);
   const exported = [...targets.keys()]
     .sort(compareStrings)
@@ -177,5 +199,5 @@ export function planFederation(model: Model, members: ReadonlyMap<string, Member
       gateways: gatewaysOf.get(destination.spec.mesh) as Gateway[],
     });
   }
-  return { members, exports };
+  return { members, exports, ambient };
 }

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import type { Destination, Mesh } from "../../api/index";
+import { buildModel } from "../input/model";
+import { federate } from "./federate";
+import type { VirtualMesh } from "./membership";
+
+function mesh(cluster: string, version: string, ambient = true): Mesh {
+  return {
+    kind: "Mesh",
+    metadata: { name: `istiod-${cluster}`, cluster },
+    spec: {
+      type: "istio",
+      cluster,
+      namespace: "istio-system",
+      version,
+      istio: {
+        trustDomain: "cluster.local",
+        istiodServiceAccount: "istiod",
+        smartDnsProxyingEnabled: true,
+        gateways: [],
+        ...(ambient ? { ambient: { ztunnel: { namespace: "istio-system", version } } } : {}),
+      },
+    },
+  };
+}
+
+function service(cluster: string, port = 9080): Destination {
+  return {
+    kind: "Destination",
+    metadata: { name: `reviews-bookinfo-${cluster}`, cluster },
+    spec: {
+      name: "reviews",
+      namespace: "bookinfo",
+      cluster,
+      mesh: `istiod-${cluster}`,
+      labels: {},
+      selector: { app: "reviews" },
+      ports: [{ name: "http", port, protocol: "TCP" }],
+      subsets: {},
+      endpoints: [],
+      workloads: [],
+      dataPlane: "ambient",
+    },
+  };
+}
+
+function virtualMesh(meshes: readonly Mesh[], selector: Record<string, unknown> = {}): VirtualMesh {
+  return {
+    kind: "VirtualMesh",
+    metadata: { name: "vm", uid: "u", generation: 1, createdAt: "2024-01-01T00:00:00Z" },
+    spec: { meshes: meshes.map((m) => ({ name: m.metadata.name })), federation: { selectors: [selector] } },
+  } as VirtualMesh;
+}
+
+function federated(meshes: Mesh[], destinations: Destination[], selector?: Record<string, unknown>) {
+  const vm = virtualMesh(meshes, selector);
+  const model = buildModel({
+    tenant: "t",
+    clusters: meshes.map((m) => m.spec.cluster),
+    meshes,
+    workloads: [],
+    destinations,
+    virtualMeshes: [vm],
+    trafficPolicies: [],
+    accessPolicies: [],
+  });
+  const { plan, statuses } = federate(model);
+  return { plan, status: statuses["VirtualMesh/vm" as keyof typeof statuses] };
+}
+
+describe("ambient multicluster (docs/ambient.md#ambient-multicluster)", () => {
+  it("federates ambient members the ambient way: global services, nothing exported the sidecar way", () => {
+    const { plan, status } = federated([mesh("c1", "1.29.1"), mesh("c2", "1.29.0")], [service("c1"), service("c2")]);
+    expect(plan.exports.size).toBe(0);
+    expect(plan.ambient.globalServices.map((s) => [s.namespace, s.name, s.destinations.map((d) => d.spec.cluster)])).toEqual([
+      ["bookinfo", "reviews", ["c1", "c2"]],
+    ]);
+    expect(status?.state).toBe("ACCEPTED");
+  });
+
+  it("refuses a member whose Istio cannot do ambient multicluster, naming it", () => {
+    const { status } = federated([mesh("c1", "1.29.1"), mesh("c2", "1.28.2")], [service("c1"), service("c2")]);
+    expect(status?.meshes?.["istiod-c1"]?.state).toBe("ACCEPTED");
+    expect(status?.meshes?.["istiod-c2"]?.errors).toEqual([
+      expect.stringContaining("runs Istio 1.28.2, and meshplane federates ambient meshes for Istio 1.29 and later"),
+    ]);
+  });
+
+  it("keeps a VirtualMesh with a sidecar member on sidecar federation and says so on its ambient members", () => {
+    const { plan, status } = federated([mesh("c1", "1.29.1"), mesh("c2", "1.29.1", false)], [service("c1"), service("c2")]);
+    expect(plan.ambient.virtualMeshes.size).toBe(0);
+    // Both also lack a sidecar east-west gateway, which sidecar federation reports as before.
+    expect(status?.meshes?.["istiod-c1"]?.errors).toEqual(expect.arrayContaining([expect.stringContaining("mesh istiod-c2 (cluster c2) has not")]));
+    expect(status?.meshes?.["istiod-c2"]?.errors).not.toEqual(expect.arrayContaining([expect.stringContaining("ambient")]));
+  });
+
+  it("reports ports that differ between clusters on each member when no majority tells which is right", () => {
+    const { status } = federated([mesh("c1", "1.29.1"), mesh("c2", "1.29.1")], [service("c1"), service("c2", 8080)]);
+    expect(status?.meshes?.["istiod-c1"]?.errors).toEqual([expect.stringContaining("has ports 9080, mesh istiod-c2 (cluster c2) has 8080")]);
+    expect(status?.meshes?.["istiod-c2"]?.errors).toEqual([expect.stringContaining("has ports 8080, mesh istiod-c1 (cluster c1) has 9080")]);
+  });
+
+  it("refuses a selector naming meshes: a global service is global to every member", () => {
+    const { status } = federated([mesh("c1", "1.29.1"), mesh("c2", "1.29.1")], [service("c1")], { meshes: [{ name: "istiod-c2" }] });
+    expect(status?.errors).toEqual([expect.stringContaining("federation.selectors[0].meshes: ambient multicluster makes a service global")]);
+  });
+});
