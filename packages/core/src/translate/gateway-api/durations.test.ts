@@ -4,6 +4,8 @@ import { gatewayDuration } from "./durations";
 describe("gatewayDuration", () => {
   it.each([
     ["5s", "5s"],
+    ["0s", "0s"],
+    ["0ms", "0s"],
     ["90s", "1m30s"],
     ["1m30s", "1m30s"],
     ["250ms", "250ms"],

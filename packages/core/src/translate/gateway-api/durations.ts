@@ -10,7 +10,7 @@ const UNITS: readonly [string, number][] = [
 
 /**
  * A duration as Gateway API writes it (`^([0-9]{1,5}(h|m|s|ms)){1,4}$`: "90s", "1m30s", "250ms"),
- * normalised so equal durations in other words do not conflict; undefined when its hours need more
+ * normalised so equal durations in other words do not conflict (zero is "0s"); undefined when its hours need more
  * than five digits. The API schema validated the input; an unparseable one here is a bug.
  */
 export function gatewayDuration(text: string): string | undefined {
@@ -23,5 +23,6 @@ export function gatewayDuration(text: string): string | undefined {
     left -= n * size;
     if (n > 0) out += `${n}${unit}`;
   }
-  return ms >= 100_000 * 3_600_000 ? undefined : out;
+  // Zero is "0s" (for requestTimeout: no timeout), as Gateway API's pattern needs a number and a unit.
+  return ms >= 100_000 * 3_600_000 ? undefined : out || "0s";
 }

@@ -46,7 +46,9 @@ function rule(group: RouteGroup | undefined, fields: RuleFields, self: BackendRe
  * The HTTPRoutes of a destination in a `GATEWAY_API` mesh (docs/ambient.md#trafficpolicy-as-httproute):
  * one per HTTP port a policy route covers, in the Service's namespace and cluster, whose parent is
  * the Service at that port — Istio applies it in callers' sidecars and on the service's waypoint.
- * Named like the service, or `<service>-<port>` when the service has several HTTP ports. Rules go
+ * Named like the service, or `<service>.<port>` when the service has several HTTP ports: a Service
+ * name has no dot, so no other service's route can take that name (`<service>-<port>` could be
+ * another single-port service's). Rules go
  * in acceptance order, those with matchers first; a port no policy catches entirely ends with a
  * rule to the service itself, so a policy for `/api` does not take the rest offline. Parents are
  * the policies whose fields the route carries.
@@ -75,7 +77,7 @@ export function httpRoutes(state: IstioDestinationState): { cluster: string; dra
       draft: {
         apiVersion: apiVersionOf("HTTPRoute"),
         kind: "HTTPRoute",
-        name: ports.length === 1 ? name : `${name}-${port}`,
+        name: ports.length === 1 ? name : `${name}.${port}`,
         namespace,
         spec: { parentRefs: [{ group: "", kind: "Service", name, port }], rules },
         parents: [...parents].map((p) => ({ kind: "TrafficPolicy", name: p })),

@@ -1,4 +1,5 @@
-import type { Destination, TrafficPolicyFeatures } from "../../api/index";
+import type { Destination, HttpMatcher, TrafficPolicyFeatures } from "../../api/index";
+import { ownValue, setOwn } from "../../own-keys";
 import type { FederationLinks, LinkProblem } from "../virtual-mesh/federation-links";
 import type { FederationPlan } from "../virtual-mesh/federation-plan";
 import { type Model, refKey } from "../input/model";
@@ -32,6 +33,12 @@ export interface RouteOutput {
   field: (path: string) => string;
   /** Why a policy cannot become this kind of route on the destination, before its features are decorated. */
   errors: (spec: TrafficPolicy["spec"], destination: Destination) => string[];
+  /**
+   * Why a policy's route `fields` on `port`, in the route group `key` (its `matchers`), cannot join
+   * the routes accepted so far in `state`, beyond field conflicts: limits of the route kind across
+   * policies. Absent: none.
+   */
+  fits?: (state: IstioDestinationState, key: string, matchers: readonly HttpMatcher[] | undefined, port: number, fields: Fields) => string[];
 }
 
 /** Istio's VirtualService routes. */
@@ -46,6 +53,19 @@ interface Contribution {
 
 const TRAFFIC_POLICY_FEATURES = TRAFFIC_POLICY_DECORATORS.map((d) => d.feature);
 
+function isPlainObject(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Writes `incoming` into `target`, objects member by member: two decorators may fill one field (`timeouts.request`, `timeouts.backendRequest`). */
+function mergeInto(target: Fields, incoming: object | undefined): void {
+  for (const [key, next] of Object.entries(incoming ?? {})) {
+    const current = ownValue(target, key);
+    if (isPlainObject(current) && isPlainObject(next)) mergeInto(current, next);
+    else setOwn(target, key, isPlainObject(next) ? { ...next } : next);
+  }
+}
+
 function contribution(spec: TrafficPolicy["spec"], views: readonly View[], ctx: DecoratorContext, output: RouteOutput): Contribution {
   const features = spec.policy;
   const routes = new Map<number, HttpRouteFields>();
@@ -57,7 +77,7 @@ function contribution(spec: TrafficPolicy["spec"], views: readonly View[], ctx: 
   if (used.length > 0 && ports.length === 0) ctx.report(`route features (${used.join(", ")}) need an HTTP port; the service has none`);
   for (const { port } of used.length > 0 ? ports : []) {
     const fields: HttpRouteFields = {};
-    for (const decorator of output.decorators) Object.assign(fields, decorator.decorate(features, { ...ctx, port }));
+    for (const decorator of output.decorators) mergeInto(fields as Fields, decorator.decorate(features, { ...ctx, port }));
     routes.set(port, fields);
   }
   const trafficPolicy: DestinationTrafficPolicy = {};
@@ -119,12 +139,13 @@ function drField(path: string): string {
   return `DestinationRule field trafficPolicy.${path}`;
 }
 
-function conflictsWith(state: IstioDestinationState, key: string, c: Contribution, output: RouteOutput): string[] {
+function conflictsWith(state: IstioDestinationState, key: string, spec: TrafficPolicy["spec"], c: Contribution, output: RouteOutput): string[] {
   const group = state.groups.get(key);
   const errors: string[] = [];
   for (const [port, fields] of c.routes) {
     const existing = group?.byPort.get(port);
     if (existing) errors.push(...conflictErrors(existing.conflicts(fields as Fields), output.field));
+    if (Object.keys(fields).length > 0) errors.push(...(output.fits?.(state, key, spec.httpRequestMatchers, port, fields as Fields) ?? []));
   }
   if (c.scopes === undefined) errors.push(...conflictErrors(state.trafficPolicy.conflicts(c.trafficPolicy as Fields), drField));
   else {
@@ -203,13 +224,13 @@ export function applyToIstioDestination(
       for (const error of [...errors, ...waits.map((w) => w.error)]) report(policy, error);
       const waiting = heldState(waits);
       if (errors.length === 0 && waiting !== "INVALID") held.set(policy, waiting);
-    } else if (conflictsWith(state, key, c, output).length > 0) conflicting.push({ policy, key, c });
+    } else if (conflictsWith(state, key, policy.spec, c, output).length > 0) conflicting.push({ policy, key, c });
     else {
       commit(state, policy, key, rank, c);
       accepted.push(policy);
     }
   });
-  for (const { policy, key, c } of conflicting) for (const error of conflictsWith(state, key, c, output)) report(policy, error);
+  for (const { policy, key, c } of conflicting) for (const error of conflictsWith(state, key, policy.spec, c, output)) report(policy, error);
   return { outputs: { state }, accepted, held };
 }
 

@@ -52,6 +52,11 @@ export class OwnedFields {
     if (this.write(this.value, incoming, "", owner)) this.parents.add(owner);
   }
 
+  /** The policy that set the leaf at dotted `path`; undefined when none did. */
+  ownerOf(path: string): string | undefined {
+    return this.owners.get(path);
+  }
+
   get isEmpty(): boolean {
     return Object.keys(this.value).length === 0;
   }

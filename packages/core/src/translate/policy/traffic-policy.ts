@@ -6,6 +6,7 @@ import type { FederationPlan } from "../virtual-mesh/federation-plan";
 import { type RouteOutput, applyToIstioDestination } from "../istio/apply-traffic-policies";
 import { RULE_DECORATORS } from "../gateway-api/decorators/index";
 import { httpRoutes } from "../gateway-api/http-route";
+import { routeFitErrors } from "../gateway-api/limits";
 import { gatewayPolicyErrors } from "../gateway-api/policy-errors";
 import { routingApiOf } from "../gateway-api/routing-api";
 import { shiftSubsets } from "../istio/decorators/index";
@@ -272,12 +273,13 @@ export function renderTraffic(outputs: IstioOutputs, demands: SubsetDemands, mod
   return [...httpRoutes(outputs.state), ...renderIstioDestination(withoutRoutes, demands, { model, plan })];
 }
 
-/** Gateway API routes: HTTPRoute rule decorators, their field names, and what HTTPRoute cannot express. */
+/** Gateway API routes: HTTPRoute rule decorators, their field names, what HTTPRoute cannot express, and its size limits. */
 function httpRouteOutput(plan: FederationPlan): RouteOutput {
   return {
     decorators: RULE_DECORATORS,
     field: (path) => `HTTPRoute rule field ${path}`,
     errors: (spec, destination) => gatewayPolicyErrors(spec, destination, plan),
+    fits: routeFitErrors,
   };
 }
 

@@ -180,7 +180,7 @@ describe("trafficShift → weighted backendRefs", () => {
     [
       "a subset",
       { ...ref("cart"), subset: { version: "v2" } },
-      "names a subset, which Gateway API cannot route to (a backendRef is a whole Service): create a Service selecting the subset's pods",
+      "names subset version=v2, which Gateway API cannot route to (a backendRef is a whole Service): create a Service selecting the pods of cart labelled version=v2",
     ],
     ["another namespace", ref("billing", "pay"), "would need a ReferenceGrant in pay"],
     ["another cluster", ref("cart", "shop", "c2"), "is in another cluster"],

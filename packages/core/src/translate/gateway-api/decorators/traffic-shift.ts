@@ -1,7 +1,16 @@
+import { compareStrings } from "../../compare";
 import { refKey } from "../../input/model";
 import { normalizeWeights } from "../../istio/decorators/index";
 import { backendRef } from "./backend";
 import type { BackendRef, RuleDecorator } from "./types";
+
+/** A subset's labels as a selector reads: `version=v2,track=canary`, sorted. */
+function labelsText(labels: Record<string, string>): string {
+  return Object.entries(labels)
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+}
 
 /**
  * trafficShift → weighted `backendRefs` (weights scaled to sum to 100, as for Istio). A subset has
@@ -19,7 +28,7 @@ export const trafficShift: RuleDecorator<"trafficShift"> = {
     for (const [i, { kubeService }] of shift.destinations.entries()) {
       if (kubeService.subset !== undefined && Object.keys(kubeService.subset).length > 0) {
         ctx.report(
-          `trafficShift destination ${refKey(kubeService)} names a subset, which Gateway API cannot route to (a backendRef is a whole Service): create a Service selecting the subset's pods and shift to it`,
+          `trafficShift destination ${refKey(kubeService)} names subset ${labelsText(kubeService.subset)}, which Gateway API cannot route to (a backendRef is a whole Service): create a Service selecting the pods of ${kubeService.name} labelled ${labelsText(kubeService.subset)} and shift to it`,
         );
         failed = true;
         continue;
