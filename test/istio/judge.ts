@@ -65,9 +65,10 @@ export interface CaOutput {
   verify: { workload: string; trustBundle: string; ok: boolean; error?: string }[];
 }
 
-function run<T>(command: "xds" | "ambient" | "ca", input: unknown): T {
+function run<T>(command: "xds" | "ambient" | "ca", input: unknown, env: Record<string, string> = {}): T {
   const out = execFileSync(judgeBinary(), [command], {
     input: JSON.stringify(input),
+    env: { ...process.env, ...env },
     encoding: "utf8",
     maxBuffer: 512 * 1024 * 1024,
     stdio: ["pipe", "pipe", "pipe"],
@@ -123,4 +124,13 @@ export interface AmbientOutput {
 /** What istiod, with the ambient data plane on, tells ztunnel and each waypoint. */
 export function judgeAmbient(input: AmbientInput): AmbientOutput {
   return run<AmbientOutput>("ambient", input);
+}
+
+/**
+ * `judgeAmbient` with istiod's multi-network ambient multicluster on (`AMBIENT_ENABLE_MULTI_NETWORK`,
+ * docs/ambient.md#ambient-multicluster): the `istio-east-west` GatewayClass and service scope exist.
+ * The judge re-executes itself keeping its environment, so the flag reaches Istio at start.
+ */
+export function judgeAmbientMultiNetwork(input: AmbientInput): AmbientOutput {
+  return run<AmbientOutput>("ambient", input, { AMBIENT_ENABLE_MULTI_NETWORK: "true" });
 }
