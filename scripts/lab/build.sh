@@ -3,7 +3,8 @@
 #   - kube-apiserver from the k8s.io/kubernetes module (staging modules replaced by their v0.Y.Z tags),
 #   - etcd from go.etcd.io/etcd/server/v3 (a tiny main calling etcdmain.Main),
 #   - the Istio CRDs (istio.io/api), the SMI CRDs (github.com/openservicemesh/osm) and the Gateway API
-#     CRDs (sigs.k8s.io/gateway-api, standard channel), converted to JSON arrays of
+#     CRDs (sigs.k8s.io/gateway-api: the standard channel, which the lab installs, and the
+#     experimental one, which alone has HTTPRoute's `retry`), converted to JSON arrays of
 #     CustomResourceDefinition objects so the lab can POST them without a YAML parser.
 # Idempotent: everything is cached by version under ${MESHPLANE_CACHE:-$HOME/.cache/meshplane}/lab;
 # a second run only checks that the files exist. Versions come from scripts/lab/versions.env.
@@ -26,10 +27,11 @@ ETCD="$BIN/etcd-$ETCD_VERSION"
 ISTIO_CRDS="$CRDS/istio-api-$ISTIO_API_VERSION.json"
 SMI_CRDS="$CRDS/smi-osm-$OSM_VERSION.json"
 GATEWAY_API_CRDS="$CRDS/gateway-api-$GATEWAY_API_VERSION.json"
+GATEWAY_API_EXPERIMENTAL_CRDS="$CRDS/gateway-api-experimental-$GATEWAY_API_VERSION.json"
 
 log() { echo "[lab/build] $*" >&2; }
 
-all_present() { [ -x "$KUBE_APISERVER" ] && [ -x "$ETCD" ] && [ -s "$ISTIO_CRDS" ] && [ -s "$SMI_CRDS" ] && [ -s "$GATEWAY_API_CRDS" ]; }
+all_present() { [ -x "$KUBE_APISERVER" ] && [ -x "$ETCD" ] && [ -s "$ISTIO_CRDS" ] && [ -s "$SMI_CRDS" ] && [ -s "$GATEWAY_API_CRDS" ] && [ -s "$GATEWAY_API_EXPERIMENTAL_CRDS" ]; }
 
 print_paths() {
   echo "KUBE_APISERVER=$KUBE_APISERVER"
@@ -37,6 +39,7 @@ print_paths() {
   echo "ISTIO_CRDS=$ISTIO_CRDS"
   echo "SMI_CRDS=$SMI_CRDS"
   echo "GATEWAY_API_CRDS=$GATEWAY_API_CRDS"
+  echo "GATEWAY_API_EXPERIMENTAL_CRDS=$GATEWAY_API_EXPERIMENTAL_CRDS"
 }
 
 if all_present; then
@@ -229,18 +232,24 @@ extract_crds() {
     "$YAML2JSON" "$osm_dir"/cmd/osm-bootstrap/crds/smi_*.yaml >"$SMI_CRDS.tmp"
     mv -f "$SMI_CRDS.tmp" "$SMI_CRDS"
   fi
-  if [ ! -s "$GATEWAY_API_CRDS" ]; then
-    local gw_dir crds=()
-    gw_dir="$(mod_field "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" Dir)"
-    # Every CRD of the standard channel; its ValidatingAdmissionPolicy (vap_*) is not a CRD.
-    for f in "$gw_dir"/config/crd/standard/gateway.networking.k8s.io_*.yaml; do
-      case "$f" in *_vap_*) ;; *) crds+=("$f") ;; esac
-    done
-    [ "${#crds[@]}" -gt 0 ] || { log "no CRDs in $gw_dir/config/crd/standard"; return 1; }
-    log "Gateway API CRDs: $gw_dir/config/crd/standard (${#crds[@]} files)"
-    "$YAML2JSON" "${crds[@]}" >"$GATEWAY_API_CRDS.tmp"
-    mv -f "$GATEWAY_API_CRDS.tmp" "$GATEWAY_API_CRDS"
-  fi
+  gateway_api_crds standard "$GATEWAY_API_CRDS"
+  gateway_api_crds experimental "$GATEWAY_API_EXPERIMENTAL_CRDS"
+}
+
+# gateway_api_crds CHANNEL OUT: every gateway.networking.k8s.io CRD of one channel of the Gateway API
+# module as one JSON array. The experimental channel's x-k8s.io kinds are not taken (nothing uses them),
+# nor its ValidatingAdmissionPolicy (vap_*), which is not a CRD.
+gateway_api_crds() {
+  local channel="$1" out="$2" gw_dir crds=()
+  [ -s "$out" ] && return 0
+  gw_dir="$(mod_field "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" Dir)"
+  for f in "$gw_dir/config/crd/$channel"/gateway.networking.k8s.io_*.yaml; do
+    case "$f" in *_vap_*) ;; *) crds+=("$f") ;; esac
+  done
+  [ "${#crds[@]}" -gt 0 ] || { log "no CRDs in $gw_dir/config/crd/$channel"; return 1; }
+  log "Gateway API CRDs: $gw_dir/config/crd/$channel (${#crds[@]} files)"
+  "$YAML2JSON" "${crds[@]}" >"$out.tmp"
+  mv -f "$out.tmp" "$out"
 }
 
 build_yaml2json
