@@ -133,3 +133,22 @@ describe("validateGenerated for Istio kinds", () => {
     expect(validateGenerated({ apiVersion, kind })).toEqual([`no schema for ${apiVersion}/${kind}`]);
   });
 });
+
+const policy = (spec: object) => ({ apiVersion: "security.istio.io/v1", kind: "AuthorizationPolicy", metadata: { name: "p", namespace: "ns" }, spec });
+
+describe("an AuthorizationPolicy's targetRefs (Istio 1.22 and later, newer than the package's CRDs)", () => {
+  it("passes as Istio's CRD declares it, also under strict field validation", () => {
+    const ok = policy({ targetRefs: [{ group: "", kind: "Service", name: "svc" }], action: "ALLOW", rules: [{ to: [{ operation: { paths: ["/a"] } }] }] });
+    expect(validateGenerated(ok, { strict: true })).toEqual([]);
+  });
+
+  it("refuses a reference without a name, one into another namespace, and targetRefs beside a selector", () => {
+    expect(validateGenerated(policy({ targetRefs: [{ kind: "Service" }] }), { strict: true })).toEqual([expect.stringContaining("spec.targetRefs[0]")]);
+    expect(validateGenerated(policy({ targetRefs: [{ kind: "Gateway", name: "w", namespace: "other" }] }))).toEqual([
+      expect.stringContaining("spec.targetRefs[0].namespace"),
+    ]);
+    expect(validateGenerated(policy({ targetRefs: [{ kind: "Gateway", name: "w" }], selector: { matchLabels: { a: "b" } } }))).toEqual([
+      "spec: only one of targetRefs or selector can be set",
+    ]);
+  });
+});

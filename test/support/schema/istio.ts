@@ -9,6 +9,7 @@ import { VirtualService } from "@kubernetes-models/istio/networking.istio.io/v1b
 import { AuthorizationPolicy as AuthorizationPolicyV1 } from "@kubernetes-models/istio/security.istio.io/v1/AuthorizationPolicy";
 import { AuthorizationPolicy } from "@kubernetes-models/istio/security.istio.io/v1beta1/AuthorizationPolicy";
 import { PeerAuthentication } from "@kubernetes-models/istio/security.istio.io/v1beta1/PeerAuthentication";
+import { Ajv } from "ajv";
 import { type AjvIssue, describeAjvErrors } from "./errors";
 import type { StructuralSchema } from "./structural";
 
@@ -68,6 +69,39 @@ export function isIstioKind(key: string): boolean {
 }
 
 /**
+ * `spec.targetRefs` of an AuthorizationPolicy (Istio 1.22 and later), which the package's Istio 1.18
+ * CRDs lack: the schema of Istio's own CRD (manifests/charts/base/files/crd-all.gen.yaml of the
+ * istio.io/istio module the Istio tier builds), and its rule that a policy sets a selector or
+ * targetRefs, not both. The CEL rule refusing a namespace in a reference is the `not` below.
+ */
+const TARGET_REFS = {
+  type: "array",
+  maxItems: 16,
+  items: {
+    type: "object",
+    required: ["kind", "name"],
+    properties: {
+      group: { type: "string", maxLength: 253, pattern: "^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$" },
+      kind: { type: "string", minLength: 1, maxLength: 63, pattern: "^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$" },
+      name: { type: "string", minLength: 1, maxLength: 253 },
+      namespace: { type: "string", maxLength: 0 },
+    },
+  },
+};
+const validateTargetRefs = new Ajv({ allErrors: true, strict: false }).compile(TARGET_REFS);
+const TARGETABLE = new Set(["security.istio.io/v1/AuthorizationPolicy", "security.istio.io/v1beta1/AuthorizationPolicy"]);
+
+/** Problems of an AuthorizationPolicy's targetRefs, and the object without them for the package's schema. */
+function withoutTargetRefs(key: string, object: Record<string, unknown>): { problems: string[]; rest: Record<string, unknown> } {
+  const spec = object.spec as Record<string, unknown> | undefined;
+  if (!TARGETABLE.has(key) || spec === undefined || !Object.hasOwn(spec, "targetRefs")) return { problems: [], rest: object };
+  const { targetRefs, ...others } = spec;
+  const problems = validateTargetRefs(targetRefs) ? [] : describeAjvErrors((validateTargetRefs.errors ?? []) as AjvIssue[]).map((p) => `spec.targetRefs${p}`);
+  if (Object.hasOwn(spec, "selector")) problems.push("spec: only one of targetRefs or selector can be set");
+  return { problems, rest: { ...object, spec: others } };
+}
+
+/**
  * Schema problems of an Istio object (`key` = `<apiVersion>/<kind>`), as readable `path: problem`
  * lines; empty when valid. Unknown fields pass, as they do at the API server without strict
  * field validation (see `istioSpecSchema` for the strict check). Throws for a key `isIstioKind` rejects.
@@ -75,7 +109,8 @@ export function isIstioKind(key: string): boolean {
 export function validateIstio(key: string, object: Record<string, unknown>): string[] {
   const cls = MODELS[key];
   if (!cls) throw new Error(`no Istio model for ${key}`);
-  return describeAjvErrors(validateWith(cls, object));
+  const { problems, rest } = withoutTargetRefs(key, object);
+  return [...problems, ...describeAjvErrors(validateWith(cls, rest))];
 }
 
 const specSchemas = new Map<ModelClass, StructuralSchema>();
@@ -93,7 +128,7 @@ export function istioSpecSchema(key: string): StructuralSchema {
     const probe = validateWith(cls, { metadata: { name: "probe" }, spec: 0 }).find((i) => i.instancePath === "/spec" && i.keyword === "type");
     const parent = (probe as { parentSchema?: StructuralSchema } | undefined)?.parentSchema;
     if (!parent) throw new Error(`cannot read the spec schema of ${key}: @kubernetes-models/validate no longer reports parentSchema`);
-    spec = parent;
+    spec = TARGETABLE.has(key) ? { ...parent, properties: { ...parent.properties, targetRefs: TARGET_REFS as StructuralSchema } } : parent;
     specSchemas.set(cls, spec);
   }
   return { type: "object", properties: { spec, status: { type: "object" } } };

@@ -83,13 +83,52 @@ describe("what sidecar-style objects can promise in Istio's ambient data plane",
     ]);
   });
 
-  it("counts a workload's waypoint as a waypoint in front of the service, except for a policy admitting any authenticated peer", () => {
+  it("refuses identities, paths or methods where a workload's own waypoint takes calls addressed to its pods, except a policy admitting any authenticated peer", () => {
     const workloads = [workload("v1", "sidecar"), workload("v2", "ambient", "wp")];
     const d = destination(workloads, "mixed");
     const model = modelOf(workloads, d);
-    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, model)).toEqual([expect.stringContaining("through waypoint ns/wp")]);
+    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, model)).toEqual([
+      expect.stringContaining("addressed to pods of this service go through waypoint ns/wp"),
+    ]);
     expect(accessDataPlaneErrors(accessPolicy({ allowedPorts: [80] }), anyPeer, d, model)).toEqual([]);
-    expect(accessDataPlaneErrors(accessPolicy({ allowedMethods: ["GET"] }), anyPeer, d, model)).toEqual([expect.stringContaining("cannot see methods")]);
+    expect(accessDataPlaneErrors(accessPolicy({ allowedMethods: ["GET"] }), anyPeer, d, model)).toEqual([
+      expect.stringContaining("cannot see methods"),
+      expect.stringContaining("or check methods"),
+    ]);
+  });
+
+  it("accepts identities, paths and methods on ambient pods behind the service's waypoint, which enforces them", () => {
+    const workloads = [workload("v1", "ambient")];
+    const d = { ...destination(workloads, "ambient"), spec: { ...destination(workloads, "ambient").spec, waypoint: { name: "wp", namespace: "ns" } } };
+    const model = modelOf(workloads, d);
+    expect(accessDataPlaneErrors(accessPolicy({ allowedPaths: ["/a"], allowedMethods: ["GET"] }), identities, d, model)).toEqual([]);
+  });
+
+  it("asks for a waypoint for paths or methods on ambient pods without one", () => {
+    const workloads = [workload("v1", "ambient")];
+    const d = destination(workloads, "ambient");
+    expect(accessDataPlaneErrors(accessPolicy({ allowedPaths: ["/a"] }), identities, d, modelOf(workloads, d))).toEqual([
+      expect.stringMatching(/cannot see paths.*create one for this service \(a Gateway of class istio-waypoint, and the label istio.io\/use-waypoint/),
+    ]);
+  });
+
+  it("refuses a waypoint-bound policy on an Istio older than 1.22", () => {
+    const workloads = [workload("v1", "ambient")];
+    const d = { ...destination(workloads, "ambient"), spec: { ...destination(workloads, "ambient").spec, waypoint: { name: "wp", namespace: "ns" } } };
+    const old = { ...MESH, spec: { ...MESH.spec, version: "1.21.3" } };
+    const model = buildModel({
+      tenant: "t",
+      clusters: ["c1"],
+      meshes: [old],
+      workloads,
+      destinations: [d],
+      virtualMeshes: [],
+      trafficPolicies: [],
+      accessPolicies: [],
+    });
+    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, model)).toEqual([
+      expect.stringContaining("Istio supports from 1.22; mesh istiod-c1 runs Istio 1.21.3"),
+    ]);
   });
 
   it("names ambient callers of the meshes that reach the destination only, three of them and a count", () => {

@@ -1,6 +1,7 @@
 import { dataPlaneOf } from "../../api/data-plane";
 import type { DataPlaneMode, Destination, RoutingApi, Workload } from "../../api/index";
 import { sortedUnique } from "../compare";
+import { istioAtLeast } from "../gateway-api/routing-api";
 import type { Model } from "../input/model";
 import type { AccessPolicy } from "./authorization-policy";
 import type { IstioSources } from "./principals";
@@ -95,25 +96,45 @@ function podDataPlanes(destination: Destination, model: Model): Set<DataPlaneMod
   return new Set(model.backingWorkloads(destination).map((w) => dataPlaneOf(w.spec)));
 }
 
-/** The waypoints calls to `destination` can pass: its own (service-addressed calls) and its backing workloads' (pod-addressed calls). */
-function waypointsOf(destination: Destination, model: Model): string[] {
-  const refs = [destination.spec.waypoint, ...model.backingWorkloads(destination).map((w) => w.spec.waypoint)];
+/**
+ * Whether the proxies of `destination`'s pods see requests (paths, methods): none of them is in the
+ * ambient data plane, where ztunnel enforces their AuthorizationPolicy at L4 only.
+ */
+export function podsSeeRequests(destination: Destination, model: Model): boolean {
+  return !podDataPlanes(destination, model).has("ambient");
+}
+
+/** The waypoints calls addressed to a pod of `destination` go through: its backing workloads' (a waypoint for `workload` or `all`). */
+function workloadWaypoints(destination: Destination, model: Model): string[] {
+  const refs = model.backingWorkloads(destination).map((w) => w.spec.waypoint);
   return sortedUnique(refs.flatMap((r) => (r === undefined ? [] : [`${r.namespace}/${r.name}`])));
 }
 
-/** Whether a rule's sources are more than "any authenticated peer" (which the waypoint is too). */
+/** Whether a rule's sources are more than "any authenticated peer" (which a waypoint is too). */
 function namesIdentities(sources: IstioSources): boolean {
   return !sources.principals.includes("*") && (sources.principals.length > 0 || sources.namespaces.length > 0);
 }
 
+/** The paths and methods an AccessPolicy asks for, by name: what only a proxy that sees the request can check. */
+export function requestAttributes(policy: AccessPolicy): string[] {
+  return [...(policy.spec.allowedPaths?.length ? ["paths"] : []), ...(policy.spec.allowedMethods?.length ? ["methods"] : [])];
+}
+
+/** The Istio release from which a waypoint takes an AuthorizationPolicy bound to a Service it serves (targetRefs). */
+const WAYPOINT_POLICY_SINCE: [number, number] = [1, 22];
+
 /**
- * Why an AccessPolicy's workload-selected AuthorizationPolicy on `destination` (an Istio
- * destination) would not do what the policy says, none when it would:
+ * Why the AuthorizationPolicies meshplane generates for an AccessPolicy on `destination` (an Istio
+ * destination) would not do what the policy says, none when they would (docs/ambient.md#accesspolicy):
  * - pods outside the mesh: nothing enforces it;
- * - ambient pods and paths or methods: ztunnel cannot see them, and a rule that needs them makes
- *   ztunnel refuse every connection to those pods (docs/ambient.md);
- * - a waypoint in front of the service or its pods and source identities: ambient callers reach the
- *   pods through the waypoint, so the pods' proxy sees the waypoint's identity, not theirs.
+ * - ambient pods, no waypoint for the service, and paths or methods: ztunnel cannot see them, and a
+ *   rule that needs them makes ztunnel refuse every connection to those pods;
+ * - a waypoint for the service on an Istio older than 1.22: it takes no policy bound to the Service;
+ * - a waypoint for the pods' own traffic (calls addressed to a pod) and source identities, paths or
+ *   methods: Istio applies a Service-bound policy to calls addressed to the Service only, and the
+ *   waypoint calls the pods as itself, so neither it nor the pods can tell the caller.
+ * A waypoint for the service is no error: the policy is enforced there, bound to the Service, and
+ * the pods admit the waypoint.
  */
 export function accessDataPlaneErrors(policy: AccessPolicy, sources: IstioSources, destination: Destination, model: Model): string[] {
   const planes = podDataPlanes(destination, model);
@@ -121,16 +142,23 @@ export function accessDataPlaneErrors(policy: AccessPolicy, sources: IstioSource
   if (planes.has("none")) {
     errors.push("pods of this service are outside the mesh (no sidecar, not in the ambient data plane): nothing would enforce an AuthorizationPolicy on them");
   }
-  const l7 = [...(policy.spec.allowedPaths?.length ? ["paths"] : []), ...(policy.spec.allowedMethods?.length ? ["methods"] : [])];
-  if (planes.has("ambient") && l7.length > 0) {
+  const l7 = requestAttributes(policy).join(" or ");
+  const waypoint = destination.spec.waypoint;
+  if (planes.has("ambient") && l7 !== "" && waypoint === undefined) {
     errors.push(
-      `pods of this service are in Istio's ambient data plane, where ztunnel enforces the AuthorizationPolicy and cannot see ${l7.join(" or ")}: it would refuse every connection to them; rules on ${l7.join(" or ")} need an AuthorizationPolicy bound to a waypoint (targetRefs), which meshplane does not generate yet (docs/ambient.md)`,
+      `pods of this service are in Istio's ambient data plane, where ztunnel enforces the AuthorizationPolicy and cannot see ${l7}: it would refuse every connection to them; a waypoint enforces rules on ${l7}: create one for this service (a Gateway of class istio-waypoint, and the label istio.io/use-waypoint on the Service or its namespace) (docs/ambient.md)`,
     );
   }
-  const waypoints = waypointsOf(destination, model);
-  if (waypoints.length > 0 && namesIdentities(sources)) {
+  const mesh = model.meshOf(destination);
+  if (waypoint !== undefined && !istioAtLeast(mesh, WAYPOINT_POLICY_SINCE)) {
     errors.push(
-      `ambient callers reach this service through waypoint ${waypoints.join(", ")}, so its pods see the waypoint's identity, not the caller's, and would refuse them; source identities behind a waypoint need an AuthorizationPolicy bound to the waypoint (targetRefs), which meshplane does not generate yet (docs/ambient.md)`,
+      `this service's waypoint ${waypoint.namespace}/${waypoint.name} enforces AccessPolicies through an AuthorizationPolicy bound to the Service (targetRefs), which Istio supports from 1.22; mesh ${mesh.metadata.name} runs Istio ${mesh.spec.version || "of an unknown version"}: upgrade Istio (docs/ambient.md)`,
+    );
+  }
+  const forPods = workloadWaypoints(destination, model);
+  if (forPods.length > 0 && (namesIdentities(sources) || l7 !== "")) {
+    errors.push(
+      `calls addressed to pods of this service go through waypoint ${forPods.join(", ")}, which applies no policy bound to the Service (Istio binds it to calls addressed to the Service) and calls the pods as itself, so neither can tell the caller${l7 === "" ? "" : ` or check ${l7}`}; bind the workloads to no waypoint of their own (istio.io/use-waypoint: none on the pod template, or a waypoint for service traffic only) (docs/ambient.md)`,
     );
   }
   return errors;

@@ -1,7 +1,14 @@
 import type { Destination } from "../../api/index";
 import { pushTo, sortedUnique } from "../compare";
-import { type AccessPolicy, authorizationPolicy, authorizationRule } from "../istio/authorization-policy";
-import { accessDataPlaneErrors } from "../istio/data-planes";
+import {
+  type AccessPolicy,
+  authorizationPolicy,
+  authorizationRule,
+  waypointAuthorizationPolicy,
+  waypointPrincipal,
+  waypointRule,
+} from "../istio/authorization-policy";
+import { accessDataPlaneErrors, podsSeeRequests, requestAttributes } from "../istio/data-planes";
 import { identityErrors, istioSources, type IstioSources } from "../istio/principals";
 import type { Model } from "../input/model";
 import { osmPortError, osmSources, trafficTargets } from "../osm/traffic-target";
@@ -31,8 +38,24 @@ function istioDestination(
     for (const e of errors) report(p, e);
     return errors.length === 0;
   });
-  const rules = enforced.map((policy) => ({ policy, rule: authorizationRule(policy, destination, sources.get(policy.metadata.name) as IstioSources) }));
-  if (rules.length > 0) sink.add(destination.spec.cluster, authorizationPolicy(destination, rules, model));
+  if (enforced.length === 0) return new Set();
+  const sourcesOf = (p: AccessPolicy) => sources.get(p.metadata.name) as IstioSources;
+  const rules = enforced.map((policy) => ({ policy, rule: authorizationRule(policy, destination, sourcesOf(policy)) }));
+  const waypoint = destination.spec.waypoint;
+  if (waypoint === undefined) {
+    sink.add(destination.spec.cluster, authorizationPolicy(destination, rules, model));
+    return new Set(enforced);
+  }
+  // Behind a waypoint (docs/ambient.md#accesspolicy): the waypoint enforces every rule on calls
+  // addressed to the service; the pods admit the waypoint, and — for callers that do not pass it
+  // (sidecars, calls addressed to a pod) — each rule their proxies can check: all of them where no
+  // pod is ambient, else those without paths or methods (the others refuse such callers).
+  const seeRequests = podsSeeRequests(destination, model);
+  const podRules = rules.map((r) => (seeRequests || requestAttributes(r.policy).length === 0 ? r : { policy: r.policy, rule: undefined }));
+  const admitWaypoint = { from: [{ source: { principals: [waypointPrincipal(model.meshOf(destination), waypoint)] } }] };
+  sink.add(destination.spec.cluster, authorizationPolicy(destination, podRules, model, [admitWaypoint]));
+  const waypointRules = enforced.map((policy) => ({ policy, rule: waypointRule(policy, sourcesOf(policy)) }));
+  sink.add(destination.spec.cluster, waypointAuthorizationPolicy(destination, waypointRules, model));
   return new Set(enforced);
 }
 
