@@ -9,7 +9,7 @@ import { type TranslateOutput, translate } from "../../packages/core/src/transla
 import { buildInput, type TenantDescription } from "../golden/tenant";
 import { ambientWorld } from "./ambient-world";
 import { routeTargets, virtualHosts } from "./envoy";
-import { goldenDescription } from "./features-support";
+import { goldenDescription, type InboundCall, rbacAllows } from "./features-support";
 import { type AmbientOutput, type Envoy, judgeAmbient } from "./judge";
 
 interface Judged {
@@ -17,12 +17,12 @@ interface Judged {
   ambient: AmbientOutput;
 }
 
-/** Translates `description` and judges cluster-1 with the ambient data plane on. */
-function judge(description: TenantDescription, extraConfig: object[] = []): Judged {
+/** Translates `description` and judges `cluster` (cluster-1 by default) with the ambient data plane on. */
+function judge(description: TenantDescription, extraConfig: object[] = [], cluster = "cluster-1"): Judged {
   const input = buildInput(description);
   const output = translate(input);
-  const world = ambientWorld(input, output, "cluster-1", extraConfig);
-  if (world === undefined) throw new Error("cluster-1 has no Istio mesh");
+  const world = ambientWorld(input, output, cluster, extraConfig);
+  if (world === undefined) throw new Error(`${cluster} has no Istio mesh`);
   const ambient = judgeAmbient(world);
   const rejected = ambient.validation.filter((v) => v.error !== undefined);
   if (rejected.length > 0) throw new Error(`istiod rejects ${JSON.stringify(rejected)}`);
@@ -223,5 +223,85 @@ describe("Gateway API output on a waypoint (the gateway-api-features golden)", (
     const last = (routes.at(-1) as Envoy).match as Envoy;
     expect(last.safeRegex ?? last.prefix).toMatchObject(last.safeRegex ? { regex: ".*" } : {});
     expect(last.headers ?? []).toEqual([]);
+  });
+});
+
+/** The filter chain of a waypoint's `main_internal` listener named `chain` (e.g. a service's `inbound-vip|<port>|http|<host>`). */
+function waypointChain(ambient: AmbientOutput, waypoint: string, chain: string): Envoy {
+  const config = ambient.waypoints[waypoint];
+  if (config === undefined) throw new Error(`no waypoint ${waypoint}: ${Object.keys(ambient.waypoints).join(", ")}`);
+  const main = config.listeners.find((l) => l.name === "main_internal");
+  const found = ((main?.filterChains as Envoy[] | undefined) ?? []).find((fc) => fc.name === chain);
+  if (found === undefined) throw new Error(`waypoint ${waypoint} has no chain ${chain}`);
+  return found;
+}
+
+const spiffe = (sa: string, ns = "bookinfo") => `spiffe://cluster.local/ns/${ns}/sa/${sa}`;
+
+describe("AccessPolicies behind a waypoint (the ambient-access-waypoint golden)", () => {
+  const judged = judge(goldenDescription("ambient-access-waypoint"));
+  const reviews = () => waypointChain(judged.ambient, "bookinfo/waypoint", "inbound-vip|9080|http|reviews.bookinfo.svc.cluster.local");
+  const call = (c: Partial<InboundCall>): InboundCall => ({ port: 9080, principal: spiffe("productpage-v1"), method: "GET", path: "/reviews/1", ...c });
+
+  it("the waypoint's Envoy configuration enforces each accepted policy: identities, paths, methods, and the Service's port", () => {
+    expect(judged.statuses["AccessPolicy/reviews-read-from-productpage"]).toMatchObject({ state: "ACCEPTED" });
+    expect(judged.statuses["AccessPolicy/reviews-from-legacy"]).toMatchObject({ state: "ACCEPTED" });
+    expect(rbacAllows(reviews(), call({}))).toBe(true);
+    expect(rbacAllows(reviews(), call({ method: "HEAD" }))).toBe(true);
+    expect(rbacAllows(reviews(), call({ method: "POST" }))).toBe(false);
+    expect(rbacAllows(reviews(), call({ path: "/details/1" }))).toBe(false);
+    expect(rbacAllows(reviews(), call({ principal: spiffe("ratings-v1") }))).toBe(false);
+    // reviews-from-legacy: any path on the Service's port 9080 (the chain the waypoint picks by it), not the pods' 9081.
+    expect(rbacAllows(reviews(), call({ principal: spiffe("client", "legacy"), method: "DELETE", path: "/" }))).toBe(true);
+    expect(rbacAllows(reviews(), call({ principal: spiffe("client", "legacy"), port: 9081 }))).toBe(false);
+  });
+
+  it("ztunnel is told reviews' pods admit the waypoint's own identity and, for callers past no waypoint, the identities-and-ports rule; the Service-bound policy is the waypoint's alone", () => {
+    const waypointPod = judged.ambient.ztunnel.addresses.map((a) => a.workload as Envoy | undefined).find((w) => w?.name === "waypoint-0");
+    expect(waypointPod).toMatchObject({ namespace: "bookinfo", serviceAccount: "waypoint" });
+    const policy = authorization(judged.ambient, "bookinfo/reviews");
+    expect(effect(policy)).toMatchObject({ scope: "WORKLOAD_SELECTOR", action: "ALLOW" });
+    const text = JSON.stringify(policy.groups);
+    expect(text).toContain('"exact":"cluster.local/ns/bookinfo/sa/waypoint"');
+    expect(text).toContain('"destinationPorts":[9081]');
+    expect(text).not.toContain("productpage-v1");
+    expect(judged.ambient.ztunnel.status).toEqual([]);
+    expect(judged.ambient.ztunnel.authorizations.map((a) => String(a.name))).not.toContain("reviews-waypoint");
+  });
+
+  it("INVALID policies add nothing: ratings' pods (their own waypoint) and details (no waypoint) get no AuthorizationPolicy", () => {
+    expect(judged.statuses["AccessPolicy/ratings-from-reviews"]).toMatchObject({ state: "INVALID" });
+    expect(judged.statuses["AccessPolicy/details-get-only"]).toMatchObject({ state: "INVALID" });
+    const names = judged.ambient.ztunnel.authorizations.map((a) => String(a.name));
+    expect(names).not.toContain("ratings");
+    expect(names).not.toContain("details");
+  });
+
+  it("without globalAccessPolicy a waypoint admits calls no AccessPolicy speaks for: its pod-addressed chain has no RBAC", () => {
+    const direct = waypointChain(judged.ambient, "bookinfo/pods-waypoint", "direct-http");
+    expect(rbacAllows(direct, call({ principal: spiffe("anyone") }))).toBe(true);
+  });
+});
+
+describe("globalAccessPolicy through waypoints (the ambient-access-waypoint-global-access golden)", () => {
+  const description = goldenDescription("ambient-access-waypoint-global-access");
+
+  it("Istio 1.26: the GatewayClass-bound allow-nothing reaches the waypoint, which refuses a caller no policy admits; ztunnel's global deny-all stands", () => {
+    const judged = judge(description);
+    const reviews = waypointChain(judged.ambient, "bookinfo/waypoint", "inbound-vip|9080|http|reviews.bookinfo.svc.cluster.local");
+    const call: InboundCall = { port: 9080, principal: spiffe("productpage-v1"), method: "GET", path: "/reviews/1" };
+    expect(rbacAllows(reviews, call)).toBe(true);
+    expect(rbacAllows(reviews, { ...call, principal: spiffe("stranger") })).toBe(false);
+    expect(rbacAllows(waypointChain(judged.ambient, "bookinfo/waypoint", "direct-http"), call)).toBe(false);
+    expect(effect(authorization(judged.ambient, "istio-system/global-access-control"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
+    expect(judged.ambient.ztunnel.status).toEqual([]);
+  });
+
+  it("Istio 1.24: the allow-nothing bound to each waypoint's Gateway refuses every call to a service no AccessPolicy opens", () => {
+    const judged = judge(description, [], "cluster-2");
+    const call: InboundCall = { port: 9080, principal: spiffe("anyone", "shop"), method: "GET", path: "/" };
+    expect(rbacAllows(waypointChain(judged.ambient, "shop/waypoint", "inbound-vip|9080|http|cart.shop.svc.cluster.local"), call)).toBe(false);
+    expect(rbacAllows(waypointChain(judged.ambient, "shop/all-traffic", "direct-http"), call)).toBe(false);
+    expect(effect(authorization(judged.ambient, "istio-system/global-access-control"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
   });
 });

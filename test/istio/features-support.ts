@@ -221,6 +221,10 @@ function principalMatches(p: Envoy, call: InboundCall): boolean {
     const name = (p.authenticated as Envoy).principalName as Envoy | undefined;
     return call.principal !== undefined && (name === undefined || stringMatches(name, call.principal));
   }
+  // A waypoint reads the caller's identity from the filter state its HBONE termination sets.
+  if ((p.filterState as Envoy | undefined)?.key === "io.istio.peer_principal") {
+    return call.principal !== undefined && stringMatches((p.filterState as Envoy).stringMatch as Envoy, call.principal);
+  }
   throw new Error(`RBAC principal not understood: ${JSON.stringify(p)}`);
 }
 
@@ -238,8 +242,11 @@ function rbacPasses(config: Envoy, call: InboundCall): boolean {
   throw new Error(`RBAC action not understood: ${action}`);
 }
 
-/** Whether every network and HTTP RBAC filter anywhere in `value` (a listener or filter chain) lets `call` through. */
-function rbacAllows(value: unknown, call: InboundCall): boolean {
+/**
+ * Whether every network and HTTP RBAC filter anywhere in `value` (a listener or filter chain) lets
+ * `call` through; for a waypoint's chain, `port` is the port the waypoint sees.
+ */
+export function rbacAllows(value: unknown, call: InboundCall): boolean {
   const filters = findAll(value, (o) => o.name === "envoy.filters.network.rbac" || o.name === "envoy.filters.http.rbac");
   return filters.every((f) => rbacPasses(f.typedConfig as Envoy, call));
 }
