@@ -210,6 +210,10 @@ export {
 export {
   type CertificateDirective,
   type ClusterOutput,
+  ANNOTATION_WAYPOINT_SERVICES,
+  BINDING_FIELD_MANAGER,
+  LABEL_USE_WAYPOINT,
+  ON_DEMAND_WAYPOINT,
   type GeneratedKind,
   type GeneratedKindRow,
   type KubeObject,

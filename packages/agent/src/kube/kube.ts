@@ -259,6 +259,16 @@ export class Kube {
     return this.call("PATCH", `${path}?fieldManager=${FIELD_MANAGER}&force=true`, { text: JSON.stringify(obj), type: "application/apply-patch+yaml" });
   }
 
+  /**
+   * Server-side apply under `fieldManager`, never forced: a field another manager owns with another
+   * value is a conflict (KubeError `conflict`), not overwritten. For the binding label on a user's
+   * Service (docs/agent.md#waypoint-bindings), whose manager owns that label and nothing else.
+   */
+  async applyAs<T extends KubernetesObject>(obj: T, fieldManager: string): Promise<T> {
+    const path = await this.pathOf(obj, "object");
+    return this.call("PATCH", `${path}?fieldManager=${encodeURIComponent(fieldManager)}`, { text: JSON.stringify(obj), type: "application/apply-patch+yaml" });
+  }
+
   async read<T extends KubernetesObject>(ref: ObjectRef): Promise<T | undefined> {
     try {
       return await this.call("GET", await this.pathOf(specOf(ref), "object"));
@@ -336,4 +346,4 @@ function specOf(ref: ObjectRef): { apiVersion: string; kind: string; metadata: {
 }
 
 /** The calls the sync stages make; tests pass a fake that records them. */
-export type KubeClient = Pick<Kube, "read" | "apply" | "patch" | "list" | "delete">;
+export type KubeClient = Pick<Kube, "read" | "apply" | "applyAs" | "patch" | "list" | "delete">;

@@ -5,6 +5,7 @@ import { certificateStage } from "../stages/certificates";
 import type { ApplyMode } from "../stages/env";
 import { countByState as count } from "../stages/object-results";
 import { pruneStage } from "../stages/prune";
+import { bindingStage } from "../stages/bindings";
 import { reportStage } from "../stages/report";
 import { restartStage } from "../stages/restarts";
 import { verifyStage } from "../stages/verify";
@@ -53,9 +54,11 @@ export async function runCycle(deps: SyncDeps, poll: Poll, cell: MemoryCell): Pr
     const apply = await applyStage(deps, { objects: desired, mode, applied: cell.memory.applied });
     keep({ applied: apply.applied });
     const prune = await pruneStage(deps, { objects: desired });
+    // Waypoint bindings after the waypoints exist, and released after prune (docs/agent.md#waypoint-bindings).
+    const bound = await bindingStage(deps, { objects: desired, failed: new Set(apply.outcome.failed.keys()) });
     applied = apply.outcome;
-    pruned = prune.results;
-    applyMs = apply.ms + prune.ms;
+    pruned = [...prune.results, ...bound.results];
+    applyMs = apply.ms + prune.ms + bound.ms;
   }
 
   const certified = await certificateStage(deps, { directives: cell.memory.directives, meshes: cell.memory.meshes, mode, now });

@@ -1,4 +1,4 @@
-import { type KubeObject, type ObjectResult, canonicalJson, kindRank, objectKeyOf } from "@meshplane/core";
+import { type KubeObject, type ObjectResult, canonicalJson, groupOf, kindRank, objectKeyOf } from "@meshplane/core";
 import { failureOf } from "../kube/failure";
 import type { KubeClient, ObjectRef } from "../kube/kube";
 import { type Scope, ownedBy } from "../ownership";
@@ -97,6 +97,11 @@ export async function applyObjects(
     }
     if (!ownedBy(obj.metadata.labels, scope)) return fail(i, id, ref, { type: "not-owned" });
     try {
+      // A waypoint is a Gateway users make too: one of this name that is not ours is never taken over.
+      if (guarded(obj)) {
+        const found = await kube.read<KubeObject>(ref);
+        if (found !== undefined && !ownedBy(found.metadata?.labels, scope)) return fail(i, id, ref, { type: "foreign" });
+      }
       const stored = await kube.apply(structuredClone(obj) as never);
       const version = (stored as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? "";
       outcomes[i] = { id, version, drifted: known !== undefined && known !== version };
@@ -130,6 +135,15 @@ async function inParallel(start: number, end: number, limit: number, fn: (i: num
     while (next < end) await fn(next++);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, end - start)) }, lane));
+}
+
+/**
+ * Kinds whose objects the agent reads before its first apply, to leave alone one of the same name it
+ * does not own: Gateway API Gateways (waypoints on demand, docs/ambient.md#waypoints-on-demand). The
+ * other kinds keep one apply per object.
+ */
+function guarded(obj: KubeObject): boolean {
+  return obj.kind === "Gateway" && groupOf(obj.apiVersion) === "gateway.networking.k8s.io";
 }
 
 function refOf(obj: KubeObject): ObjectRef {

@@ -57,6 +57,27 @@ function merge(into: Record<string, unknown>, patch: Record<string, unknown>): R
 
 const keyOf = (apiVersion: string, kind: string, namespace: string | undefined, name: string) => `${groupOf(apiVersion)} ${objectKey(kind, namespace, name)}`;
 
+type ManagedField = { manager: string; operation: string; fieldsV1: { "f:metadata": { "f:labels": Record<string, object> } } };
+
+/** Label → the managers owning it, from an object's managedFields. */
+function ownersOf(obj: Obj): Map<string, string[]> {
+  const owners = new Map<string, string[]>();
+  for (const f of (obj.metadata?.managedFields ?? []) as unknown as ManagedField[])
+    for (const k of Object.keys(f.fieldsV1["f:metadata"]["f:labels"])) owners.set(k.slice(2), [...(owners.get(k.slice(2)) ?? []), f.manager]);
+  return owners;
+}
+
+/** managedFields recording `owners`: an Apply entry per manager (Update for a hand edit). */
+function managedFieldsOf(owners: Map<string, string[]>): ManagedField[] {
+  const byManager = new Map<string, Record<string, object>>();
+  for (const [k, managers] of owners) for (const m of managers) byManager.set(m, { ...byManager.get(m), [`f:${k}`]: {} });
+  return [...byManager].map(([manager, labels]) => ({
+    manager,
+    operation: manager.startsWith("kubectl") ? "Update" : "Apply",
+    fieldsV1: { "f:metadata": { "f:labels": labels } },
+  }));
+}
+
 /** An in-memory cluster that records verbs; `fail` makes chosen calls throw. Deployments bump their generation when patched. */
 export class FakeKube implements KubeClient {
   readonly objects = new Map<string, Obj>();
@@ -93,6 +114,52 @@ export class FakeKube implements KubeClient {
     const next = merge(structuredClone(current ?? {}), obj as unknown as Record<string, unknown>) as Obj;
     this.put(next);
     return structuredClone(next) as unknown as T;
+  }
+  /**
+   * Server-side apply of labels under `manager`, never forced, as the apiserver does it for the
+   * labels alone: a label another manager set to another value is a 409; a label this manager owned
+   * and no longer applies goes (unless another manager owns it too); an object that does not exist
+   * is a 403 (the agent may not create Services). Owners are kept in `metadata.managedFields`.
+   */
+  async applyAs<T extends KubernetesObject>(obj: T, manager: string): Promise<T> {
+    this.record({ verb: "apply", kind: obj.kind as string, namespace: obj.metadata?.namespace, name: obj.metadata?.name });
+    const current = this.get(obj.kind as string, obj.metadata?.namespace, obj.metadata?.name as string, obj.apiVersion);
+    if (!current) throw new KubeError(403, `services "${obj.metadata?.name}" is forbidden: cannot create`);
+    const labels = { ...current.metadata?.labels };
+    const owners = ownersOf(current);
+    const wanted = obj.metadata?.labels ?? {};
+    for (const [k, v] of Object.entries(wanted)) {
+      const others = (owners.get(k) ?? []).filter((m) => m !== manager);
+      if (labels[k] !== undefined && labels[k] !== v && others.length > 0)
+        throw new KubeError(409, `Apply failed with 1 conflict: conflict with "${others[0]}": .metadata.labels.${k}`);
+    }
+    for (const [k, list] of owners) {
+      if (!list.includes(manager) || k in wanted) continue;
+      const rest = list.filter((m) => m !== manager);
+      if (rest.length === 0) delete labels[k];
+      owners.set(k, rest);
+    }
+    for (const [k, v] of Object.entries(wanted)) {
+      labels[k] = v;
+      owners.set(k, [...new Set([...(owners.get(k) ?? []).filter((m) => labels[k] === v || m === manager), manager])]);
+    }
+    const next = { ...current, metadata: { ...current.metadata, labels, managedFields: managedFieldsOf(owners) } } as Obj;
+    this.put(next);
+    return structuredClone(next) as unknown as T;
+  }
+  /** A hand edit of one label (`kubectl label --overwrite`, or its removal with undefined): `manager` alone owns it after. */
+  label(kind: string, namespace: string, name: string, label: string, value: string | undefined, manager = "kubectl-label"): void {
+    const current = this.get(kind, namespace, name) as Obj;
+    const labels = { ...current.metadata?.labels };
+    const owners = ownersOf(current);
+    if (value === undefined) {
+      delete labels[label];
+      owners.delete(label);
+    } else {
+      labels[label] = value;
+      owners.set(label, [manager]);
+    }
+    this.put({ ...current, metadata: { ...current.metadata, labels, managedFields: managedFieldsOf(owners) } } as Obj);
   }
   async patch(ref: ObjectRef, body: Record<string, unknown>): Promise<void> {
     this.record({ verb: "patch", kind: ref.kind, namespace: ref.namespace, name: ref.name });

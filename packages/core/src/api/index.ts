@@ -39,7 +39,7 @@ export {
   trafficPolicySpec,
 } from "./traffic-policy";
 export { type AccessPolicySpec, accessPolicySpec } from "./access-policy";
-export { type RoutingApi, routingApi, type VirtualMeshSpec, virtualMeshSpec } from "./virtual-mesh";
+export { type RoutingApi, routingApi, type VirtualMeshSpec, virtualMeshSpec, type WaypointMode, waypointMode } from "./virtual-mesh";
 export { type ResourceStatus, type State, STATES, pendingStatus, resourceStatus, state } from "./status";
 export {
   type InputMetadata,

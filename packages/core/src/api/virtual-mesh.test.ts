@@ -12,7 +12,17 @@ describe("VirtualMesh routing (docs/resources.md#virtualmesh)", () => {
     expect(virtualMeshSpec.parse({ meshes }).routing).toBeUndefined();
   });
 
-  it.each([[{ api: "HTTPROUTE" }], [{}], [{ api: "ISTIO", extra: true }]])("refuses routing %j", (routing) => {
-    expect(virtualMeshSpec.safeParse({ meshes, routing }).success).toBe(false);
-  });
+  it.each([[{ waypoints: "ON_DEMAND" }], [{ api: "GATEWAY_API", waypoints: "MANUAL" }], [{ waypoints: "ON_DEMAND", waypointMeshes: [{ name: "m" }] }]])(
+    "accepts routing %j (waypoints on demand, docs/ambient.md#waypoints-on-demand)",
+    (routing) => {
+      expect(virtualMeshSpec.safeParse({ meshes, routing }).success).toBe(true);
+    },
+  );
+
+  it.each([[{ api: "HTTPROUTE" }], [{}], [{ api: "ISTIO", extra: true }], [{ waypoints: "ALWAYS" }], [{ api: "ISTIO", waypointMeshes: [{ name: "m" }] }]])(
+    "refuses routing %j",
+    (routing) => {
+      expect(virtualMeshSpec.safeParse({ meshes, routing }).success).toBe(false);
+    },
+  );
 });

@@ -80,11 +80,38 @@ const federation = z.strictObject({
 export const routingApi = z.enum(["ISTIO", "GATEWAY_API"]);
 export type RoutingApi = z.infer<typeof routingApi>;
 
+/**
+ * Waypoints on demand (docs/ambient.md#waypoints-on-demand): `ON_DEMAND` lets meshplane create a
+ * waypoint (a Gateway of class istio-waypoint it owns, one per namespace) and bind a service to it
+ * (the label istio.io/use-waypoint on the Service) when a policy needs one; `MANUAL` (the default)
+ * leaves waypoints to the user and the policy's status names the one to create. `waypointMeshes`
+ * narrows ON_DEMAND to those member meshes (the per-mesh opt-in).
+ */
+export const waypointMode = z.enum(["MANUAL", "ON_DEMAND"]);
+export type WaypointMode = z.infer<typeof waypointMode>;
+
+const routing = z
+  .strictObject({
+    api: routingApi.optional(),
+    waypoints: waypointMode.optional(),
+    waypointMeshes: z.array(objectRef).min(1, "must list at least one mesh").optional(),
+  })
+  .refine((r) => r.api !== undefined || r.waypoints !== undefined, { message: "set api, waypoints or both" })
+  .refine((r) => r.waypointMeshes === undefined || r.waypoints === "ON_DEMAND", {
+    message: "waypointMeshes needs waypoints ON_DEMAND",
+    path: ["waypointMeshes"],
+  })
+  .meta({
+    description: "set api, waypoints or both; waypointMeshes needs waypoints ON_DEMAND",
+    anyOf: [{ required: ["api"] }, { required: ["waypoints"] }],
+    dependentRequired: { waypointMeshes: ["waypoints"] },
+  });
+
 export const virtualMeshSpec = z.strictObject({
   meshes: z.array(objectRef).min(1, "must list at least one mesh"),
   mtlsConfig: mtlsConfig.optional(),
   federation: federation.optional(),
   globalAccessPolicy: z.enum(["ENABLED", "DISABLED"]).optional(),
-  routing: z.strictObject({ api: routingApi }).optional(),
+  routing: routing.optional(),
 });
 export type VirtualMeshSpec = z.infer<typeof virtualMeshSpec>;

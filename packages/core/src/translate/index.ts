@@ -15,3 +15,4 @@ export {
   type VirtualMeshTrust,
 } from "./virtual-mesh/trust";
 export { federatedHost } from "./virtual-mesh/federation-plan";
+export { ANNOTATION_WAYPOINT_SERVICES, BINDING_FIELD_MANAGER, LABEL_USE_WAYPOINT, ON_DEMAND_WAYPOINT } from "./waypoints/index";

@@ -8,6 +8,8 @@ import { policyStatus } from "./status/status";
 import type { TranslateInput, TranslateOutput } from "./types";
 import { federate } from "./virtual-mesh/federate";
 import { exportObjects, sharedVirtualMeshObjects } from "./virtual-mesh/objects";
+import { waypointObjects } from "./waypoints/objects";
+import { WaypointPlanner } from "./waypoints/plan";
 
 /**
  * Translates one tenant's intent and discovered world into per-cluster mesh configuration and a
@@ -20,7 +22,9 @@ import { exportObjects, sharedVirtualMeshObjects } from "./virtual-mesh/objects"
  * exactly the same output while redoing only what changed since its previous call; the property
  * tests hold the two to each other (test/properties/incremental.test.ts).
  */
-export function translate(input: TranslateInput): TranslateOutput {
+export function translate(original: TranslateInput): TranslateOutput {
+  // Waypoints on demand: destinations that need one carry the waypoint meshplane will create.
+  const { input, waypoints } = new WaypointPlanner().plan(original);
   // The tenant's world and resources, filtered to registered clusters, sorted and indexed.
   const model = buildModel(input);
   // VirtualMeshes: which mesh belongs to which, trust domains, what is federated where, their statuses.
@@ -30,6 +34,9 @@ export function translate(input: TranslateInput): TranslateOutput {
   const shared = new Collector();
   sharedVirtualMeshObjects(model, plan, shared);
   sink.contribute("virtual-meshes", shared);
+  const planned = new Collector();
+  waypointObjects(waypoints, planned);
+  sink.contribute("waypoints", planned);
   for (const [name, exported] of plan.exports) {
     const objects = new Collector();
     exportObjects(exported, model, plan, objects);

@@ -10,6 +10,9 @@ import { AccessUnits } from "./access-units";
 import { ContentIds } from "./selections";
 import { TrafficUnits } from "./traffic-units";
 import { type DiscoveryChange, type World, WorldBuilder } from "./world";
+import { Collector, type Contribution, keepUnchanged } from "../output/sink";
+import { waypointObjects } from "../waypoints/objects";
+import { WaypointPlanner } from "../waypoints/plan";
 
 /** A policy's status as last computed, valid while the policy and the units of its destinations are the same objects. */
 interface KeptStatus {
@@ -37,6 +40,8 @@ export class Translator {
   private readonly access = new AccessUnits();
   private statuses = new Map<ResourceKey, KeptStatus>();
   private readonly ids = new ContentIds();
+  private readonly planner = new WaypointPlanner();
+  private waypoints: Contribution | undefined;
 
   translate(input: TranslateInput): TranslateOutput {
     try {
@@ -48,8 +53,15 @@ export class Translator {
     }
   }
 
-  private run(input: TranslateInput): TranslateOutput {
+  private run(original: TranslateInput): TranslateOutput {
+    // Waypoints on demand: planned destinations are copies kept while their plan holds, so a
+    // change of plan reaches the units as a discovery change of those destinations.
+    const { input, waypoints } = this.planner.plan(original);
     const { world, change } = this.worldFor(input);
+    const planned = new Collector();
+    waypointObjects(waypoints, planned);
+    this.waypoints = { objects: keepUnchanged(this.waypoints, planned.objects), certificates: [] };
+    world.sink.contribute("waypoints", this.waypoints);
     const model = withPolicies(world.model, input);
     const statuses: Record<ResourceKey, ResourceStatus> = { ...world.statuses };
     const kept = new Map<ResourceKey, KeptStatus>();

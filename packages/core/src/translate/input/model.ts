@@ -5,6 +5,7 @@ import { PlacementIndex } from "./placement-index";
 import { type VirtualMeshTrust, certificateReports } from "../virtual-mesh/trust";
 import type { TranslateInput } from "../types";
 import { type IstioApiVersions, istioApiVersions } from "../output/versions";
+import { waypointPlanned } from "../waypoints/planned";
 
 /**
  * The tenant's input, filtered to registered clusters, sorted by name and indexed. Every translator
@@ -42,6 +43,11 @@ export interface Model {
   /** Names of the workloads of `mesh` in Istio's ambient data plane (docs/ambient.md), sorted. */
   ambientWorkloads(mesh: string): readonly string[];
   istioVersions(cluster: string): IstioApiVersions;
+  /**
+   * Whether `destination.spec.waypoint` is one meshplane will create and bind (waypoints on demand,
+   * docs/ambient.md#waypoints-on-demand) rather than one discovery saw: statuses may say so.
+   */
+  waypointPlanned(destination: Destination): boolean;
 }
 
 export interface ServiceKey {
@@ -151,6 +157,7 @@ export function buildWorld(input: TranslateInput): Model {
     backingWorkloads: (d) => d.spec.workloads.flatMap((name) => workloads.get(name) ?? []).sort((a, b) => compareStrings(a.metadata.name, b.metadata.name)),
     ambientWorkloads: (mesh) => ambient.get(mesh) ?? [],
     istioVersions: (cluster) => versions.get(cluster) ?? istioApiVersions([]),
+    waypointPlanned,
   };
 }
 

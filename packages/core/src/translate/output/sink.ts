@@ -34,6 +34,8 @@ export interface ObjectDraft {
   namespace: string;
   spec: Record<string, unknown>;
   parents: readonly Parent[];
+  /** Annotations besides the parents one (a generated waypoint's bindings); most objects have none. */
+  annotations?: Readonly<Record<string, string>>;
 }
 
 /** Where translators put what they generate: objects and certificate directives, per cluster. */
@@ -69,7 +71,13 @@ export function keepUnchanged(
     if (old === undefined) return pair;
     let kept = same.get(pair.draft);
     if (kept === undefined) {
-      kept = old.apiVersion === pair.draft.apiVersion && deepEqual(old.parents, pair.draft.parents) && deepEqual(old.spec, pair.draft.spec) ? old : pair.draft;
+      kept =
+        old.apiVersion === pair.draft.apiVersion &&
+        deepEqual(old.parents, pair.draft.parents) &&
+        deepEqual(old.spec, pair.draft.spec) &&
+        deepEqual(old.annotations, pair.draft.annotations)
+          ? old
+          : pair.draft;
       same.set(pair.draft, kept);
     }
     return kept === pair.draft ? pair : { cluster: pair.cluster, draft: kept };
@@ -217,6 +225,12 @@ export function objectRefs(output: ClusterOutput): { kind: string; namespace?: s
 
 const EMPTY: Contribution = { objects: [], certificates: [] };
 
+/** The parents annotation with a draft's own annotations beside it (the parents annotation wins). */
+function withExtra(parents: Record<string, string>, extra: Readonly<Record<string, string>>): { value: Record<string, string>; json: string } {
+  const value = canonicalize({ ...extra, ...parents }) as Record<string, string>;
+  return { value, json: canonicalJson(value) };
+}
+
 /** How many times a contribution lists each draft, by cluster. */
 function occurrences(contribution: Contribution): Map<string, Map<ObjectDraft, number>> {
   const out = new Map<string, Map<ObjectDraft, number>>();
@@ -237,7 +251,8 @@ class Preparer {
   prepare(draft: ObjectDraft): Ready {
     const { apiVersion, kind, name, namespace } = draft;
     const spec = this.spec(draft.spec);
-    const note = this.annotations(draft.parents);
+    const parents = this.annotations(draft.parents);
+    const note = draft.annotations === undefined ? parents : withExtra(parents.value, draft.annotations);
     const front = `{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(kind)},"metadata":{"annotations":${note.json}`;
     const tail = `,"name":${JSON.stringify(name)},"namespace":${JSON.stringify(namespace)}},"spec":${spec.json}}`;
     return {

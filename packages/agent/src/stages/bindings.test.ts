@@ -1,0 +1,118 @@
+import { ANNOTATION_WAYPOINT_SERVICES, type KubeObject, LABEL_USE_WAYPOINT } from "@meshplane/core";
+import { describe, expect, it } from "vitest";
+import { ownerLabels } from "../ownership";
+import { FakeKube, SCOPE } from "../testing/fakes";
+import { applyObjects } from "./apply";
+import { bindingStage } from "./bindings";
+
+const waypoint = (services: unknown, labels = ownerLabels(SCOPE)): KubeObject => ({
+  apiVersion: "gateway.networking.k8s.io/v1",
+  kind: "Gateway",
+  metadata: { name: "meshplane-waypoint", namespace: "bookinfo", labels, annotations: { [ANNOTATION_WAYPOINT_SERVICES]: JSON.stringify(services) } },
+  spec: { gatewayClassName: "istio-waypoint" },
+});
+
+/** A cluster with the user's Services in bookinfo, each with a label of the user's. */
+function cluster(...names: string[]): FakeKube {
+  const kube = new FakeKube();
+  for (const name of names)
+    kube.put({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: "bookinfo", labels: { team: "books" } }, spec: { ports: [{ port: 9080 }] } });
+  return kube;
+}
+
+const labelsOf = (kube: FakeKube, name: string) => kube.get("Service", "bookinfo", name)?.metadata?.labels;
+const bindings = (kube: FakeKube, objects: KubeObject[], failed: string[] = []) => bindingStage({ kube, scope: SCOPE }, { objects, failed: new Set(failed) });
+
+describe("waypoint bindings", () => {
+  it("labels each listed Service with its waypoint under the binding manager, leaving the user's labels alone", async () => {
+    const kube = cluster("reviews", "ratings", "details");
+    const { results } = await bindings(kube, [waypoint(["ratings", "reviews"])]);
+    expect(results).toEqual([]);
+    expect(labelsOf(kube, "reviews")).toEqual({ team: "books", [LABEL_USE_WAYPOINT]: "meshplane-waypoint" });
+    expect(labelsOf(kube, "ratings")).toEqual({ team: "books", [LABEL_USE_WAYPOINT]: "meshplane-waypoint" });
+    expect(labelsOf(kube, "details")).toEqual({ team: "books" });
+    expect(kube.get("Service", "bookinfo", "reviews")?.metadata?.managedFields).toEqual([
+      { manager: "meshplane-waypoint-binding", operation: "Apply", fieldsV1: { "f:metadata": { "f:labels": { [`f:${LABEL_USE_WAYPOINT}`]: {} } } } },
+    ]);
+  });
+
+  it("never creates a Service: a missing one is a failure of the waypoint, which its policies' statuses show", async () => {
+    const kube = cluster("reviews");
+    const { results } = await bindings(kube, [waypoint(["reviews", "gone"])]);
+    expect(results).toEqual([
+      {
+        apiVersion: "gateway.networking.k8s.io/v1",
+        kind: "Gateway",
+        namespace: "bookinfo",
+        name: "meshplane-waypoint",
+        state: "failed",
+        error: "bind Service bookinfo/gone to waypoint meshplane-waypoint: the Service does not exist; meshplane creates none",
+      },
+    ]);
+    expect(kube.get("Service", "bookinfo", "gone")).toBeUndefined();
+  });
+
+  it("reports a label changed by hand as a conflict and does not overwrite it", async () => {
+    const kube = cluster("reviews");
+    await bindings(kube, [waypoint(["reviews"])]);
+    kube.label("Service", "bookinfo", "reviews", LABEL_USE_WAYPOINT, "my-waypoint");
+    const { results } = await bindings(kube, [waypoint(["reviews"])]);
+    expect(results.map((r) => `${r.state} ${r.kind} ${r.name}: ${r.error}`)).toEqual([
+      expect.stringMatching(/^failed Gateway meshplane-waypoint: bind Service bookinfo\/reviews .*changed by hand\?.*does not overwrite it: .*conflict/),
+    ]);
+    expect(labelsOf(kube, "reviews")?.[LABEL_USE_WAYPOINT]).toBe("my-waypoint");
+    // Nor is it released when no longer wanted: it is the user's now.
+    await bindings(kube, []);
+    expect(labelsOf(kube, "reviews")).toEqual({ team: "books", [LABEL_USE_WAYPOINT]: "my-waypoint" });
+  });
+
+  it("releases a binding no waypoint lists any more, and only the label", async () => {
+    const kube = cluster("reviews", "ratings");
+    kube.label("Service", "bookinfo", "ratings", LABEL_USE_WAYPOINT, "user-waypoint");
+    await bindings(kube, [waypoint(["reviews"])]);
+    const { results } = await bindings(kube, []);
+    expect(results.map((r) => `${r.state} ${r.kind} ${r.namespace}/${r.name}`)).toEqual(["pruned Service bookinfo/reviews"]);
+    expect(labelsOf(kube, "reviews")).toEqual({ team: "books" });
+    expect(labelsOf(kube, "ratings")).toEqual({ team: "books", [LABEL_USE_WAYPOINT]: "user-waypoint" });
+  });
+
+  it("leaves the bindings of a waypoint apply could not apply as they are", async () => {
+    const kube = cluster("reviews");
+    await bindings(kube, [waypoint(["reviews"])]);
+    kube.calls = [];
+    await bindings(kube, [waypoint(["reviews"])], ["Gateway/bookinfo/meshplane-waypoint"]);
+    expect(kube.writes()).toEqual([]);
+    expect(labelsOf(kube, "reviews")?.[LABEL_USE_WAYPOINT]).toBe("meshplane-waypoint");
+  });
+
+  it.each([
+    ["not a list", "reviews"],
+    ["a name that is no Service's", ["Reviews/x"]],
+  ])("binds nothing from an annotation that is %s", async (_what, value) => {
+    const kube = cluster("reviews");
+    const { results } = await bindings(kube, [waypoint(value)]);
+    expect(results.map((r) => r.error)).toEqual([`${ANNOTATION_WAYPOINT_SERVICES} is not a list of Service names: nothing bound`]);
+    expect(kube.writes()).toEqual([]);
+  });
+
+  it("binds nothing for a Gateway the agent does not own", async () => {
+    const kube = cluster("reviews");
+    await bindings(kube, [waypoint(["reviews"], { app: "x" })]);
+    expect(kube.writes()).toEqual([]);
+  });
+
+  it("never takes over a waypoint Gateway of the same name that is not meshplane's", async () => {
+    const kube = cluster();
+    const users = {
+      apiVersion: "gateway.networking.k8s.io/v1",
+      kind: "Gateway",
+      metadata: { name: "meshplane-waypoint", namespace: "bookinfo", labels: { team: "books" } },
+      spec: { gatewayClassName: "istio-waypoint" },
+    };
+    kube.put(users);
+    const outcome = await applyObjects(kube, SCOPE, [waypoint(["reviews"])], new Map());
+    expect(outcome.results[0]).toMatchObject({ state: "failed", error: expect.stringMatching(/exists and is not meshplane's; it is left as it is/) });
+    expect(kube.get("Gateway", "bookinfo", "meshplane-waypoint")).toEqual(users);
+    expect(outcome.failed.has("Gateway/bookinfo/meshplane-waypoint")).toBe(true);
+  });
+});

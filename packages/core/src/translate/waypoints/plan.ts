@@ -1,0 +1,124 @@
+import { dataPlaneOf } from "../../api/data-plane";
+import type { Destination, Mesh, StoredResource } from "../../api/index";
+import { compareStrings } from "../compare";
+import { routingApiOf } from "../gateway-api/routing-api";
+import { type Model, buildModel } from "../input/model";
+import { selectDestinations } from "../input/selectors";
+import type { Parent } from "../output/sink";
+import { Reporter } from "../status/reporter";
+import type { TranslateInput } from "../types";
+import { resolveMemberships } from "../virtual-mesh/membership";
+import { ON_DEMAND_WAYPOINT } from "./names";
+import { markPlanned } from "./planned";
+
+/** A waypoint meshplane creates: where, the Services it binds, and what asked for it. */
+export interface PlannedWaypoint {
+  cluster: string;
+  namespace: string;
+  name: string;
+  /** Names of the Services in `namespace` bound to it, sorted. */
+  services: string[];
+  /**
+   * The policies that need the waypoint: it exists while one of them does, and what goes wrong with
+   * it (a binding refused) shows in their statuses.
+   */
+  parents: Parent[];
+}
+
+/** The input as translation sees it (destinations with their planned waypoints) and the waypoints to create. */
+export interface WaypointPlan {
+  input: TranslateInput;
+  waypoints: PlannedWaypoint[];
+}
+
+/**
+ * Meshes whose VirtualMesh sets `routing.waypoints: ON_DEMAND` (and names them in `waypointMeshes`
+ * when it sets that), where ztunnel runs and the output API is GATEWAY_API, each with its VirtualMesh.
+ */
+function onDemandMeshes(model: Model): Map<string, StoredResource<"VirtualMesh">> {
+  const out = new Map<string, StoredResource<"VirtualMesh">>();
+  const members = resolveMemberships(model, new Reporter());
+  for (const { mesh, virtualMesh } of members.values()) {
+    const routing = virtualMesh.spec.routing;
+    if (routing?.waypoints !== "ON_DEMAND") continue;
+    if (routing.waypointMeshes !== undefined && !routing.waypointMeshes.some((m) => m.name === mesh.metadata.name)) continue;
+    if (mesh.spec.istio?.ambient === undefined || routingApiOf(mesh as Mesh, members) !== "GATEWAY_API") continue;
+    out.set(mesh.metadata.name, virtualMesh);
+  }
+  return out;
+}
+
+/** Whether `destination` takes traffic in the ambient data plane and has no waypoint: an L7 feature on it needs one. */
+function lacksWaypoint(destination: Destination): boolean {
+  const plane = dataPlaneOf(destination.spec);
+  return destination.spec.waypoint === undefined && (plane === "ambient" || plane === "mixed");
+}
+
+/**
+ * Which destinations need a waypoint, and why: those without one, in the ambient data plane of an
+ * ON_DEMAND mesh, that a TrafficPolicy selects (its routes take effect on a waypoint only) or an
+ * AccessPolicy with paths or methods selects (ztunnel sees no requests). Destination name → parents.
+ */
+function demand(model: Model, meshes: ReadonlyMap<string, StoredResource<"VirtualMesh">>): Map<string, Parent[]> {
+  const out = new Map<string, Parent[]>();
+  const need = (destinations: readonly Destination[], parent: Parent) => {
+    for (const d of destinations) {
+      if (!meshes.has(d.spec.mesh) || !lacksWaypoint(d)) continue;
+      let parents = out.get(d.metadata.name);
+      if (parents === undefined) out.set(d.metadata.name, (parents = []));
+      parents.push(parent);
+    }
+  };
+  for (const p of model.trafficPolicies) need(selectDestinations(model, p.spec.destinationSelector).matched, { kind: "TrafficPolicy", name: p.metadata.name });
+  for (const p of model.accessPolicies) {
+    if ((p.spec.allowedPaths?.length ?? 0) === 0 && (p.spec.allowedMethods?.length ?? 0) === 0) continue;
+    need(selectDestinations(model, p.spec.destinationSelector).matched, { kind: "AccessPolicy", name: p.metadata.name });
+  }
+  return out;
+}
+
+/**
+ * Plans waypoints on demand (docs/ambient.md#waypoints-on-demand) over one translation's input:
+ * each destination that needs a waypoint gets, as its `spec.waypoint`, the waypoint meshplane will
+ * create in its namespace (a copy, marked planned: `waypointPlanned`), so every translator reads it
+ * as it reads a discovered one; the waypoints come back with the Services each binds. A copy is
+ * kept per destination while its plan stays the same, so the incremental engine sees an unchanged
+ * destination as the same object. Without an ON_DEMAND VirtualMesh the input is returned as it is.
+ */
+export class WaypointPlanner {
+  private readonly copies = new WeakMap<Destination, Destination>();
+
+  plan(input: TranslateInput): WaypointPlan {
+    if (!input.virtualMeshes.some((vm) => vm.spec.routing?.waypoints === "ON_DEMAND")) return { input, waypoints: [] };
+    const model = buildModel(input);
+    const meshes = onDemandMeshes(model);
+    const needed = meshes.size === 0 ? new Map<string, Parent[]>() : demand(model, meshes);
+    if (needed.size === 0) return { input, waypoints: [] };
+    const planned = new Map<Destination, Destination>();
+    const byNamespace = new Map<string, PlannedWaypoint>();
+    for (const [name, parents] of needed) {
+      const d = model.destinations.get(name) as Destination;
+      planned.set(d, this.copyOf(d));
+      const key = `${d.spec.cluster}/${d.spec.namespace}`;
+      let waypoint = byNamespace.get(key);
+      if (waypoint === undefined)
+        byNamespace.set(key, (waypoint = { cluster: d.spec.cluster, namespace: d.spec.namespace, name: ON_DEMAND_WAYPOINT, services: [], parents: [] }));
+      waypoint.services.push(d.spec.name);
+      waypoint.parents.push(...parents);
+    }
+    const waypoints = [...byNamespace.values()]
+      .map((w) => ({ ...w, services: [...new Set(w.services)].sort(compareStrings) }))
+      .sort((a, b) => compareStrings(a.cluster, b.cluster) || compareStrings(a.namespace, b.namespace));
+    return { input: { ...input, destinations: input.destinations.map((d) => planned.get(d) ?? d) }, waypoints };
+  }
+
+  /** `destination` with the namespace's on-demand waypoint as its own, the same copy every time. */
+  private copyOf(destination: Destination): Destination {
+    let copy = this.copies.get(destination);
+    if (copy === undefined) {
+      copy = markPlanned({ ...destination, spec: { ...destination.spec, waypoint: { name: ON_DEMAND_WAYPOINT, namespace: destination.spec.namespace } } });
+      this.copies.set(destination, copy);
+    }
+    return copy;
+  }
+}
