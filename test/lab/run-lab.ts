@@ -6,6 +6,10 @@
  * `npm run lab -- --bare`: the same clusters with no agent and nothing registered, for trying
  * `meshplane cluster register NAME --install` as a user would: helm installs the chart, and a stand-in
  * for the kubelet (which the lab does not have) runs the Deployment's pods as agent processes.
+ *
+ * `npm run lab -- --ambient`: the same Bookinfo on Istio's ambient data plane in both clusters
+ * (ambient-lab.ts), a VirtualMesh over them and the policies of ambient-policies.yaml; it prints what
+ * a user should look at (ambient-report.ts) before it waits.
  */
 import { join } from "node:path";
 import { benchPlane } from "../bench/_harness";
@@ -15,9 +19,16 @@ import { AGENT_NS, type DeploymentRunner, type LabAgent, addTrustDomainAlias, ev
 import { type LabCluster, serviceAccountIdentity, startCluster } from "./cluster";
 import { seedCluster } from "../support/seed-cluster";
 import { FIXTURES } from "../support/agents";
+import { buildCli } from "../support/cli";
+import { applyAmbientPolicies, settledStatuses, startAmbientLab } from "./ambient-lab";
+import { ambientReport } from "./ambient-report";
 import type { ControlPlane } from "../support/control-plane";
 
-const args = parseArgs({ options: { "shared-trust": { type: "boolean" }, bare: { type: "boolean" } } }).values;
+const args = parseArgs({ options: { "shared-trust": { type: "boolean" }, bare: { type: "boolean" }, ambient: { type: "boolean" } } }).values;
+if (args.ambient && (args.bare || args["shared-trust"])) {
+  console.error("npm run lab: --ambient starts its own agents and VirtualMesh; use it without --bare and --shared-trust");
+  process.exit(2);
+}
 const plane = await benchPlane({ worker: true });
 const admin: string = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "lab" })).json()) as { adminToken: string }).adminToken;
 // startLabAgent needs only these parts of the test harness's control plane.
@@ -63,8 +74,11 @@ Ctrl-C stops everything.`);
   await new Promise(() => undefined);
 }
 
-agents.push(await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml")));
-agents.push(await startLabAgent(cp, admin, "cluster-west", join(FIXTURES, "istio-revision-eastwest.yaml")));
+if (args.ambient) agents.push(...(await startAmbientLab(cp, admin)));
+else {
+  agents.push(await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml")));
+  agents.push(await startLabAgent(cp, admin, "cluster-west", join(FIXTURES, "istio-revision-eastwest.yaml")));
+}
 
 console.log(`meshplane lab is up
   control plane    ${plane.url}   (tenant "lab", admin token: ${admin})
@@ -74,6 +88,21 @@ for (const a of agents) {
     `  ${a.name.padEnd(16)} ${a.cluster.url}   kubeconfig: ${await a.cluster.writeKubeconfig()}   agent metrics: http://127.0.0.1:${await a.healthPort()}/metrics`,
   );
 }
+if (args.ambient) {
+  // The meshplane command, bundled once for this lab, against its control plane.
+  const cli = buildCli();
+  const env = { MESHPLANE_URL: plane.url, MESHPLANE_TOKEN: admin };
+  const resources = await settledStatuses(cp, admin, await applyAmbientPolicies(cp, admin));
+  console.log(`\nApplied test/lab/ambient-policies.yaml; what to look at:\n\n${await ambientReport(cli, env, agents, resources)}`);
+  console.log(`
+Try:
+  alias meshplane="node ${cli.bin}"; export MESHPLANE_URL=${plane.url} MESHPLANE_TOKEN=${admin}
+  meshplane describe dest reviews-bookinfo-cluster-east; meshplane describe wl payments--api-payments-cluster-west-deployment
+  KUBECONFIG=<cluster-east kubeconfig above> kubectl get httproutes,authorizationpolicies -A
+Ctrl-C stops everything.`);
+  await new Promise(() => undefined);
+}
+
 console.log(`
 Try:
   export MP=${plane.url} TOKEN=${admin}
