@@ -238,10 +238,12 @@ function waypointChain(ambient: AmbientOutput, waypoint: string, chain: string):
 
 const spiffe = (sa: string, ns = "bookinfo") => `spiffe://cluster.local/ns/${ns}/sa/${sa}`;
 
+/** productpage's GET /reviews/1 on reviews' service port, with `c` changed. */
+const call = (c: Partial<InboundCall>): InboundCall => ({ port: 9080, principal: spiffe("productpage-v1"), method: "GET", path: "/reviews/1", ...c });
+
 describe("AccessPolicies behind a waypoint (the ambient-access-waypoint golden)", () => {
   const judged = judge(goldenDescription("ambient-access-waypoint"));
   const reviews = () => waypointChain(judged.ambient, "bookinfo/waypoint", "inbound-vip|9080|http|reviews.bookinfo.svc.cluster.local");
-  const call = (c: Partial<InboundCall>): InboundCall => ({ port: 9080, principal: spiffe("productpage-v1"), method: "GET", path: "/reviews/1", ...c });
 
   it("the waypoint's Envoy configuration enforces each accepted policy: identities, paths, methods, and the Service's port", () => {
     expect(judged.statuses["AccessPolicy/reviews-read-from-productpage"]).toMatchObject({ state: "ACCEPTED" });
@@ -289,19 +291,18 @@ describe("globalAccessPolicy through waypoints (the ambient-access-waypoint-glob
   it("Istio 1.26: the GatewayClass-bound allow-nothing reaches the waypoint, which refuses a caller no policy admits; ztunnel's global deny-all stands", () => {
     const judged = judge(description);
     const reviews = waypointChain(judged.ambient, "bookinfo/waypoint", "inbound-vip|9080|http|reviews.bookinfo.svc.cluster.local");
-    const call: InboundCall = { port: 9080, principal: spiffe("productpage-v1"), method: "GET", path: "/reviews/1" };
-    expect(rbacAllows(reviews, call)).toBe(true);
-    expect(rbacAllows(reviews, { ...call, principal: spiffe("stranger") })).toBe(false);
-    expect(rbacAllows(waypointChain(judged.ambient, "bookinfo/waypoint", "direct-http"), call)).toBe(false);
+    expect(rbacAllows(reviews, call({}))).toBe(true);
+    expect(rbacAllows(reviews, call({ principal: spiffe("stranger") }))).toBe(false);
+    expect(rbacAllows(waypointChain(judged.ambient, "bookinfo/waypoint", "direct-http"), call({}))).toBe(false);
     expect(effect(authorization(judged.ambient, "istio-system/global-access-control"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
     expect(judged.ambient.ztunnel.status).toEqual([]);
   });
 
   it("Istio 1.24: the allow-nothing bound to each waypoint's Gateway refuses every call to a service no AccessPolicy opens", () => {
     const judged = judge(description, [], "cluster-2");
-    const call: InboundCall = { port: 9080, principal: spiffe("anyone", "shop"), method: "GET", path: "/" };
-    expect(rbacAllows(waypointChain(judged.ambient, "shop/waypoint", "inbound-vip|9080|http|cart.shop.svc.cluster.local"), call)).toBe(false);
-    expect(rbacAllows(waypointChain(judged.ambient, "shop/all-traffic", "direct-http"), call)).toBe(false);
+    const anyone = call({ principal: spiffe("anyone", "shop"), path: "/" });
+    expect(rbacAllows(waypointChain(judged.ambient, "shop/waypoint", "inbound-vip|9080|http|cart.shop.svc.cluster.local"), anyone)).toBe(false);
+    expect(rbacAllows(waypointChain(judged.ambient, "shop/all-traffic", "direct-http"), anyone)).toBe(false);
     expect(effect(authorization(judged.ambient, "istio-system/global-access-control"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
   });
 });
