@@ -96,8 +96,8 @@ export function gatewayApiChecks(object: { apiVersion: string; kind: string }): 
   const key = `${object.apiVersion}/${object.kind}`;
   const standard = gatewayApiSchema(key, "standard");
   if (standard === undefined) return [];
-  const checks = [{ channel: "standard" as const, schema: standard, object: standardPart(object) }];
+  const checks: { channel: GatewayApiChannel; schema: SmiSchema; object: object }[] = [{ channel: "standard", schema: standard, object: standardPart(object) }];
   const experimental = hasRetry(object) ? gatewayApiSchema(key, "experimental") : undefined;
-  if (experimental !== undefined) checks.push({ channel: "experimental" as const, schema: experimental, object });
+  if (experimental !== undefined) checks.push({ channel: "experimental", schema: experimental, object });
   return checks;
 }

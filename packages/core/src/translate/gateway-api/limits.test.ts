@@ -90,7 +90,7 @@ describe("routeFitErrors: a policy's rule among the accepted ones", () => {
     expect(routeFitErrors(state, key, [], 9080, six)).toEqual([]);
   });
 
-  it.each<[string, object, object, string[]]>([
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string[]]>([
     [
       "a perTryTimeout longer than another policy's requestTimeout",
       { timeouts: { request: "1s" } },
@@ -108,6 +108,6 @@ describe("routeFitErrors: a policy's rule among the accepted ones", () => {
   ])("%s", (_name, first, second, errors) => {
     const key = JSON.stringify([]);
     const state = stateWith([[[], first, "first"]]);
-    expect(routeFitErrors(state, key, [], 9080, second as Record<string, unknown>)).toEqual(errors.map((e) => expect.stringContaining(e)));
+    expect(routeFitErrors(state, key, [], 9080, second)).toEqual(errors.map((e) => expect.stringContaining(e)));
   });
 });
