@@ -176,11 +176,17 @@ describe("Istio's ambient data plane (cluster-ambient)", () => {
   const { result } = run(input);
 
   it("reads ztunnel and both waypoints on the mesh", () => {
-    expect(result.meshes[0]?.spec.istio?.ambient).toEqual({ ztunnel: { namespace: "istio-system", version: "1.25.2" } });
+    expect(result.meshes[0]?.spec.istio?.ambient?.ztunnel).toEqual({ namespace: "istio-system", version: "1.25.2" });
     expect(result.meshes[0]?.spec.istio?.waypoints?.map((w) => `${w.namespace}/${w.name} ${w.for}`)).toEqual([
       "shop/pods-waypoint workload",
       "shop/waypoint service",
     ]);
+  });
+
+  it("reads istiod's AMBIENT_ENABLE_MULTI_NETWORK and its namespace's network, and no other variable of istiod", () => {
+    expect(result.meshes[0]?.spec.istio?.ambient?.multiNetwork).toEqual({ enabled: true, network: "network-ambient" });
+    const report = JSON.stringify(result);
+    for (const hidden of ["s3cr3t-token-never-reported", "EXTERNAL_CA_TOKEN", "istiod-remote", "PILOT_ENABLE_AMBIENT"]) expect(report).not.toContain(hidden);
   });
 
   it("makes the sidecar-less pods of the ambient namespace mesh workloads, but not the one opting out", () => {

@@ -39,7 +39,12 @@ describe("an ambient cluster's agent", () => {
       return meshes[0]?.spec.istio?.waypoints ? meshes : undefined;
     });
     expect(mesh?.metadata.name).toBe("istiod-istio--system-cluster-ambient");
-    expect(mesh?.spec.istio?.ambient).toEqual({ ztunnel: { namespace: "istio-system", version: "1.25.2" } });
+    expect(mesh?.spec.istio?.ambient).toEqual({
+      ztunnel: { namespace: "istio-system", version: "1.25.2" },
+      multiNetwork: { enabled: true, network: "network-ambient" },
+    });
+    // istiod's other variables (a secret-looking value, a Secret reference) never leave the agent.
+    for (const hidden of ["s3cr3t-token-never-reported", "EXTERNAL_CA_TOKEN", "istiod-remote"]) expect(JSON.stringify(mesh)).not.toContain(hidden);
     expect(mesh?.spec.istio?.waypoints).toEqual([
       { name: "pods-waypoint", namespace: "shop", for: "workload" },
       { name: "waypoint", namespace: "shop", for: "service" },

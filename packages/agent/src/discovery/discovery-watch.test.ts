@@ -11,9 +11,28 @@ const OBJECTS: Record<string, unknown[]> = {
   "/apis/apps/v1/deployments": [
     {
       metadata: { name: "istiod", namespace: "istio-system", labels: { "istio.io/rev": "default" } },
-      spec: { template: { spec: { containers: [{ name: "discovery", image: "docker.io/istio/pilot:1.25.2" }] } } },
+      spec: {
+        template: {
+          spec: {
+            containers: [
+              {
+                name: "discovery",
+                image: "docker.io/istio/pilot:1.25.2",
+                // Discovery reads AMBIENT_ENABLE_MULTI_NETWORK alone; the others must never leave the agent.
+                env: [
+                  { name: "GITHUB_TOKEN", value: "ghp_secretLookingValue0123456789" },
+                  { name: "AMBIENT_ENABLE_MULTI_NETWORK", value: "true" },
+                  { name: "CA_KEY", valueFrom: { secretKeyRef: { name: "istiod-ca-secret", key: "key" } } },
+                ],
+                envFrom: [{ secretRef: { name: "istiod-extra-env" } }],
+              },
+            ],
+          },
+        },
+      },
     },
   ],
+  "/api/v1/namespaces": [{ metadata: { name: "istio-system", labels: { "topology.istio.io/network": "net-1", "team-secret": "hush-42" } } }],
   "/apis/apps/v1/daemonsets": [
     {
       metadata: { name: "ztunnel", namespace: "istio-system" },
@@ -73,6 +92,15 @@ describe("DiscoveryWatch", () => {
       waypoints: [{ name: "waypoint", namespace: "shop", for: "service" }],
     });
     expect(errors).toEqual([]);
+  });
+
+  it("reports istiod's AMBIENT_ENABLE_MULTI_NETWORK and its network, and nothing else of its environment or namespace", async () => {
+    const { report } = await firstReport(fakeKube());
+    expect(report.meshes[0]?.spec.istio?.ambient?.multiNetwork).toEqual({ enabled: true, network: "net-1" });
+    const sent = JSON.stringify(report);
+    for (const hidden of ["ghp_secretLookingValue", "GITHUB_TOKEN", "CA_KEY", "istiod-ca-secret", "istiod-extra-env", "hush-42", "env"]) {
+      expect(sent).not.toContain(hidden);
+    }
   });
 
   it("reports without waypoints and logs nothing where the Gateway API is not served, and lists it again later", async () => {

@@ -26,7 +26,8 @@ export const dnsSubdomain = z.string().max(253, "must be at most 253 characters"
 export const LABEL_KEY =
   /^(?:(?=[^/]{1,253}\/)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?(?=[^/]{1,63}$)[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const labelKey = z.string().regex(LABEL_KEY, "must be a Kubernetes label key ([prefix/]name)");
-const labelValue = z
+/** A Kubernetes label value: at most 63 characters, alphanumerics with `-`, `_` and `.` inside; may be empty. */
+export const labelValue = z
   .string()
   .max(63, "must be at most 63 characters")
   .regex(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/, "must be a Kubernetes label value");

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dnsLabel, dnsSubdomain, labelMap } from "./common";
+import { dnsLabel, dnsSubdomain, labelMap, labelValue } from "./common";
 
 /**
  * Discovered resources (docs/resources.md#discovery): what the agent reports about one cluster.
@@ -53,6 +53,23 @@ const waypointRef = z.strictObject({ name: kubeName, namespace: kubeNamespace })
 export const dataPlaneMode = z.enum(["sidecar", "ambient", "none"]);
 export type DataPlaneMode = z.infer<typeof dataPlaneMode>;
 
+/**
+ * What Istio's multi-network ambient multicluster needs of a control plane, as discovery reads it
+ * (docs/ambient.md#ambient-multicluster). Absent in a report of an agent that predates it, or one
+ * that could not list namespaces: unknown, not checked.
+ */
+export const multiNetwork = z.strictObject({
+  /**
+   * istiod's `AMBIENT_ENABLE_MULTI_NETWORK`, read from its discovery container's literal `env` value
+   * as Istio parses it (unset or not a Go truth: false); `unknown` when it may come from a ConfigMap
+   * or Secret (`valueFrom`, `envFrom`, a `$(VAR)` reference), which discovery does not read.
+   */
+  enabled: z.union([z.boolean(), z.literal("unknown")]),
+  /** `topology.istio.io/network` of the control plane's namespace; absent when unlabelled or empty (Istio's default network). */
+  network: labelValue.min(1).optional(),
+});
+export type MultiNetwork = z.infer<typeof multiNetwork>;
+
 export const meshSpec = z.strictObject({
   type: z.enum(["istio", "osm"]),
   cluster: z.string(),
@@ -70,7 +87,12 @@ export const meshSpec = z.strictObject({
       smartDnsProxyingEnabled: z.boolean(),
       gateways: z.array(gateway),
       /** Istio's ambient data plane, when ztunnel runs for this control plane (its DaemonSet). */
-      ambient: z.strictObject({ ztunnel: z.strictObject({ namespace: kubeNamespace, version: z.string().max(128) }) }).optional(),
+      ambient: z
+        .strictObject({
+          ztunnel: z.strictObject({ namespace: kubeNamespace, version: z.string().max(128) }),
+          multiNetwork: multiNetwork.optional(),
+        })
+        .optional(),
       /** The waypoints of this mesh (none reported = none exist). */
       waypoints: z.array(waypoint).optional(),
     })

@@ -4,6 +4,7 @@ import { compareStrings, indexCluster } from "./cluster-index";
 import { discoverDestinations } from "./destinations";
 import { attachGateways } from "./gateways";
 import { discoverIstioMeshes } from "./istio-mesh";
+import { attachMultiNetwork } from "./multi-network";
 import type { ClusterObjects } from "./kube";
 import { discoverOsmMeshes } from "./osm-mesh";
 import { discoverWorkloads } from "./workloads";
@@ -26,7 +27,7 @@ export function discover(input: ClusterObjects, options: DiscoverOptions = {}): 
   const report = options.report ?? (() => undefined);
   const index = indexCluster(input);
   const found = [...discoverIstioMeshes(index, report), ...discoverOsmMeshes(index)].toSorted((a, b) => compareStrings(a.metadata.name, b.metadata.name));
-  const meshes = attachWaypoints(index, attachZtunnel(index, attachGateways(index, found)));
+  const meshes = attachWaypoints(index, attachMultiNetwork(index, attachZtunnel(index, attachGateways(index, found))));
   const workloads = discoverWorkloads(index, meshes);
   return { meshes, workloads, destinations: discoverDestinations(index, meshes, workloads) };
 }

@@ -2,7 +2,7 @@ import { parse } from "yaml";
 import type { Mesh } from "../api/discovery";
 import { type ClusterIndex, byName, compareStrings } from "./cluster-index";
 import { imageVersion } from "./images";
-import type { PodController } from "./kube";
+import type { Container, PodController } from "./kube";
 import { discoveredName } from "./names";
 import { type ReportProblem, describeObject } from "./report";
 
@@ -21,8 +21,13 @@ export function istiodRevision(deployment: PodController): string | undefined {
   return name.startsWith("istiod-") && name.length > "istiod-".length ? name.slice("istiod-".length) : undefined;
 }
 
-/** Go's strconv.ParseBool truths, which is how istio-agent reads proxyMetadata values. */
-const TRUE_VALUES = new Set(["1", "t", "T", "TRUE", "true", "True"]);
+/** istiod's discovery container: the one whose image is Istio's `pilot`. */
+export function pilotContainer(deployment: PodController): Container | undefined {
+  return deployment.spec.template.spec.containers.find((c) => c.image?.includes("pilot"));
+}
+
+/** Go's strconv.ParseBool truths, which is how istio-agent reads proxyMetadata values and istiod its boolean env. */
+export const TRUE_VALUES = new Set(["1", "t", "T", "TRUE", "true", "True"]);
 
 interface MeshConfigFacts {
   trustDomain: string;
@@ -88,7 +93,7 @@ export function discoverIstioMeshes(index: ClusterIndex, report: ReportProblem):
   for (const deployment of index.objects.deployments.toSorted(byName)) {
     const { name, namespace = "" } = deployment.metadata;
     if (!name.startsWith("istiod")) continue;
-    const pilot = deployment.spec.template.spec.containers.find((c) => c.image?.includes("pilot"));
+    const pilot = pilotContainer(deployment);
     if (!pilot?.image) continue;
     const revision = istiodRevision(deployment);
     // istiod mounts exactly this ConfigMap (its chart names it after the revision).

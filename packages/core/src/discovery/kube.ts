@@ -28,10 +28,25 @@ export interface ContainerPort {
   protocol?: string;
 }
 
+/**
+ * A container's environment variable. Discovery reads one, by name (istiod's
+ * `AMBIENT_ENABLE_MULTI_NETWORK`, docs/ambient.md#ambient-multicluster), and no other: values may be
+ * secrets, and none leaves the agent but that one's meaning.
+ */
+export interface EnvVar {
+  name: string;
+  value?: string;
+  /** A value from a ConfigMap, Secret or field: never read. */
+  valueFrom?: unknown;
+}
+
 export interface Container {
   name: string;
   image?: string;
   ports?: ContainerPort[];
+  env?: EnvVar[];
+  /** Variables from whole ConfigMaps or Secrets: only their presence is read. */
+  envFrom?: unknown[];
   /** `Always` on an init container makes it a native sidecar (Kubernetes ≥ 1.28). */
   restartPolicy?: string;
 }

@@ -9,7 +9,7 @@ import type { Membership, VirtualMesh } from "./membership";
 
 /**
  * The Istio release whose ambient multicluster meshplane targets: multi-network multicluster in
- * ambient mode is beta from 1.29 (alpha from 1.27); docs/ambient.md#ambient-multicluster.
+ * ambient mode is beta from 1.29, alpha from 1.27 (docs/ambient.md#ambient-multicluster)
  */
 export const AMBIENT_MULTICLUSTER_SINCE: readonly [number, number] = [1, 29];
 
