@@ -129,7 +129,7 @@ export function routeFitErrors(
 ): string[] {
   const errors: string[] = [];
   const rules = rulesWith(state, key, matchers, port);
-  const alternative = "merge policies with the same matchers, or select fewer policies for this service";
+  const alternative = "give fewer policies their own matchers (policies with equal matchers share one rule), or select fewer policies for this service";
   if (rules.length > L.rulesPerRoute) {
     errors.push(`the HTTPRoute for port ${port} would have ${rules.length} rules; Gateway API allows at most ${L.rulesPerRoute} per route: ${alternative}`);
   }
