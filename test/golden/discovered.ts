@@ -27,7 +27,7 @@ export function meshesOf(cluster: string, c: ClusterDescription): Mesh[] {
                 istiodServiceAccount: m.istiodServiceAccount,
                 smartDnsProxyingEnabled: m.smartDnsProxyingEnabled,
                 gateways: m.gateways,
-                ...(m.ambient ? { ambient: { ztunnel: { namespace, version: m.version } } } : {}),
+                ...(m.ambient ? { ambient: { ztunnel: { namespace, version: m.version }, ...(m.multiNetwork ? { multiNetwork: m.multiNetwork } : {}) } } : {}),
                 ...(m.waypoints ? { waypoints: m.waypoints } : {}),
               },
             }

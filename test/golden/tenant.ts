@@ -39,6 +39,12 @@ const meshDescription = z.strictObject({
   gateways: z.array(gateway).default([]),
   /** Istio's ambient data plane: ztunnel runs for this control plane (docs/ambient.md). */
   ambient: z.boolean().default(false),
+  /**
+   * With `ambient`, what discovery reads for multi-network ambient multicluster: istiod's
+   * AMBIENT_ENABLE_MULTI_NETWORK and its namespace's network label; unset, left out of the report (an
+   * agent that predates it).
+   */
+  multiNetwork: z.strictObject({ enabled: z.union([z.boolean(), z.literal("unknown")]), network: z.string().optional() }).optional(),
   waypoints: z.array(waypoint).optional(),
 });
 

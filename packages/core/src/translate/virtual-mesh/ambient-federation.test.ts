@@ -4,21 +4,30 @@ import { buildModel } from "../input/model";
 import { federate } from "./federate";
 import type { VirtualMesh } from "./membership";
 
-function mesh(cluster: string, version: string, ambient = true): Mesh {
+type MultiNetwork = NonNullable<NonNullable<NonNullable<Mesh["spec"]["istio"]>["ambient"]>["multiNetwork"]>;
+
+/** An Istio mesh of `cluster`; ambient with `multiNetwork` as discovery reports it (by default on, with the network net-<cluster>). */
+function mesh(
+  cluster: string,
+  version: string,
+  ambient = true,
+  multiNetwork: MultiNetwork | null = { enabled: true, network: `net-${cluster}` },
+  namespace = "istio-system",
+): Mesh {
   return {
     kind: "Mesh",
     metadata: { name: `istiod-${cluster}`, cluster },
     spec: {
       type: "istio",
       cluster,
-      namespace: "istio-system",
+      namespace,
       version,
       istio: {
         trustDomain: "cluster.local",
         istiodServiceAccount: "istiod",
         smartDnsProxyingEnabled: true,
         gateways: [],
-        ...(ambient ? { ambient: { ztunnel: { namespace: "istio-system", version } } } : {}),
+        ...(ambient ? { ambient: { ztunnel: { namespace, version }, ...(multiNetwork === null ? {} : { multiNetwork }) } } : {}),
       },
     },
   };
@@ -68,6 +77,15 @@ function federated(meshes: Mesh[], destinations: Destination[], selector?: Recor
   return { plan, status: statuses["VirtualMesh/vm" as keyof typeof statuses] };
 }
 
+/** Each member's state then errors, by mesh name, for a VirtualMesh federating reviews in every member. */
+const errorsOf = (meshes: Mesh[]) => {
+  const { status } = federated(
+    meshes,
+    meshes.map((m) => service(m.spec.cluster)),
+  );
+  return Object.fromEntries(Object.entries(status?.meshes ?? {}).map(([name, m]) => [name, [m.state, ...(m.errors ?? [])]]));
+};
+
 describe("ambient multicluster (docs/ambient.md#ambient-multicluster)", () => {
   it("federates ambient members the ambient way: global services, nothing exported the sidecar way", () => {
     const { plan, status } = federated([mesh("c1", "1.29.1"), mesh("c2", "1.29.0")], [service("c1"), service("c2")]);
@@ -103,5 +121,64 @@ describe("ambient multicluster (docs/ambient.md#ambient-multicluster)", () => {
   it("refuses a selector naming meshes: a global service is global to every member", () => {
     const { status } = federated([mesh("c1", "1.29.1"), mesh("c2", "1.29.1")], [service("c1")], { meshes: [{ name: "istiod-c2" }] });
     expect(status?.errors).toEqual([expect.stringContaining("federation.selectors[0].meshes: ambient multicluster makes a service global")]);
+  });
+
+  describe("what Istio's multi-network ambient multicluster needs of each member", () => {
+    it("accepts members with the flag on, each cluster on its own network", () => {
+      expect(errorsOf([mesh("c1", "1.29.1"), mesh("c2", "1.29.1")])).toEqual({ "istiod-c1": ["ACCEPTED"], "istiod-c2": ["ACCEPTED"] });
+    });
+
+    it("refuses a member whose istiod runs without AMBIENT_ENABLE_MULTI_NETWORK=true, saying how to set it", () => {
+      const errors = errorsOf([mesh("c1", "1.29.1"), mesh("c2", "1.29.1", true, { enabled: false, network: "net-c2" })]);
+      expect(errors["istiod-c1"]).toEqual(["ACCEPTED"]);
+      expect(errors["istiod-c2"]).toEqual([
+        "INVALID",
+        expect.stringMatching(
+          /^mesh istiod-c2 \(cluster c2\) runs istiod without AMBIENT_ENABLE_MULTI_NETWORK=true .*--set values\.pilot\.env\.AMBIENT_ENABLE_MULTI_NETWORK=true\)$/,
+        ),
+      ]);
+    });
+
+    it("refuses a member without a network, saying which namespace to label", () => {
+      const errors = errorsOf([mesh("c1", "1.29.1"), mesh("c2", "1.29.1", true, { enabled: true })]);
+      expect(errors["istiod-c2"]).toEqual([
+        "INVALID",
+        expect.stringContaining(
+          "its namespace istio-system has no topology.istio.io/network label, which is where Istio reads a cluster's network from: label it",
+        ),
+      ]);
+    });
+
+    it("refuses every member that shares its network with another cluster, naming the others", () => {
+      const errors = errorsOf([
+        mesh("c1", "1.29.1", true, { enabled: true, network: "shared" }),
+        mesh("c2", "1.29.1", true, { enabled: true, network: "shared" }),
+        mesh("c3", "1.29.1", true, { enabled: true, network: "shared" }),
+        mesh("c4", "1.29.1"),
+      ]);
+      expect(errors["istiod-c4"]).toEqual(["ACCEPTED"]);
+      expect(errors["istiod-c1"]).toEqual([
+        "INVALID",
+        expect.stringContaining("mesh istiod-c1 (cluster c1) is on network shared, as mesh istiod-c2 (cluster c2) and mesh istiod-c3 (cluster c3) are:"),
+      ]);
+      expect(errors["istiod-c3"]?.[1]).toContain("as mesh istiod-c1 (cluster c1) and mesh istiod-c2 (cluster c2) are");
+    });
+
+    it("says nothing of what discovery could not see: a report of an older agent, a flag from a ConfigMap or Secret", () => {
+      expect(errorsOf([mesh("c1", "1.29.1", true, null), mesh("c2", "1.29.1", true, { enabled: "unknown", network: "net-c2" })])).toEqual({
+        "istiod-c1": ["ACCEPTED"],
+        "istiod-c2": ["ACCEPTED"],
+      });
+    });
+
+    it("refuses members whose control planes run in namespaces of different names", () => {
+      const errors = errorsOf([mesh("c1", "1.29.1"), mesh("c2", "1.29.1", true, undefined, "istio-ambient")]);
+      for (const name of ["istiod-c1", "istiod-c2"]) {
+        expect(errors[name]).toEqual([
+          "INVALID",
+          expect.stringContaining("control planes run in namespaces istio-ambient (istiod-c2) and istio-system (istiod-c1)"),
+        ]);
+      }
+    });
   });
 });

@@ -5,6 +5,7 @@ import type { Model } from "../input/model";
 import { resourceKeyOf } from "../../identity";
 import type { Reporter } from "../status/reporter";
 import { reportGlobalServiceDrift } from "./ambient-drift";
+import { checkAmbientNetworks, describeMesh } from "./ambient-networks";
 import type { Membership, VirtualMesh } from "./membership";
 
 /**
@@ -38,10 +39,6 @@ export interface AmbientFederation {
 /** Whether a member mesh takes part in Istio's ambient data plane with Gateway API output. */
 function ambientMember(mesh: Mesh, members: ReadonlyMap<string, Membership>): boolean {
   return mesh.spec.istio?.ambient !== undefined && routingApiOf(mesh, members) === "GATEWAY_API";
-}
-
-function describeMesh(mesh: Mesh): string {
-  return `mesh ${mesh.metadata.name} (cluster ${mesh.spec.cluster})`;
 }
 
 /**
@@ -107,7 +104,8 @@ function globalServicesOf(vm: VirtualMesh, selected: readonly Destination[], own
  * Plans ambient multicluster (docs/ambient.md#ambient-multicluster): which VirtualMeshes federate
  * the ambient way, their members, and their global services, with `select(vm)` giving the
  * destinations a VirtualMesh's selectors pick in its members (reporting bad refs). Reports members
- * whose Istio is too old and every difference between members that Istio needs to be identical.
+ * whose Istio is too old or not set up for multi-network, and every difference between members
+ * that Istio needs to be identical.
  */
 export function planAmbientFederation(
   model: Model,
@@ -120,6 +118,7 @@ export function planAmbientFederation(
     .filter((m) => virtualMeshes.has(m.virtualMesh))
     .sort((a, b) => compareStrings(a.mesh.metadata.name, b.mesh.metadata.name));
   checkVersions(ambientMembers, reporter);
+  checkAmbientNetworks(ambientMembers, reporter);
   const globalServices: GlobalService[] = [];
   for (const vm of virtualMeshes) {
     const own = ambientMembers.filter((m) => m.virtualMesh === vm).map((m) => m.mesh);
