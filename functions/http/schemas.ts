@@ -1,4 +1,4 @@
-import { DOCUMENT_SCHEMAS, TOKEN_ROLES, dnsLabel, labelMap } from "@meshplane/core/base";
+import { DOCUMENT_SCHEMAS, TOKEN_ROLES, dnsLabel, labelMap, routingApi } from "@meshplane/core/base";
 import { z } from "zod";
 import { DEFAULT_LIMIT, MAX_CONTINUE_CHARS, MAX_LIMIT } from "./pagination";
 
@@ -65,11 +65,33 @@ const MIN_DOCUMENTS = "must contain at least one document";
 const MAX_DOCUMENTS = "at most 99 documents per request";
 /** Parsed as a list of anything; each document is then checked against its kind's schema (functions/intent/documents.ts). */
 export const applyBody = z.strictObject({ documents: z.array(z.unknown()).min(1, MIN_DOCUMENTS).max(99, MAX_DOCUMENTS) });
+const documentsDoc = z
+  .array(z.discriminatedUnion("kind", [DOCUMENT_SCHEMAS.VirtualMesh, DOCUMENT_SCHEMAS.TrafficPolicy, DOCUMENT_SCHEMAS.AccessPolicy]))
+  .max(99, MAX_DOCUMENTS)
+  .meta({ description: "each kind and name at most once" });
 /** `applyBody` as the document describes it: every document one of the user kinds, each `(kind, name)` once. */
-export const applyBodyDoc = z.strictObject({
-  documents: z
-    .array(z.discriminatedUnion("kind", [DOCUMENT_SCHEMAS.VirtualMesh, DOCUMENT_SCHEMAS.TrafficPolicy, DOCUMENT_SCHEMAS.AccessPolicy]))
-    .min(1, MIN_DOCUMENTS)
-    .max(99, MAX_DOCUMENTS)
-    .meta({ description: "each kind and name at most once" }),
-});
+export const applyBodyDoc = z.strictObject({ documents: documentsDoc.min(1, MIN_DOCUMENTS) });
+
+const MESHES_ROUTED = 64;
+/** A plan's output API per mesh, by the Mesh's name (docs/api.md#plan-a-change); each name is checked against the tenant's meshes by the plan. */
+const plannedRouting = z
+  .record(z.string().min(1).max(253), routingApi)
+  .refine((r) => Object.keys(r).length <= MESHES_ROUTED, `at most ${MESHES_ROUTED} meshes`)
+  .meta({
+    description:
+      "the output API to plan each named mesh with (a Mesh's name, as GET /v1/meshes lists it), over its VirtualMesh's spec.routing.api and the default; nothing of it is stored",
+    maxProperties: MESHES_ROUTED,
+  });
+const NOTHING_TO_PLAN = "must contain at least one document, unless routing names a mesh";
+const something = (b: { documents: unknown[]; routing?: object }) => b.documents.length > 0 || Object.keys(b.routing ?? {}).length > 0;
+/**
+ * `POST /v1/plan`'s body: `applyBody`, whose documents may be left out when `routing` asks for
+ * another output API for some meshes (a migration's plan).
+ */
+export const planBody = z
+  .strictObject({ documents: z.array(z.unknown()).max(99, MAX_DOCUMENTS).default([]), routing: plannedRouting.optional() })
+  .refine(something, { message: NOTHING_TO_PLAN, path: ["documents"] });
+/** `planBody` as the document describes it. */
+export const planBodyDoc = z
+  .strictObject({ documents: documentsDoc.min(1, MIN_DOCUMENTS).optional(), routing: plannedRouting.optional() })
+  .meta({ anyOf: [{ required: ["documents"] }, { required: ["routing"], properties: { routing: { minProperties: 1 } } }] });

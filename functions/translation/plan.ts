@@ -1,10 +1,21 @@
 /**
  * `POST /v1/plan`: a dry run of `POST /v1/apply` — what each cluster's snapshot and each policy's
- * status would become with these documents. The input is the one a job would assemble (input.ts)
- * with the writes laid over it as storing them would leave them; nothing is stored, no CA is made.
+ * status would become with these documents and, for a migration, with another output API for some
+ * meshes (docs/api.md#plan-a-change). The input is the one a job would assemble (input.ts) with the
+ * writes laid over it as storing them would leave them; nothing is stored, no CA is made, no job is
+ * enqueued.
  */
-import { type ResourceStatus, type StoredResource, canonicalJson, nextStoredVersion, objectKeyOf } from "@meshplane/core/base";
-import type { KubeObject, TranslateInput } from "@meshplane/core/translate";
+import {
+  type FieldError,
+  type ResourceStatus,
+  type StoredResource,
+  ValidationError,
+  canonicalJson,
+  nextStoredVersion,
+  objectKeyOf,
+  resourceKeyOf,
+} from "@meshplane/core/base";
+import type { KubeObject, PlannedRouting, RoutingChange, TranslateInput } from "@meshplane/core/translate";
 import { keptAuthorities } from "../trust/ca-record";
 import type { DocumentWrite, Store } from "../store/index";
 import { USER_LISTS, completeInput, loadTranslateInput, storedPayload } from "./input";
@@ -81,6 +92,10 @@ export interface ClusterPlan {
 export interface Plan {
   clusters: Record<string, ClusterPlan>;
   statuses: Record<string, ResourceStatus>;
+  /** Each stored resource's status where the predicted one says otherwise (state or reasons): the "before" of `statuses`. */
+  previousStatuses: Record<string, ResourceStatus>;
+  /** Per mesh the request's `routing` names, the output API it has and would have; only when the request has `routing`. */
+  routing?: Record<string, RoutingChange>;
 }
 
 export interface PlanDeps {
@@ -107,18 +122,57 @@ function diff(before: ReadonlyMap<string, KubeObject>, after: ReadonlyMap<string
   };
 }
 
+/** What a status says, without what only agents report (`clusters`) and the generation it was made for. */
+const said = ({ clusters: _c, observedGeneration: _g, ...rest }: ResourceStatus) => canonicalJson(rest);
+
+/** The stored statuses of `input`'s resources that `statuses` changes. */
+function previousStatuses(input: TranslateInput, statuses: Readonly<Record<string, ResourceStatus>>): Record<string, ResourceStatus> {
+  const out: Record<string, ResourceStatus> = {};
+  for (const r of [...input.virtualMeshes, ...input.trafficPolicies, ...input.accessPolicies] as StoredResource[]) {
+    const key = resourceKeyOf(r);
+    const after = statuses[key];
+    if (r.status !== undefined && after !== undefined && said(r.status) !== said(after)) out[key] = r.status;
+  }
+  return out;
+}
+
 /**
- * Plans `writes` (validated documents) for a tenant: translates the input a job would assemble after
- * storing them — with the CAs as they are and what agents hold — and compares each cluster's output
- * with its latest published snapshot. Nothing is stored.
+ * The field errors of a plan's `routing`: a name no Istio mesh of the tenant's registered clusters has
+ * (`changes` leaves those out). An output API a mesh's Istio cannot serve is no field error: the
+ * plan says it as translation does (INVALID).
  */
-export async function planWrites(deps: PlanDeps, tenantId: string, writes: readonly DocumentWrite[]): Promise<Plan> {
+function routingErrors(input: TranslateInput, routing: PlannedRouting, changes: Record<string, RoutingChange>): FieldError[] {
+  return Object.keys(routing)
+    .filter((name) => !Object.hasOwn(changes, name))
+    .map((name) => {
+      const mesh = input.meshes.find((m) => m.metadata.name === name);
+      const message =
+        mesh !== undefined && mesh.spec.type !== "istio"
+          ? `mesh ${name} is an ${mesh.spec.type} mesh; only Istio meshes have an output API`
+          : `no Istio mesh of a registered cluster is named ${name} (GET /v1/meshes lists them)`;
+      return { path: `routing.${name}`, message };
+    });
+}
+
+/**
+ * Plans `writes` (validated documents) for a tenant, with `routing` (a mesh name → the output API to
+ * plan it with, over its VirtualMesh's choice): translates the input a job would assemble after
+ * storing them — with the CAs as they are and what agents hold — and compares each cluster's output
+ * with its latest published snapshot, and each resource's predicted status with its stored one.
+ * Nothing is stored or enqueued. A `routing` name that is not an Istio mesh of the tenant throws
+ * ValidationError naming `routing.<name>`.
+ */
+export async function planWrites(deps: PlanDeps, tenantId: string, writes: readonly DocumentWrite[], routing: PlannedRouting = {}): Promise<Plan> {
   const { store } = deps;
-  const planned = await plannedInput(deps.cache, tenantId, writes, deps.now().toISOString());
+  const stored = await deps.cache.get(tenantId);
+  const planned = withPlannedWrites(stored, writes, deps.now().toISOString());
   const { input } = await completeInput(store, planned, async (virtualMeshes) => keptAuthorities(virtualMeshes, await store.cas.list(tenantId)));
   // The translators load with the first plan: no other request of the API runs them.
-  const { translate } = await import("@meshplane/core/translate");
-  const output = translate(input);
+  const { translate, routingChanges, withPlannedRouting } = await import("@meshplane/core/translate");
+  const changes = routingChanges(input, routing);
+  const errors = routingErrors(input, routing, changes);
+  if (errors.length > 0) throw new ValidationError(`${errors.length} problem(s) in routing; nothing was planned`, errors);
+  const output = translate(withPlannedRouting(input, routing));
   const heads = await store.snapshots.heads(tenantId, input.clusters);
   const clusters: Record<string, ClusterPlan> = {};
   for (const [cluster, out] of Object.entries(output.clusters)) {
@@ -128,5 +182,10 @@ export async function planWrites(deps: PlanDeps, tenantId: string, writes: reado
     );
     clusters[cluster] = diff(before, new Map(out.objects.map((o) => [objectKeyOf(o), o])));
   }
-  return { clusters, statuses: output.statuses };
+  return {
+    clusters,
+    statuses: output.statuses,
+    previousStatuses: previousStatuses(stored, output.statuses),
+    ...(Object.keys(routing).length > 0 ? { routing: changes } : {}),
+  };
 }

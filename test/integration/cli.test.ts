@@ -315,6 +315,42 @@ describe("meshplane CLI", () => {
     const plan = await cli.run(["apply", "--dry-run", "-f", "-"], { env, stdin: reviews("first", "{requestTimeout: 4s, retries: {attempts: 2}}") });
     expect(plan.stdout).toMatch(/cluster cluster-east: 0 added, 1 changed, 0 removed\n {2}~ VirtualService bookinfo\/reviews\n {4}@@ [^\n]+ @@\n/);
     expect(plan.stdout).toMatch(/\n {4}- +timeout: 1s\n {4}\+ +timeout: 4s\n/);
+
+    // A migration's plan (docs/ambient.md#migration): the mesh's output API, its routes swapped, each state before → after.
+    const mesh = "istiod-istio--system-cluster-east";
+    const routed = await cli.run(["apply", "--dry-run", "--routing", `${mesh}=gateway_api`], { env });
+    expect(routed.stderr).toBe(""); // exit 1: this tenant holds a conflicting policy (INVALID) already
+    expect(routed.stdout).toContain(`output API:\n  mesh ${mesh} (cluster cluster-east): ISTIO → GATEWAY_API\n`);
+    expect(routed.stdout).toMatch(
+      /cluster cluster-east: 1 added, 0 changed, 1 removed\n {2}\+ HTTPRoute bookinfo\/reviews\n[^]*\n {2}- VirtualService bookinfo\/reviews\n/,
+    );
+    // first's retries need Istio 1.25 on an HTTPRoute: it would lose to second, which it beats today.
+    expect(routed.stdout).toMatch(
+      /TrafficPolicy\/first: ACCEPTED → INVALID\n {4}destination reviews-bookinfo-cluster-east: retries: Istio implements HTTPRoute retries from 1\.25;[^\n]*\n {2}TrafficPolicy\/second: INVALID → ACCEPTED\n/,
+    );
+    const fault = reviews("first", "{requestTimeout: 1s, faultInjection: {abort: {httpStatus: 503}, percentage: 10}}");
+    const broken = await cli.run(["apply", "--dry-run", "-f", "-", "--routing", `${mesh}=GATEWAY_API`], { env, stdin: fault });
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(
+      /TrafficPolicy\/first: ACCEPTED → INVALID\n {4}destination reviews-bookinfo-cluster-east: faultInjection: Gateway API has no fault injection/,
+    );
+    const routedJson = JSON.parse((await cli.run(["apply", "--dry-run", "-o", "json", "--routing", `${mesh}=GATEWAY_API`], { env })).stdout) as {
+      routing: object;
+    };
+    expect(routedJson.routing).toEqual({ [mesh]: { cluster: "cluster-east", from: "ISTIO", to: "GATEWAY_API", state: "ACCEPTED" } });
+    expect(await cli.run(["apply", "--dry-run", "--routing", "nope=ISTIO"], { env })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("routing.nope: no Istio mesh of a registered cluster is named nope"),
+    });
+    expect(await cli.run(["apply", "--dry-run", "--routing", mesh], { env })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--routing must be MESH=ISTIO"),
+    });
+    expect(await cli.run(["apply", "--routing", `${mesh}=ISTIO`, "-f", "-"], { env, stdin: fault })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--routing only plans: add --dry-run"),
+    });
+    expect((await cli.run(["get", "tp", "first", "-o", "json"], { env })).stdout).toContain('"requestTimeout": "1s"');
   });
 
   it("an ambient cluster: each workload's and destination's data plane and waypoint, the mesh's ztunnel and waypoints, in get, describe and the API", async () => {

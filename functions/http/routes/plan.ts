@@ -1,8 +1,9 @@
+import { resourceStatus, routingApi } from "@meshplane/core/base";
 import { z } from "zod";
 import type { Store } from "../../store/index";
 import { PlanInputCache, planWrites } from "../../translation/plan";
 import { DOCUMENT_BODY_TYPES, type Route, route } from "../route";
-import { applyBody, applyBodyDoc } from "../schemas";
+import { planBody, planBodyDoc } from "../schemas";
 import { validateDocuments } from "../../intent/documents";
 
 export interface PlanDeps {
@@ -22,10 +23,26 @@ const planResult = z.object({
       removed: z.array(z.object({ apiVersion: z.string(), kind: z.string(), namespace: z.string().optional(), name: z.string() })),
     }),
   ),
-  statuses: z.record(z.string(), z.unknown()),
+  statuses: z.record(z.string(), z.unknown()).meta({ description: "each resource's predicted status, by `Kind/name`" }),
+  previousStatuses: z
+    .record(z.string(), resourceStatus)
+    .meta({ description: "each stored resource's status where the predicted one differs in state or reasons: the status before the change" }),
+  routing: z
+    .record(
+      z.string(),
+      z.object({
+        cluster: z.string(),
+        from: routingApi.meta({ description: "the output API the mesh has without the plan's routing" }),
+        to: routingApi.meta({ description: "the output API it would have: the one asked for, or ISTIO when its Istio cannot serve GATEWAY_API" }),
+        state: z.enum(["ACCEPTED", "INVALID"]),
+        errors: z.array(z.string()).optional(),
+      }),
+    )
+    .optional()
+    .meta({ description: "per mesh the request's routing names (only then)" }),
 });
 
-/** `POST /v1/plan`: a dry run of `POST /v1/apply` (translation/plan.ts). */
+/** `POST /v1/plan`: a dry run of `POST /v1/apply`, and of another output API per mesh (translation/plan.ts). */
 export function planRoutes(deps: PlanDeps): Route[] {
   const planner = { store: deps.store, now: deps.now, cache: new PlanInputCache(deps.store) };
   return [
@@ -34,12 +51,13 @@ export function planRoutes(deps: PlanDeps): Route[] {
       path: "/v1/plan",
       tag: "apply",
       access: "viewer",
-      summary: "What each cluster's snapshot and each policy's status would become with these documents; nothing is stored",
-      body: applyBody,
-      bodyDoc: applyBodyDoc,
+      summary:
+        "What each cluster's snapshot and each resource's status would become with these documents and, for a migration, another output API per mesh; nothing is stored",
+      body: planBody,
+      bodyDoc: planBodyDoc,
       bodyTypes: DOCUMENT_BODY_TYPES,
-      responses: { 200: { description: "per-cluster changes and statuses", schema: planResult } },
-      handler: async (c, { body }) => c.json(await planWrites(planner, c.get("tenantId"), validateDocuments(body.documents))),
+      responses: { 200: { description: "per-cluster changes, statuses before and after, and each routed mesh's output API", schema: planResult } },
+      handler: async (c, { body }) => c.json(await planWrites(planner, c.get("tenantId"), validateDocuments(body.documents), body.routing ?? {})),
     }),
   ];
 }

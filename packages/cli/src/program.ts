@@ -98,12 +98,17 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
 
   withFiles(cli.command("apply").description("Create or update resources from YAML or JSON files (many documents each)"))
     .option("--dry-run", "show what each cluster would get and each policy's predicted state; store nothing")
+    .option(
+      "--routing <mesh=api...>",
+      "with --dry-run: plan MESH with output API ISTIO or GATEWAY_API instead of its VirtualMesh's (repeatable; -f may then be left out)",
+      [],
+    )
     .option("--wait", "wait until each resource is translated and applied by every cluster it reaches; exit 1 naming any INVALID or FAILED")
     .option("--timeout <seconds>", "how long --wait waits", "300")
     .addOption(new Option("-o, --output <format>", "table or json").choices(["table", "json"]).default("table"))
     .addHelpText(
       "after",
-      "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  meshplane apply -f policies/ --wait --timeout 120   (CI: exit 0 only when applied everywhere)\n  cat tp.yaml | meshplane apply -f -",
+      "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  meshplane apply --dry-run --routing istiod-istio--system-cluster-1=GATEWAY_API   (what switching that mesh to HTTPRoutes would change)\n  meshplane apply -f policies/ --wait --timeout 120   (CI: exit 0 only when applied everywhere)\n  cat tp.yaml | meshplane apply -f -",
     )
     .action(run(async () => (await import("./commands/resources")).apply));
 

@@ -3,11 +3,11 @@ import type { Command } from "commander";
 import { ApiError, listAll } from "../client";
 import { UsageError, seconds } from "../config";
 import { type SourceDocument, readDocuments } from "../documents";
-import { type Item, type Kind, kindNames, kindOf, stateOf, text } from "../kinds";
+import { type Item, type Kind, kindNames, kindOf, text } from "../kinds";
 import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, readStdin, streamsOf } from "../runtime";
-import { stringify } from "yaml";
-import { reasonsOf } from "@meshplane/core";
+import { type PlanView, planInvalid } from "@meshplane/core";
+import { printPlan, routingFrom } from "./plan";
 
 /** The API takes at most this many documents in one apply (each apply is atomic). */
 const APPLY_BATCH = 99;
@@ -98,44 +98,32 @@ function locate(error: unknown, batch: SourceDocument[]): unknown {
   return new ApiError(error.status, error.message, errors, error);
 }
 
-type PlannedObject = { kind: string; metadata: { name: string; namespace?: string } };
-interface PlanResult {
-  clusters: Record<
-    string,
-    { added: PlannedObject[]; changed: PlannedObject[]; previous?: PlannedObject[]; removed: { kind: string; name: string; namespace?: string }[] }
-  >;
-  statuses: Record<string, Status>;
-}
-
-interface Status {
-  state: string;
-  errors?: string[];
-  destinations?: Record<string, { errors?: string[] }>;
-  meshes?: Record<string, { errors?: string[]; trust?: { errors?: string[] } }>;
-  clusters?: Record<string, { errors?: string[] }>;
-}
-
 export async function apply(_o: unknown, command: Command): Promise<number> {
-  const o = optionsOf<{ filename: string[]; recursive?: boolean; dryRun?: boolean; wait?: boolean; timeout: string; output: string }>(command);
+  const o = optionsOf<{ filename: string[]; recursive?: boolean; dryRun?: boolean; routing?: string[]; wait?: boolean; timeout: string; output: string }>(
+    command,
+  );
   const timeoutS = seconds("--timeout", o.timeout);
   const streams = streamsOf();
-  const docs = readDocuments(o.filename, o.recursive === true, readStdin);
-  if (docs.length === 0) throw new UsageError("no documents found");
+  const routing = routingFrom(o.routing ?? []);
+  const routed = Object.keys(routing).length > 0;
+  if (routed && !o.dryRun) throw new UsageError("--routing only plans: add --dry-run (to switch a mesh's output API, set spec.routing.api on its VirtualMesh)");
+  // A migration's plan may name no documents: --dry-run --routing MESH=API alone.
+  const docs = routed && o.filename.length === 0 ? [] : readDocuments(o.filename, o.recursive === true, readStdin);
+  if (docs.length === 0 && !routed) throw new UsageError("no documents found");
   checkDocuments(docs);
   const client = clientFor(command);
   if (o.dryRun) {
     if (docs.length > APPLY_BATCH) throw new UsageError(`--dry-run plans at most ${APPLY_BATCH} documents at once; ${docs.length} given`);
-    let plan: PlanResult;
+    let plan: PlanView;
     try {
-      plan = (await client.request<PlanResult>("POST", "/v1/plan", { body: { documents: docs.map((d) => d.doc) } })).body;
+      const body = { ...(docs.length > 0 ? { documents: docs.map((d) => d.doc) } : {}), ...(routed ? { routing } : {}) };
+      plan = (await client.request<PlanView>("POST", "/v1/plan", { body })).body;
     } catch (error) {
       throw locate(error, docs);
     }
-    if (o.output === "json") {
-      streams.out.write(formatData(plan, "json"));
-      return Object.values(plan.statuses).some((s) => s.state === "INVALID") ? 1 : 0;
-    }
-    return printPlan(plan, (await import("diff")).structuredPatch);
+    if (o.output === "json") streams.out.write(formatData(plan, "json"));
+    else printPlan(plan, (await import("diff")).structuredPatch);
+    return planInvalid(plan) ? 1 : 0;
   }
   const results: { kind: string; name: string; action: string; generation: number }[] = [];
   for (let i = 0; i < docs.length; i += APPLY_BATCH) {
@@ -155,51 +143,6 @@ export async function apply(_o: unknown, command: Command): Promise<number> {
   if (!o.wait) return 0;
   const { waitFor } = await import("../wait");
   return waitFor(client, streams, results, timeoutS * 1000);
-}
-
-const objectName = (o: { kind: string; name: string; namespace?: string }) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
-
-const yaml = (o: unknown) => stringify(o, { lineWidth: 0 });
-const title = (o: PlannedObject) => objectName({ kind: o.kind, ...o.metadata });
-
-/**
- * The plan as a reviewer reads it: per cluster, each added object in full (+), each changed one as a
- * unified diff of its YAML against the cluster's latest snapshot, each removed one by name (-); then
- * every policy's predicted state with its reasons.
- */
-function printPlan(plan: PlanResult, patch: typeof import("diff").structuredPatch): number {
-  const streams = streamsOf();
-  const c = colours(streams.out, streams.env);
-  for (const [cluster, changes] of Object.entries(plan.clusters).sort(([a], [b]) => a.localeCompare(b))) {
-    const total = changes.added.length + changes.changed.length + changes.removed.length;
-    streams.out.write(
-      `${c.bold(`cluster ${cluster}`)}: ${total === 0 ? "no change" : `${changes.added.length} added, ${changes.changed.length} changed, ${changes.removed.length} removed`}\n`,
-    );
-    for (const o of changes.added) {
-      streams.out.write(c.green(`  + ${title(o)}\n`));
-      for (const line of yaml(o).trimEnd().split("\n")) streams.out.write(c.green(`    + ${line}\n`));
-    }
-    changes.changed.forEach((o, i) => {
-      streams.out.write(c.yellow(`  ~ ${title(o)}\n`));
-      const before = changes.previous?.[i];
-      if (before === undefined) return;
-      for (const hunk of patch("before", "after", yaml(before), yaml(o), "", "", { context: 2 }).hunks) {
-        streams.out.write(c.cyan(`    @@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@\n`));
-        for (const line of hunk.lines) streams.out.write(`    ${line.startsWith("+") ? c.green(line) : line.startsWith("-") ? c.red(line) : line}\n`);
-      }
-    });
-    for (const o of changes.removed) streams.out.write(c.red(`  - ${objectName(o)}\n`));
-  }
-  let invalid = false;
-  streams.out.write(`${c.bold("predicted states")}:\n`);
-  for (const [key, status] of Object.entries(plan.statuses).sort(([a], [b]) => a.localeCompare(b))) {
-    const state = stateOf({ status });
-    invalid ||= state === "INVALID";
-    const painted = state === "ACCEPTED" ? c.green(state) : state === "INVALID" ? c.red(state) : c.yellow(state);
-    streams.out.write(`  ${key}: ${painted}\n`);
-    for (const reason of reasonsOf(status)) streams.out.write(`    ${reason}\n`);
-  }
-  return invalid ? 1 : 0;
 }
 
 export async function remove(kindName: string | undefined, name: string | undefined, _o: unknown, command: Command): Promise<number> {

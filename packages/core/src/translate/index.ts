@@ -1,5 +1,6 @@
 export { Translator } from "./engine/translator";
 export { translate } from "./translate";
+export { type PlannedRouting, type RoutingChange, routingChanges, withPlannedRouting } from "./gateway-api/routing-api";
 export type { CertificateDirective, ClusterOutput, KubeObject, TranslateInput, TranslateOutput } from "./types";
 export { Canonicalizer, canonicalize, canonicalJson } from "./output/canonical";
 export { ANNOTATION_PARENTS, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, type Parent, objectCount, objectRefs, objectsJson } from "./output/sink";

@@ -29,6 +29,16 @@ export {
   waypointOf,
   ztunnelText,
 } from "./data-plane";
+export {
+  type PlanView,
+  type PlannedObjectView,
+  type PlannedStatusView,
+  type RoutingChangeView,
+  type StatusChange,
+  planInvalid,
+  plannedObjectName,
+  statusChanges,
+} from "./plan";
 export { type ClusterHealth, type ClusterView, type SnapshotView, STALE_AFTER_S, ago, certificateDays, problemsOf, readEach, secondsSince } from "./health";
 export { claimantOf, type Claimant } from "../translate/virtual-mesh/claim-order";
 export { DEFAULT_HOSTNAME_SUFFIX } from "../translate/virtual-mesh/federated-host";

@@ -1,11 +1,23 @@
 import type { Mesh, RoutingApi } from "../../api/index";
 import { resourceKeyOf } from "../../identity";
+import { compareStrings } from "../compare";
+import { buildWorld } from "../input/model";
 import { istioMinor } from "../output/versions";
-import type { Reporter } from "../status/reporter";
-import type { Membership } from "../virtual-mesh/membership";
+import { Reporter } from "../status/reporter";
+import type { TranslateInput } from "../types";
+import { type Membership, resolveMemberships } from "../virtual-mesh/membership";
 
 /** The Istio release from which meshplane generates Gateway API routes: ambient's first GA release. */
 const GATEWAY_API_SINCE: [number, number] = [1, 24];
+
+/**
+ * A mesh as a plan translates it: with the output API the plan's `routing` asks for, over its
+ * VirtualMesh's choice and the default (docs/api.md#plan-a-change). Only `withPlannedRouting` makes
+ * one; the translate job never sees one.
+ */
+type PlannedMesh = Mesh & { readonly plannedRouting?: RoutingApi };
+
+const plannedOf = (mesh: Mesh): RoutingApi | undefined => (mesh as PlannedMesh).plannedRouting;
 
 /** Whether `mesh` runs an Istio at least `major.minor` (an unreadable version counts as old). */
 export function istioAtLeast(mesh: Mesh, [major, minor]: readonly [number, number]): boolean {
@@ -19,27 +31,97 @@ export function defaultRoutingApi(mesh: Mesh): RoutingApi {
   return mesh.spec.istio?.ambient === undefined ? "ISTIO" : "GATEWAY_API";
 }
 
-/** Why `mesh` cannot take `GATEWAY_API` output; undefined when it can. */
-function gatewayApiRefusal(mesh: Mesh): string | undefined {
+/**
+ * Why `mesh` cannot take `GATEWAY_API` output, as `setting` (what asked for it) and `instead` (the
+ * other choice) say it; undefined when it can.
+ */
+function gatewayApiRefusal(mesh: Mesh, setting: string, instead: string): string | undefined {
   if (istioAtLeast(mesh, GATEWAY_API_SINCE)) return undefined;
-  return `routing.api GATEWAY_API: mesh ${mesh.metadata.name} runs Istio ${mesh.spec.version || "of an unknown version"}, and meshplane generates Gateway API routes for Istio 1.24 and later; upgrade Istio or set routing.api ISTIO`;
+  return `${setting}: mesh ${mesh.metadata.name} runs Istio ${mesh.spec.version || "of an unknown version"}, and meshplane generates Gateway API routes for Istio 1.24 and later; upgrade Istio or ${instead}`;
+}
+
+/** Why the plan's `routing` cannot give `mesh` GATEWAY_API; undefined when it can. */
+const plannedRefusal = (mesh: Mesh) => gatewayApiRefusal(mesh, "the plan's routing GATEWAY_API", `plan ISTIO for ${mesh.metadata.name}`);
+
+/** The output API chosen for `mesh`, before its Istio is asked: `planned` (the plan's), else its VirtualMesh's, else the default. */
+function chosenApi(mesh: Mesh, members: ReadonlyMap<string, Membership>, planned: RoutingApi | undefined): RoutingApi {
+  return planned ?? members.get(mesh.metadata.name)?.virtualMesh.spec.routing?.api ?? defaultRoutingApi(mesh);
+}
+
+/** `chosen` where the mesh's Istio can serve it; `ISTIO` where it cannot. */
+function served(mesh: Mesh, chosen: RoutingApi): RoutingApi {
+  return chosen === "GATEWAY_API" && !istioAtLeast(mesh, GATEWAY_API_SINCE) ? "ISTIO" : chosen;
 }
 
 /**
  * The objects a mesh's TrafficPolicies become (docs/ambient.md#the-output-api): its VirtualMesh's
- * `routing.api`, else the default. A choice the mesh's Istio cannot serve falls back to `ISTIO`
- * (the VirtualMesh is INVALID for the mesh, `reportRoutingApis`).
+ * `routing.api`, else the default — in a plan, the plan's `routing` first. A choice the mesh's Istio
+ * cannot serve falls back to `ISTIO` (the VirtualMesh is INVALID for the mesh, `reportRoutingApis`).
  */
 export function routingApiOf(mesh: Mesh, members: ReadonlyMap<string, Membership>): RoutingApi {
-  const chosen = members.get(mesh.metadata.name)?.virtualMesh.spec.routing?.api ?? defaultRoutingApi(mesh);
-  return chosen === "GATEWAY_API" && gatewayApiRefusal(mesh) !== undefined ? "ISTIO" : chosen;
+  return served(mesh, chosenApi(mesh, members, plannedOf(mesh)));
 }
 
-/** Reports, on each VirtualMesh, the member meshes whose Istio cannot serve the output API it chooses. */
+/**
+ * Reports, on each VirtualMesh, the member meshes whose Istio cannot serve the output API it chooses
+ * (or, in a plan, the output API the plan asks for the member).
+ */
 export function reportRoutingApis(members: ReadonlyMap<string, Membership>, reporter: Reporter): void {
   for (const { mesh, virtualMesh } of members.values()) {
-    if (virtualMesh.spec.routing?.api !== "GATEWAY_API") continue;
-    const refusal = gatewayApiRefusal(mesh);
+    const planned = plannedOf(mesh);
+    if ((planned ?? virtualMesh.spec.routing?.api) !== "GATEWAY_API") continue;
+    const refusal = planned === undefined ? gatewayApiRefusal(mesh, "routing.api GATEWAY_API", "set routing.api ISTIO") : plannedRefusal(mesh);
     if (refusal !== undefined) reporter.reportMesh(resourceKeyOf(virtualMesh), mesh.metadata.name, refusal);
   }
+}
+
+/** The output API a plan asks for, per mesh name (`POST /v1/plan`'s `routing`). */
+export type PlannedRouting = Readonly<Record<string, RoutingApi>>;
+
+/**
+ * `input` as a plan with `routing` translates it: each mesh named there carries the output API asked
+ * for, which `routingApiOf` takes over its VirtualMesh's choice and the default. Pure; `input` is not
+ * changed (the meshes named are copies, so the worker's `Translator` would start afresh on them).
+ */
+export function withPlannedRouting(input: TranslateInput, routing: PlannedRouting): TranslateInput {
+  if (Object.keys(routing).length === 0) return input;
+  const meshes = input.meshes.map((mesh): Mesh => {
+    const api = Object.hasOwn(routing, mesh.metadata.name) ? routing[mesh.metadata.name] : undefined;
+    return api === undefined ? mesh : ({ ...mesh, plannedRouting: api } as PlannedMesh);
+  });
+  return { ...input, meshes };
+}
+
+/** What a plan's `routing` does to one mesh (docs/api.md#plan-a-change). */
+export interface RoutingChange {
+  cluster: string;
+  /** The output API the mesh gets without the plan's `routing`. */
+  from: RoutingApi;
+  /** The output API it gets with it: the one asked for, or `ISTIO` when its Istio cannot serve that (INVALID). */
+  to: RoutingApi;
+  state: "ACCEPTED" | "INVALID";
+  errors?: string[];
+}
+
+/**
+ * Per mesh `routing` names, what the plan's choice changes in `input` (as it is without `routing`).
+ * Meshes the translation would not see (unknown, in an unregistered cluster, a name two discovered
+ * meshes share) and meshes that are not Istio are left out: the caller refuses those.
+ */
+export function routingChanges(input: TranslateInput, routing: PlannedRouting): Record<string, RoutingChange> {
+  const model = buildWorld(input);
+  const members = resolveMemberships(model, new Reporter());
+  const changes: Record<string, RoutingChange> = {};
+  for (const [name, asked] of Object.entries(routing).sort(([a], [b]) => compareStrings(a, b))) {
+    const mesh = model.meshes.get(name);
+    if (mesh === undefined || mesh.spec.type !== "istio") continue;
+    const refusal = asked === "GATEWAY_API" ? plannedRefusal(mesh) : undefined;
+    changes[name] = {
+      cluster: mesh.spec.cluster,
+      from: served(mesh, chosenApi(mesh, members, undefined)),
+      to: served(mesh, asked),
+      ...(refusal === undefined ? { state: "ACCEPTED" } : { state: "INVALID", errors: [refusal] }),
+    };
+  }
+  return changes;
 }
