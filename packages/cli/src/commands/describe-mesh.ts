@@ -1,6 +1,7 @@
 /**
  * `describe mesh NAME`: a discovered mesh and its data plane (docs/ambient.md#what-discovery-sees) —
- * whether ztunnel runs (its namespace and version), its waypoints with what each is for and the
+ * whether ztunnel runs (its namespace and version) and, when it does, the network and istiod's
+ * multi-network flag ambient multicluster needs, its waypoints with what each is for and the
  * destinations and workloads each serves, and its workloads counted per data plane.
  */
 import { type MeshDataPlaneView, type DiscoveredDataPlaneView, describeMeshDataPlane, ztunnelText } from "@meshplane/core";
@@ -10,10 +11,41 @@ import { formatData } from "../output";
 import { streamsOf } from "../runtime";
 import { findDiscovered, printer } from "./describe-parts";
 
+/** What discovery reported for ambient multicluster (docs/ambient.md#ambient-multicluster); absent from an older agent. */
+interface MultiNetworkReport {
+  enabled: boolean | "unknown";
+  network?: string;
+}
+
+const NOT_REPORTED = "unknown: the cluster's agent does not report it (upgrade the agent)";
+
+/**
+ * The `Network` and `Multi-network` fields of a mesh whose ztunnel runs: the network of its Istio
+ * namespace and whether istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true, each `unknown` (and why)
+ * where discovery could not tell.
+ */
+export function multiNetworkFields(namespace: string, report: MultiNetworkReport | undefined): [string, string][] {
+  if (report === undefined)
+    return [
+      ["Network", NOT_REPORTED],
+      ["Multi-network", NOT_REPORTED],
+    ];
+  const enabled =
+    report.enabled === "unknown"
+      ? "unknown: istiod takes AMBIENT_ENABLE_MULTI_NETWORK from a ConfigMap or Secret, which discovery does not read"
+      : report.enabled
+        ? "on (istiod's AMBIENT_ENABLE_MULTI_NETWORK=true)"
+        : "off: istiod runs without AMBIENT_ENABLE_MULTI_NETWORK=true; ambient multicluster needs it";
+  return [
+    ["Network", report.network ?? `none: namespace ${namespace} has no topology.istio.io/network label`],
+    ["Multi-network", enabled],
+  ];
+}
+
 /** Prints the mesh `name` (in `cluster`, when given) as text, YAML or JSON; exit code 0. */
 export async function describeMesh(client: Client, name: string, cluster: string | undefined, output: string): Promise<number> {
   const mesh = (await findDiscovered(client, "mesh", name, cluster)) as unknown as MeshDataPlaneView & {
-    spec: { controller?: string; istio?: { trustDomain?: string } };
+    spec: { controller?: string; istio?: { trustDomain?: string; ambient?: { multiNetwork?: MultiNetworkReport } } };
   };
   // What runs in its mesh, in its cluster: the API filters by both.
   const query = new URLSearchParams({ cluster: mesh.metadata.cluster, mesh: name });
@@ -34,6 +66,7 @@ export async function describeMesh(client: Client, name: string, cluster: string
   );
   p.field("Trust domain", spec.istio?.trustDomain);
   p.field("Data plane", ztunnelText(view.ztunnel));
+  if (view.ztunnel) for (const [k, v] of multiNetworkFields(spec.namespace, spec.istio?.ambient?.multiNetwork)) p.field(k, v);
   p.field("Workloads", view.workloads.map((w) => `${w.count} ${w.dataPlane}`).join(", ") || "none discovered");
   p.heading("Waypoints");
   if (view.waypoints.length === 0) p.line(view.ztunnel ? "none: L7 policies need a waypoint" : "none");
