@@ -11,7 +11,8 @@ const CODE = /^[45]\d\d$/;
  * channel; Istio implements it from 1.25) and `perTryTimeout` → `timeouts.backendRequest`, which
  * Istio makes the per-try timeout when `retry` is set. Istio retries connection failures, refused
  * streams, unavailable and cancelled, plus the codes; so `retryOn` may list status codes only, and
- * attempts must be at least 1 (the v1.6 schema).
+ * attempts must be at least 1 (the v1.6 schema). A cluster needs the experimental channel's CRDs for
+ * it, which discovery cannot see (docs/ambient.md#retries-and-the-crd-channel).
  */
 export const retries: RuleDecorator<"retries"> = {
   feature: "retries",
