@@ -22,8 +22,11 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const VALUES = { "controlPlane.url": "https://api.meshplane.example.com", "cluster.name": "cluster-1", "bootstrap.token": "mpb_example" };
 const JWKS = { "trust.jwks": JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", kid: "k1" }] }) };
 
-/** The kinds meshplane generates, as `group:resource`: writable whatever the values. */
-const GENERATED = GENERATED_KINDS.map((row) => `${row.group}:${row.plural}`);
+/**
+ * What the agent may write whatever the values, as `group:resource`: the kinds meshplane generates,
+ * and Services (patch only: waypoint bindings, held to their labels by the admission policy).
+ */
+const GENERATED = [...GENERATED_KINDS.map((row) => `${row.group}:${row.plural}`), ":services"];
 const GENERATED_GROUPS = new Set<string>(GENERATED_KINDS.map((row) => row.group));
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
@@ -107,6 +110,8 @@ const PATHS: Record<string, string> = {
   PodDisruptionBudget: `/apis/policy/v1/namespaces/${AGENT_NS}/poddisruptionbudgets`,
   NetworkPolicy: `/apis/networking.k8s.io/v1/namespaces/${AGENT_NS}/networkpolicies`,
   ServiceAccount: `/api/v1/namespaces/${AGENT_NS}/serviceaccounts`,
+  ValidatingAdmissionPolicy: "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+  ValidatingAdmissionPolicyBinding: "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
 };
 
 // The agent's identity in the lab apiserver: a static token mapped to the chart's ServiceAccount.
@@ -192,6 +197,8 @@ describe("the agent's Helm chart", () => {
       "RoleBinding",
       "Secret",
       "ServiceAccount",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
     ]);
     expectBindings(objects);
     const roles = objects.filter((o) => o.kind === "ClusterRole" || o.kind === "Role");
@@ -226,7 +233,10 @@ describe("the agent's Helm chart", () => {
   ])("with %s, grants exactly the generated kinds and exactly the verbs the agent uses on them", (_what, values) => {
     const objects = renderChart(VALUES, { ...JWKS, ...values }) as Obj[];
     const verbs = GENERATED_KIND_VERBS.toSorted().join(",");
-    expect(inGeneratedGroups(objects)).toEqual(GENERATED.map((grant) => `${grant} ${verbs}`).sort());
+    expect(inGeneratedGroups(objects)).toEqual(GENERATED_KINDS.map((row) => `${row.group}:${row.plural} ${verbs}`).sort());
+    expect(clusterRules(objects).filter((rule) => rule.resources.includes("services") && rule.verbs.some((v) => WRITES.includes(v)))).toEqual([
+      { apiGroups: [""], resources: ["services"], verbs: ["patch"] },
+    ]);
   });
 
   it.each([
@@ -326,6 +336,53 @@ describe("the agent's Helm chart", () => {
       const res = await cluster.request("POST", `${pathOfChartObject(obj)}?dryRun=All&fieldValidation=Strict`, obj);
       expect(res.status, `${obj.kind} ${obj.metadata.name}: ${JSON.stringify(res.body)}`).toBe(201);
     }
+  });
+
+  // docs/agent.md#waypoint-bindings: the binding label under its own field manager; the real
+  // apiserver's RBAC is the judge. (The chart's ValidatingAdmissionPolicy is installed here too; the
+  // lab's apiserver was not seen enforcing it yet, so its refusals are not asserted.)
+  it("lets the agent bind a Service to a waypoint and release it, and never create or delete one", async () => {
+    const objects = renderChart(VALUES, JWKS) as Obj[];
+    await installRbac(objects, ["books", "istio-system"]);
+    for (const obj of objects.filter((o) => o.kind.startsWith("ValidatingAdmissionPolicy"))) {
+      const res = await cluster.request("POST", pathOfChartObject(obj), obj);
+      expect([201, 409], JSON.stringify(res.body)).toContain(res.status);
+    }
+    const services = "/api/v1/namespaces/books/services";
+    const service = { apiVersion: "v1", kind: "Service", metadata: { name: "reviews", namespace: "books", labels: { team: "books" } } };
+    expect((await cluster.request("POST", services, { ...service, spec: { ports: [{ port: 9080 }] } })).status).toBe(201);
+    const asAgent = (method: string, path: string, body: unknown, contentType: string) => cluster.request(method, path, body, AGENT_TOKEN, { contentType });
+    const apply = "application/apply-patch+yaml";
+    const bind = (labels: Record<string, string>) =>
+      asAgent("PATCH", `${services}/reviews?fieldManager=meshplane-waypoint-binding`, { ...service, metadata: { ...service.metadata, labels } }, apply);
+    // The policy reaches the apiserver's admission through an informer: wait until it refuses.
+    // RBAC reaches the authorizer through an informer: wait until the agent may bind.
+    const bound = await eventually("the chart's roles in effect", async () => {
+      const res = await bind({ "istio.io/use-waypoint": "meshplane-waypoint" });
+      return res.status === 200 ? res : undefined;
+    });
+    expect(bound.body).toMatchObject({ metadata: { labels: { team: "books", "istio.io/use-waypoint": "meshplane-waypoint" } } });
+    // Releasing the binding: the same manager's apply without the label removes it and nothing else.
+    const released = await asAgent(
+      "PATCH",
+      `${services}/reviews?fieldManager=meshplane-waypoint-binding`,
+      { ...service, metadata: { name: "reviews", namespace: "books" } },
+      apply,
+    );
+    expect(released.status, JSON.stringify(released.body)).toBe(200);
+    const after = (await cluster.request<{ metadata: { labels: Record<string, string> } }>("GET", `${services}/reviews`)).body;
+    expect(after.metadata.labels).toEqual({ team: "books" });
+    // No Service is created by a bare binding patch (the agent also reads first and never sends one
+    // for a Service that does not exist).
+    const created = await asAgent(
+      "PATCH",
+      `${services}/new?fieldManager=meshplane-waypoint-binding`,
+      { ...service, metadata: { name: "new", namespace: "books" } },
+      apply,
+    );
+    expect(created.status).toBeGreaterThanOrEqual(400);
+    expect((await cluster.request("GET", `${services}/new`)).status).toBe(404);
+    expect((await asAgent("DELETE", `${services}/reviews`, undefined, "application/json")).status).toBe(403);
   });
 
   it("lets the agent write cacerts and restart istiod under exactly the chart's RBAC, and nothing more", async () => {
