@@ -122,16 +122,23 @@ function diff(before: ReadonlyMap<string, KubeObject>, after: ReadonlyMap<string
   };
 }
 
-/** What a status says, without what only agents report (`clusters`) and the generation it was made for. */
-const said = ({ clusters: _c, observedGeneration: _g, ...rest }: ResourceStatus) => canonicalJson(rest);
+/**
+ * What translation said in a stored status: without what the agents' reports add — `clusters`, and
+ * the FAILED a cluster's refusal makes of ACCEPTED (withClusterStatus, statuses.ts); translation's
+ * own FAILED is a destination's or mesh's — nor the generation it was made for.
+ */
+function translated({ clusters: _c, observedGeneration: _g, ...rest }: ResourceStatus): string {
+  const own = [...Object.values(rest.destinations ?? {}), ...Object.values(rest.meshes ?? {})].some((e) => e.state === "FAILED");
+  return canonicalJson(rest.state === "FAILED" && !own ? { ...rest, state: "ACCEPTED" } : rest);
+}
 
-/** The stored statuses of `input`'s resources that `statuses` changes. */
+/** The stored statuses of `input`'s resources whose translation `statuses` changes (as stored, with what agents said). */
 function previousStatuses(input: TranslateInput, statuses: Readonly<Record<string, ResourceStatus>>): Record<string, ResourceStatus> {
   const out: Record<string, ResourceStatus> = {};
   for (const r of [...input.virtualMeshes, ...input.trafficPolicies, ...input.accessPolicies] as StoredResource[]) {
     const key = resourceKeyOf(r);
     const after = statuses[key];
-    if (r.status !== undefined && after !== undefined && said(r.status) !== said(after)) out[key] = r.status;
+    if (r.status !== undefined && after !== undefined && translated(r.status) !== translated(after)) out[key] = r.status;
   }
   return out;
 }

@@ -234,7 +234,8 @@ describe("console", () => {
     await page.click("button:text('Preview')");
     await page.waitForSelector(".plan");
     const plan = await page.textContent(".plan");
-    expect(plan).toMatch(/TrafficPolicy\/ratings-canary:\s*ACCEPTED/);
+    // The fix: INVALID today, ACCEPTED with it.
+    expect(plan).toMatch(/TrafficPolicy\/ratings-canary:\s*INVALID\s*→\s*ACCEPTED/);
     expect(plan).toMatch(/cluster cluster-west: \d+ added, \d+ changed, \d+ removed/);
     await page.screenshot({ path: join(shots, "editor-preview.png"), fullPage: true });
     await accessible(page);
@@ -242,6 +243,34 @@ describe("console", () => {
     await page.waitForURL(/#\/policies\/trafficpolicies\/ratings-canary$/);
     await page.waitForSelector(".headline .badge:text('ACCEPTED')", { timeout: 30_000 });
     await page.screenshot({ path: join(shots, "policy-accepted.png"), fullPage: true });
+    clean(seen);
+    await context.close();
+  });
+
+  it("preview with another output API per mesh: the mesh's routes and each state before → after, nothing stored", async () => {
+    const { context, page, seen } = await fresh();
+    await signIn(page, plane.url, seeded.adminToken);
+    const stored = async () =>
+      (await (await fetch(`${plane.url}/v1/trafficpolicies/details-faults`, { headers: { authorization: `Bearer ${seeded.adminToken}` } })).json()) as unknown;
+    const before = await stored();
+    await page.goto(`${plane.url}/#/edit/trafficpolicies/details-faults`);
+    await page.waitForSelector(".cm-content");
+    const mesh = "istiod-istio--system-cluster-west";
+    await page.getByLabel(`${mesh} (cluster-west)`).selectOption("GATEWAY_API");
+    await page.click("button:text('Preview')");
+    await page.waitForSelector(".plan");
+    const plan = (await page.textContent(".plan")) ?? "";
+    expect(plan).toContain(`${mesh} (cluster-west): ISTIO → GATEWAY_API`);
+    // Fault injection has no Gateway API form (the seed's agent refused it: FAILED today).
+    expect(plan).toMatch(/TrafficPolicy\/details-faults:\s*FAILED\s*→\s*INVALID/);
+    expect(plan).toMatch(/faultInjection: Gateway API has no fault injection/);
+    expect(plan).toMatch(/− VirtualService bookinfo\/details/);
+    await page.screenshot({ path: join(shots, "editor-preview-routing.png"), fullPage: true });
+    await accessible(page);
+    // Another choice clears the preview; nothing was stored.
+    await page.getByLabel(`${mesh} (cluster-west)`).selectOption("");
+    await page.waitForSelector(".plan", { state: "detached" });
+    expect(await stored()).toEqual(before);
     clean(seen);
     await context.close();
   });

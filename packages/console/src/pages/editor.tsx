@@ -1,23 +1,13 @@
-import { reasonsOf, type StatusReasons } from "@meshplane/core/views";
-import { structuredPatch } from "diff";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { parse, stringify } from "yaml";
 import { ApiError, request } from "../api";
-import { resource } from "../data";
+import { type MeshView, meshes, resource } from "../data";
+import { type Plan, PlanView, type Routing, RoutingChoice } from "./plan-view";
 import type { JsonSchema } from "../editor/schema";
 import { parseErrorPath } from "../editor/schema";
 import { type YamlEditor, createYamlEditor } from "../editor/yaml-editor";
 import { COLLECTIONS, type Collection, collectionOf, href, isCollection, navigate } from "../router";
-import { ErrorState, Loaded, StateBadge, useAsync, useTitle, Errors } from "../ui";
-
-type PlannedObject = { kind: string; metadata: { name: string; namespace?: string } };
-interface Plan {
-  clusters: Record<
-    string,
-    { added: PlannedObject[]; changed: PlannedObject[]; previous?: PlannedObject[]; removed: { kind: string; name: string; namespace?: string }[] }
-  >;
-  statuses: Record<string, StatusReasons & { state: string }>;
-}
+import { ErrorState, Loaded, useAsync, useTitle } from "../ui";
 
 const TEMPLATES: Record<Collection, string> = {
   trafficpolicies: `apiVersion: meshplane.dev/v1
@@ -87,68 +77,6 @@ function editable(r: {
   });
 }
 
-const title = (o: { kind: string; name: string; namespace?: string }) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
-
-function PlanView({ plan }: { plan: Plan }) {
-  const clusters = Object.entries(plan.clusters).sort(([a], [b]) => a.localeCompare(b));
-  return (
-    <div class="plan" aria-live="polite">
-      <h2>Preview</h2>
-      <h3>Predicted states</h3>
-      <ul>
-        {Object.entries(plan.statuses)
-          .sort(([a], [b]) => a.localeCompare(b))
-          .map(([key, status]) => (
-            <li key={key}>
-              {key}: <StateBadge state={status.state} />
-              <Errors errors={reasonsOf(status)} />
-            </li>
-          ))}
-      </ul>
-      <h3>What each cluster would get</h3>
-      {clusters.length === 0 && <p>No cluster is registered.</p>}
-      {clusters.map(([cluster, c]) => {
-        const total = c.added.length + c.changed.length + c.removed.length;
-        return (
-          <details key={cluster} open={total > 0}>
-            <summary>
-              cluster {cluster}: {total === 0 ? "no change" : `${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed`}
-            </summary>
-            {c.added.map((o) => (
-              <details key={`+${title({ kind: o.kind, ...o.metadata })}`} class="added">
-                <summary>+ {title({ kind: o.kind, ...o.metadata })}</summary>
-                <pre>{asYaml(o)}</pre>
-              </details>
-            ))}
-            {c.changed.map((o, i) => {
-              const before = c.previous?.[i];
-              const hunks = before ? structuredPatch("before", "after", asYaml(before), asYaml(o), "", "", { context: 2 }).hunks : [];
-              return (
-                <details key={`~${title({ kind: o.kind, ...o.metadata })}`} class="changed" open>
-                  <summary>~ {title({ kind: o.kind, ...o.metadata })}</summary>
-                  <pre>
-                    {hunks.flatMap((h) => [
-                      <span class="hunk" key={`h${h.oldStart}`}>{`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n`}</span>,
-                      ...h.lines.map((line, j) => (
-                        <span key={`${h.oldStart}-${j}`} class={line.startsWith("+") ? "ins" : line.startsWith("-") ? "del" : ""}>{`${line}\n`}</span>
-                      )),
-                    ])}
-                  </pre>
-                </details>
-              );
-            })}
-            {c.removed.map((o) => (
-              <p key={`-${title(o)}`} class="removed">
-                − {title(o)}
-              </p>
-            ))}
-          </details>
-        );
-      })}
-    </div>
-  );
-}
-
 /**
  * Write or change a policy as YAML. "Preview" asks the control plane what each cluster's snapshot
  * would become and the predicted states, without storing anything; "Apply" stores it — a change
@@ -158,8 +86,17 @@ export function Editor({ collection, name }: { collection?: Collection; name?: s
   useTitle(name ? `Edit ${name}` : "New policy");
   const data = useAsync(
     async (signal) => {
-      const [found, known] = await Promise.all([collection && name ? resource(collection, name, signal) : Promise.resolve(undefined), schemas(signal)]);
-      return { text: found ? editable(found.resource) : TEMPLATES[collection ?? "trafficpolicies"], etag: found?.etag ?? null, schemas: known };
+      const [found, known, discovered] = await Promise.all([
+        collection && name ? resource(collection, name, signal) : Promise.resolve(undefined),
+        schemas(signal),
+        meshes(signal),
+      ]);
+      return {
+        text: found ? editable(found.resource) : TEMPLATES[collection ?? "trafficpolicies"],
+        etag: found?.etag ?? null,
+        schemas: known,
+        meshes: discovered,
+      };
     },
     [collection, name],
   );
@@ -180,7 +117,7 @@ export function Editor({ collection, name }: { collection?: Collection; name?: s
         </p>
       )}
       <Loaded value={data} what="the editor">
-        {(d) => <EditorBody key={`${collection ?? ""}/${name ?? ""}`} initial={d.text} etag={d.etag} schemas={d.schemas} editing={name} />}
+        {(d) => <EditorBody key={`${collection ?? ""}/${name ?? ""}`} initial={d.text} etag={d.etag} schemas={d.schemas} meshes={d.meshes} editing={name} />}
       </Loaded>
     </main>
   );
@@ -190,11 +127,13 @@ function EditorBody({
   initial,
   etag,
   schemas: known,
+  meshes: discovered,
   editing,
 }: {
   initial: string;
   etag: string | null;
   schemas: Partial<Record<Collection, JsonSchema>>;
+  meshes: readonly MeshView[];
   editing: string | undefined;
 }) {
   const host = useRef<HTMLDivElement>(null);
@@ -203,6 +142,7 @@ function EditorBody({
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState<"preview" | "apply" | null>(null);
   const [stale, setStale] = useState(false);
+  const [routing, setRouting] = useState<Routing>({});
 
   useEffect(() => {
     const kind = (parse(initial) as { kind?: string } | null)?.kind;
@@ -248,8 +188,8 @@ function EditorBody({
     setBusy("preview");
     setError(null);
     try {
-      const { body } = await request<Plan>("POST", "/v1/plan", { body: { documents: [edited()] } });
-      setPlan(body);
+      const body = { documents: [edited()], ...(Object.keys(routing).length > 0 ? { routing } : {}) };
+      setPlan((await request<Plan>("POST", "/v1/plan", { body })).body);
     } catch (e) {
       fail(e);
     } finally {
@@ -281,6 +221,14 @@ function EditorBody({
         Ctrl-Space completes keys and values from the API's schema; problems are underlined as you type. Preview checks everything the control plane checks. Tab
         indents; Esc then Tab leaves the editor.
       </p>
+      <RoutingChoice
+        meshes={discovered}
+        routing={routing}
+        onChange={(next) => {
+          setRouting(next);
+          setPlan(null);
+        }}
+      />
       <div class="actions">
         <button type="button" onClick={preview} disabled={busy !== null}>
           {busy === "preview" ? "Previewing…" : "Preview"}
