@@ -33,6 +33,8 @@ const subset = fc.option(fc.record({ version: fc.oneof({ arbitrary: fc.constantF
 /** Istio's ambient data plane in a cluster: none, ztunnel alone, or ztunnel and a waypoint for services in ns-a. */
 type Ambient = "no" | "ztunnel" | "waypoint";
 const WAYPOINT = { name: "wp", namespace: "ns-a" };
+/** What discovery reads for ambient multicluster (docs/ambient.md#what-discovery-reads-for-it); undefined: an older agent's report. */
+type MultiNetwork = { enabled: boolean | "unknown"; network?: string } | undefined;
 
 function istioMesh(
   cluster: string,
@@ -42,9 +44,10 @@ function istioMesh(
   aliases: string[],
   gateway: boolean,
   ambient: Ambient = "no",
+  multiNetwork?: MultiNetwork,
 ) {
   return {
-    ...(ambient === "no" ? {} : { ambient: true }),
+    ...(ambient === "no" ? {} : { ambient: true, ...(multiNetwork ? { multiNetwork } : {}) }),
     ...(ambient === "waypoint" ? { waypoints: [{ ...WAYPOINT, for: "service" as const }] } : {}),
     ...(revision ? { revision, istiodServiceAccount: `istiod-${revision}` } : {}),
     version,
@@ -78,6 +81,16 @@ const cluster: fc.Arbitrary<[string, ClusterDescription]> = fc
     gateway: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),
     // Mostly sidecars; in an ambient cluster its workloads are ambient, sidecar or (now and then) outside the mesh.
     ambient: fc.constantFrom<Ambient>("no", "no", "no", "ztunnel", "waypoint"),
+    // Its own network, one another cluster may share, none, the flag off or unknown, or not reported.
+    multiNetwork: fc.constantFrom<MultiNetwork | "own">(
+      "own",
+      "own",
+      { enabled: true, network: "shared" },
+      { enabled: true },
+      { enabled: false, network: "n-off" },
+      { enabled: "unknown" },
+      undefined,
+    ),
     workloads: fc.uniqueArray(fc.tuple(namespace, service, fc.constantFrom("v1", "v2"), fc.constantFrom("ambient", "ambient", "sidecar", "none")), {
       minLength: 3,
       maxLength: 10,
@@ -89,14 +102,25 @@ const cluster: fc.Arbitrary<[string, ClusterDescription]> = fc
       selector: (s) => `${s.namespace}/${s.name}`,
     }),
   })
-  .map(({ name, kind, version, trustDomain, aliases, gateway, ambient: drawn, workloads, services }) => {
+  .map(({ name, kind, version, trustDomain, aliases, gateway, ambient: drawn, multiNetwork, workloads, services }) => {
     const ambient = kind === "istio" && version === "1.24.1" ? drawn : "no";
     const meshes =
       kind === "osm"
         ? [{ type: "osm" as const, version: "1.2.4" }]
         : kind === "revisions"
           ? [istioMesh(name, "1-21", "1.21.0", trustDomain, aliases, gateway), istioMesh(name, "1-24", "1.24.1", trustDomain, aliases, gateway)]
-          : [istioMesh(name, undefined, version, trustDomain, aliases, gateway, ambient)];
+          : [
+              istioMesh(
+                name,
+                undefined,
+                version,
+                trustDomain,
+                aliases,
+                gateway,
+                ambient,
+                multiNetwork === "own" ? { enabled: true, network: `net-${name}` } : multiNetwork,
+              ),
+            ];
     return [
       name,
       {
