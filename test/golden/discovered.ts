@@ -29,6 +29,7 @@ export function meshesOf(cluster: string, c: ClusterDescription): Mesh[] {
                 gateways: m.gateways,
                 ...(m.ambient ? { ambient: { ztunnel: { namespace, version: m.version }, ...(m.multiNetwork ? { multiNetwork: m.multiNetwork } : {}) } } : {}),
                 ...(m.waypoints ? { waypoints: m.waypoints } : {}),
+                ...(m.gatewayApi ? { gatewayApi: m.gatewayApi } : {}),
               },
             }
           : {}),

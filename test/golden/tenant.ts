@@ -46,6 +46,13 @@ const meshDescription = z.strictObject({
    */
   multiNetwork: z.strictObject({ enabled: z.union([z.boolean(), z.literal("unknown")]), network: z.string().optional() }).optional(),
   waypoints: z.array(waypoint).optional(),
+  /**
+   * The cluster's HTTPRoute CRD as discovery reads it (docs/ambient.md#retries-and-the-crd-channel);
+   * unset, left out of the report (an agent that predates it).
+   */
+  gatewayApi: z
+    .strictObject({ httpRoute: z.strictObject({ bundleVersion: z.string().optional(), channel: z.string().optional(), retry: z.boolean() }).optional() })
+    .optional(),
 });
 
 /** The waypoint an object's traffic goes through (`istio.io/use-waypoint`, as discovery resolves it). */

@@ -70,6 +70,25 @@ export const multiNetwork = z.strictObject({
 });
 export type MultiNetwork = z.infer<typeof multiNetwork>;
 
+/**
+ * The cluster's Gateway API HTTPRoute CRD as discovery reads it (docs/ambient.md#retries-and-the-crd-channel).
+ * Absent in a report of an agent that predates it or may not read the CRD: unknown, not checked.
+ */
+export const gatewayApiCrds = z.strictObject({
+  /** The `httproutes.gateway.networking.k8s.io` CRD; absent when the cluster has none (it serves no HTTPRoute). */
+  httpRoute: z
+    .strictObject({
+      /** Its `gateway.networking.k8s.io/bundle-version` annotation (e.g. `v1.6.0`), when it is a label value. */
+      bundleVersion: labelValue.min(1).optional(),
+      /** Its `gateway.networking.k8s.io/channel` annotation (`standard`, `experimental`), when it is a label value. */
+      channel: labelValue.min(1).optional(),
+      /** Whether the schema of its served `v1` declares a rule's `retry` (what the API server enforces; the annotations only inform). */
+      retry: z.boolean(),
+    })
+    .optional(),
+});
+export type GatewayApiCrds = z.infer<typeof gatewayApiCrds>;
+
 export const meshSpec = z.strictObject({
   type: z.enum(["istio", "osm"]),
   cluster: z.string(),
@@ -95,6 +114,8 @@ export const meshSpec = z.strictObject({
         .optional(),
       /** The waypoints of this mesh (none reported = none exist). */
       waypoints: z.array(waypoint).optional(),
+      /** The cluster's HTTPRoute CRD, the same on every Istio mesh of the cluster. */
+      gatewayApi: gatewayApiCrds.optional(),
     })
     .optional(),
 });

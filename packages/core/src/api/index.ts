@@ -61,6 +61,7 @@ export {
   type Destination,
   type DiscoveryResult,
   type Gateway,
+  type GatewayApiCrds,
   type Mesh,
   type Waypoint,
   type Workload,

@@ -2,6 +2,7 @@ import type { DiscoveryResult } from "../api/discovery";
 import { attachZtunnel } from "./ambient";
 import { compareStrings, indexCluster } from "./cluster-index";
 import { discoverDestinations } from "./destinations";
+import { attachGatewayApi } from "./gateway-api-crds";
 import { attachGateways } from "./gateways";
 import { discoverIstioMeshes } from "./istio-mesh";
 import { attachMultiNetwork } from "./multi-network";
@@ -27,7 +28,7 @@ export function discover(input: ClusterObjects, options: DiscoverOptions = {}): 
   const report = options.report ?? (() => undefined);
   const index = indexCluster(input);
   const found = [...discoverIstioMeshes(index, report), ...discoverOsmMeshes(index)].toSorted((a, b) => compareStrings(a.metadata.name, b.metadata.name));
-  const meshes = attachWaypoints(index, attachMultiNetwork(index, attachZtunnel(index, attachGateways(index, found))));
+  const meshes = attachGatewayApi(index, attachWaypoints(index, attachMultiNetwork(index, attachZtunnel(index, attachGateways(index, found)))));
   const workloads = discoverWorkloads(index, meshes);
   return { meshes, workloads, destinations: discoverDestinations(index, meshes, workloads) };
 }

@@ -14,12 +14,13 @@ const LISTS = {
   "v1/Node": "nodes",
   "v1/Namespace": "namespaces",
   "gateway.networking.k8s.io/v1/Gateway": "gateways",
+  "apiextensions.k8s.io/v1/CustomResourceDefinition": "customResourceDefinitions",
 } as const;
 type ListName = (typeof LISTS)[keyof typeof LISTS];
 
 /**
  * Sorts a flat list of Kubernetes objects (as `kubectl get -o yaml` or the API returns them) into the
- * ClusterObjects discovery reads. The optional lists (endpoints, endpointSlices, namespaces, gateways) are
+ * ClusterObjects discovery reads. The optional lists (endpoints, endpointSlices, namespaces, gateways, customResourceDefinitions) are
  * present only when objects of that kind are, as when they could not be listed. Throws on any other
  * kind, so a wrong file fails loudly rather than silently shrinking the cluster.
  */
@@ -48,5 +49,6 @@ export function groupClusterObjects(cluster: string, objects: readonly unknown[]
     ...optional("endpointSlices"),
     ...optional("namespaces"),
     ...optional("gateways"),
+    ...optional("customResourceDefinitions"),
   } as ClusterObjects;
 }

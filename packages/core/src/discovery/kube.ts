@@ -172,6 +172,23 @@ export interface GatewayListener {
   allowedRoutes?: { namespaces?: { from?: string; selector?: LabelSelector } };
 }
 
+/**
+ * A CustomResourceDefinition (apiextensions.k8s.io/v1). Discovery reads one, Gateway API's HTTPRoute:
+ * its annotations and whether a served version's schema declares a field
+ * (docs/ambient.md#retries-and-the-crd-channel).
+ */
+export interface CustomResourceDefinition {
+  metadata: ObjectMeta;
+  spec?: { versions?: CrdVersion[] };
+}
+
+export interface CrdVersion {
+  name: string;
+  served?: boolean;
+  /** The version's OpenAPI v3 schema, walked by property names only. */
+  schema?: { openAPIV3Schema?: unknown };
+}
+
 /** Everything the agent lists from one cluster; `discover` reads nothing else. */
 export interface ClusterObjects {
   cluster: string;
@@ -190,6 +207,11 @@ export interface ClusterObjects {
   namespaces?: Namespace[];
   /** Absent (a cluster whose apiserver does not serve the Gateway API) or empty: no waypoints. */
   gateways?: KubeGateway[];
+  /**
+   * The CRDs the agent may read (the HTTPRoute CRD, by name). Absent: not read (an older agent, or a
+   * chart that does not grant it), so nothing is reported of them; empty: the cluster has none.
+   */
+  customResourceDefinitions?: CustomResourceDefinition[];
 }
 
 /** The reference of a namespaced object, `<namespace>/<name>`, used as an index key. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Destination, Mesh, TrafficPolicyFeatures, TrafficPolicySpec } from "../../../api/index";
+import type { Destination, GatewayApiCrds, Mesh, TrafficPolicyFeatures, TrafficPolicySpec } from "../../../api/index";
 import { buildModel } from "../../input/model";
 import type { RouteContext } from "../../istio/decorators/index";
 import type { FederationPlan } from "../../virtual-mesh/federation-plan";
@@ -9,7 +9,7 @@ import { retries } from "./retries";
 import { trafficShift } from "./traffic-shift";
 import type { RuleDecorator } from "./types";
 
-function mesh(cluster: string, version: string): Mesh {
+function mesh(cluster: string, version: string, gatewayApi?: GatewayApiCrds): Mesh {
   return {
     kind: "Mesh",
     metadata: { name: `istiod-${cluster}`, cluster },
@@ -18,7 +18,13 @@ function mesh(cluster: string, version: string): Mesh {
       cluster,
       namespace: "istio-system",
       version,
-      istio: { trustDomain: "cluster.local", istiodServiceAccount: "istiod", smartDnsProxyingEnabled: true, gateways: [] },
+      istio: {
+        trustDomain: "cluster.local",
+        istiodServiceAccount: "istiod",
+        smartDnsProxyingEnabled: true,
+        gateways: [],
+        ...(gatewayApi ? { gatewayApi } : {}),
+      },
     },
   };
 }
@@ -52,12 +58,15 @@ const DESTINATIONS = [
   service("multi", "shop", "c1", [80, 81]),
 ];
 
-/** Runs one decorator for the cart service on port 9080 of a mesh at `version`; its result and the errors it reported. */
-function decorate(decorator: RuleDecorator, features: TrafficPolicyFeatures, version = "1.25.0") {
+/**
+ * Runs one decorator for the cart service on port 9080 of a mesh at `version`, whose cluster's
+ * HTTPRoute CRD discovery read as `gatewayApi` (unset: not reported); its result and the errors it reported.
+ */
+function decorate(decorator: RuleDecorator, features: TrafficPolicyFeatures, version = "1.25.0", gatewayApi?: GatewayApiCrds) {
   const model = buildModel({
     tenant: "t",
     clusters: ["c1", "c2"],
-    meshes: [mesh("c1", version), mesh("c2", version)],
+    meshes: [mesh("c1", version, gatewayApi), mesh("c2", version, gatewayApi)],
     workloads: [],
     destinations: DESTINATIONS,
     virtualMeshes: [],
@@ -102,6 +111,35 @@ describe("retries → retry and timeouts.backendRequest", () => {
     ],
   ])("INVALID: %s", (_name, features, error, version) => {
     const { fields, errors } = decorate(retries, features, version);
+    expect(fields).toBeUndefined();
+    expect(errors).toEqual([expect.stringContaining(error)]);
+  });
+});
+
+describe("retries and the cluster's HTTPRoute CRD (docs/ambient.md#retries-and-the-crd-channel)", () => {
+  const experimental: GatewayApiCrds = { httpRoute: { bundleVersion: "v1.6.0", channel: "experimental", retry: true } };
+
+  it.each<[string, GatewayApiCrds | undefined]>([
+    ["a CRD that declares retry", experimental],
+    ["not reported (an older agent): applied as before", undefined],
+  ])("retry is written: %s", (_name, gatewayApi) => {
+    expect(decorate(retries, { retries: { attempts: 3 } }, "1.25.0", gatewayApi)).toEqual({ fields: { retry: { attempts: 3 } }, errors: [] });
+  });
+
+  it.each<[string, GatewayApiCrds, string]>([
+    [
+      "the standard channel",
+      { httpRoute: { bundleVersion: "v1.6.0", channel: "standard", retry: false } },
+      "retries: cluster c1's HTTPRoute CRD (Gateway API v1.6.0, standard channel) does not declare retry, so its API server would refuse the route; install Gateway API's experimental channel (its HTTPRoute CRD declares retry), or drop retries, or set routing.api ISTIO on its VirtualMesh",
+    ],
+    [
+      "a CRD without annotations",
+      { httpRoute: { retry: false } },
+      "retries: cluster c1's HTTPRoute CRD (Gateway API of an unannotated version) does not declare retry",
+    ],
+    ["no HTTPRoute CRD", {}, "retries: cluster c1 has no HTTPRoute CRD (no Gateway API installed); install Gateway API's experimental channel"],
+  ])("INVALID: %s", (_name, gatewayApi, error) => {
+    const { fields, errors } = decorate(retries, { retries: { attempts: 3 } }, "1.25.0", gatewayApi);
     expect(fields).toBeUndefined();
     expect(errors).toEqual([expect.stringContaining(error)]);
   });

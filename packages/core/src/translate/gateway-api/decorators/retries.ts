@@ -1,4 +1,4 @@
-import { parseDuration } from "../../../api/index";
+import { type Mesh, parseDuration } from "../../../api/index";
 import { istioAtLeast } from "../routing-api";
 import { gatewayDuration } from "../durations";
 import type { RuleDecorator } from "./types";
@@ -7,12 +7,29 @@ import type { RuleDecorator } from "./types";
 const CODE = /^[45]\d\d$/;
 
 /**
+ * Why the destination's cluster would refuse an HTTPRoute rule's `retry`, as discovery read its
+ * HTTPRoute CRD (docs/ambient.md#retries-and-the-crd-channel): no CRD, or one whose schema does not
+ * declare `retry` (the API server refuses the whole route). Undefined when it declares it, or when the
+ * agent did not report the CRD (an older agent or chart): the route is applied, as before.
+ */
+function crdRetryError(mesh: Mesh): string | undefined {
+  const gatewayApi = mesh.spec.istio?.gatewayApi;
+  if (gatewayApi === undefined || gatewayApi.httpRoute?.retry === true) return undefined;
+  const fix = "install Gateway API's experimental channel (its HTTPRoute CRD declares retry), or drop retries, or set routing.api ISTIO on its VirtualMesh";
+  const { httpRoute } = gatewayApi;
+  if (httpRoute === undefined) return `retries: cluster ${mesh.spec.cluster} has no HTTPRoute CRD (no Gateway API installed); ${fix}`;
+  const version = httpRoute.bundleVersion === undefined ? "of an unannotated version" : httpRoute.bundleVersion;
+  const channel = httpRoute.channel === undefined ? "" : `, ${httpRoute.channel} channel`;
+  return `retries: cluster ${mesh.spec.cluster}'s HTTPRoute CRD (Gateway API ${version}${channel}) does not declare retry, so its API server would refuse the route; ${fix}`;
+}
+
+/**
  * retries → the rule's experimental `retry {attempts, codes}` (Gateway API v1.6's experimental
  * channel; Istio implements it from 1.25) and `perTryTimeout` → `timeouts.backendRequest`, which
  * Istio makes the per-try timeout when `retry` is set. Istio retries connection failures, refused
  * streams, unavailable and cancelled, plus the codes; so `retryOn` may list status codes only, and
- * attempts must be at least 1 (the v1.6 schema). A cluster needs the experimental channel's CRDs for
- * it, which discovery cannot see (docs/ambient.md#retries-and-the-crd-channel).
+ * attempts must be at least 1 (the v1.6 schema). A cluster needs an HTTPRoute CRD that declares
+ * `retry` (Gateway API's experimental channel, `crdRetryError`).
  */
 export const retries: RuleDecorator<"retries"> = {
   feature: "retries",
@@ -26,6 +43,8 @@ export const retries: RuleDecorator<"retries"> = {
         `retries: Istio implements HTTPRoute retries from 1.25; mesh ${mesh.metadata.name} runs ${mesh.spec.version}: upgrade Istio, or set routing.api ISTIO on its VirtualMesh`,
       );
     }
+    const crd = crdRetryError(mesh);
+    if (crd !== undefined) errors.push(crd);
     if (r.attempts < 1) errors.push("retries.attempts 0: Gateway API's retry takes at least 1 attempt and cannot turn Istio's default retries off");
     const conditions = r.retryOn === undefined ? [] : r.retryOn.split(",");
     const other = conditions.filter((c) => !CODE.test(c));
