@@ -36,6 +36,24 @@ describe("the OpenAPI document says what the server checks", () => {
     expect(op("/v1/agent/register", "post").responses).toHaveProperty("401");
   });
 
+  it("describes plan's routing: an output API per mesh name, and documents or routing (docs/api.md#plan-a-change)", () => {
+    const content = op("/v1/plan", "post").requestBody?.content ?? {};
+    const json = content["application/json"]?.schema as {
+      required?: string[];
+      anyOf: unknown[];
+      properties: { routing: { additionalProperties: { enum: string[] }; maxProperties: number } };
+    };
+    expect(json.required ?? []).toEqual([]);
+    expect(json.anyOf).toEqual([{ required: ["documents"] }, { required: ["routing"], properties: { routing: { minProperties: 1 } } }]);
+    expect(json.properties.routing.additionalProperties.enum).toEqual(["ISTIO", "GATEWAY_API"]);
+    expect(json.properties.routing.maxProperties).toBe(64);
+    expect(content["application/yaml"]?.schema.oneOf).toHaveLength(3);
+    const answer = (op("/v1/plan", "post").responses["200"] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> }).content[
+      "application/json"
+    ]?.schema.properties;
+    expect(Object.keys(answer ?? {})).toEqual(["clusters", "statuses", "previousStatuses", "routing"]);
+  });
+
   it("describes a YAML body of apply as a stream of user documents", () => {
     const content = op("/v1/apply", "post").requestBody?.content ?? {};
     expect(content["application/yaml"]?.schema.oneOf).toHaveLength(3);

@@ -79,7 +79,7 @@ const plannedRouting = z
   .refine((r) => Object.keys(r).length <= MESHES_ROUTED, `at most ${MESHES_ROUTED} meshes`)
   .meta({
     description:
-      "the output API to plan each named mesh with (a Mesh's name, as GET /v1/meshes lists it), over its VirtualMesh's spec.routing.api and the default; nothing of it is stored",
+      "the output API to plan each named mesh with (a Mesh's name, as GET /v1/meshes lists it), over its VirtualMesh's spec.routing.api and the default; nothing of it is stored (JSON bodies only)",
     maxProperties: MESHES_ROUTED,
   });
 const NOTHING_TO_PLAN = "must contain at least one document, unless routing names a mesh";
