@@ -44,7 +44,7 @@ export function translate(original: TranslateInput): TranslateOutput {
   }
   // Policies, kind by kind: each selects destinations, is applied there, and reports how it fared.
   const traffic = translateTrafficPolicies(model, plan, links, sink);
-  const access = translateAccessPolicies(model, sink);
+  const access = translateAccessPolicies(model, plan, sink);
   // Statuses: the VirtualMeshes' first, then each policy's from how it fared and what went wrong.
   for (const p of model.trafficPolicies) {
     const { outcome, reporter } = traffic.get(p.metadata.name) as PolicyResult;

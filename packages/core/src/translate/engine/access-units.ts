@@ -35,14 +35,15 @@ export class AccessUnits {
     this.policies = current;
     const touched = new Set(reselected);
     // After a discovery change: units of changed destinations, and — when workloads changed — of OSM
-    // destinations, whose TrafficTargets name the service accounts of the cluster's workloads.
+    // destinations, whose TrafficTargets name the service accounts of the cluster's workloads, and
+    // of those whose outcome read which workloads can call them (sidecar callers behind a waypoint).
     const forced = new Set<string>();
     if (change !== undefined) {
       for (const name of change.destinations) forced.add(name);
       if (change.workloads) {
-        for (const name of this.units.keys()) {
+        for (const [name, kept] of this.units) {
           const destination = model.destinations.get(name);
-          if (destination === undefined || model.meshOf(destination).spec.type !== "istio") forced.add(name);
+          if (destination === undefined || model.meshOf(destination).spec.type !== "istio" || kept.unit.readsCallers) forced.add(name);
         }
       }
       for (const name of forced) dirty.add(name);
@@ -63,7 +64,7 @@ export class AccessUnits {
       // A policy's content and whether it is valid (a discovery change can make an explicit ref miss).
       const key = policies.map((p) => `${ids.of(p)}${selectionOf(p).errors.length > 0 ? "!" : ""}`).join("\u0001");
       if (previous?.key === key && !forced.has(name)) continue;
-      const unit = applyAccessToDestination(destination, policies, selectionOf, model);
+      const unit = applyAccessToDestination(destination, policies, selectionOf, model, world.plan);
       const sent = { objects: keepUnchanged(previous?.sent, unit.objects.objects), certificates: [] };
       this.units.set(name, { key, unit, sent });
       for (const p of policies) touched.add(p.metadata.name);

@@ -71,6 +71,7 @@ function accessPolicy(spec: Partial<AccessPolicy["spec"]>): AccessPolicy {
   return { spec } as AccessPolicy;
 }
 
+const REACH = new Set([MESH.metadata.name]);
 const identities = { principals: ["cluster.local/ns/ns/sa/client"], namespaces: [] };
 const anyPeer = { principals: ["*", "cluster.local/ns/ns/sa/client"], namespaces: [] };
 
@@ -78,7 +79,7 @@ describe("what sidecar-style objects can promise in Istio's ambient data plane",
   it("refuses an AccessPolicy on a mixed service whose pods are partly outside the mesh", () => {
     const workloads = [workload("v1", "sidecar"), workload("v2", "none")];
     const d = destination(workloads, "mixed");
-    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, modelOf(workloads, d))).toEqual([
+    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, REACH, modelOf(workloads, d))).toEqual([
       expect.stringContaining("pods of this service are outside the mesh"),
     ]);
   });
@@ -87,11 +88,11 @@ describe("what sidecar-style objects can promise in Istio's ambient data plane",
     const workloads = [workload("v1", "sidecar"), workload("v2", "ambient", "wp")];
     const d = destination(workloads, "mixed");
     const model = modelOf(workloads, d);
-    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, model)).toEqual([
+    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, REACH, model)).toEqual([
       expect.stringContaining("addressed to pods of this service go through waypoint ns/wp"),
     ]);
-    expect(accessDataPlaneErrors(accessPolicy({ allowedPorts: [80] }), anyPeer, d, model)).toEqual([]);
-    expect(accessDataPlaneErrors(accessPolicy({ allowedMethods: ["GET"] }), anyPeer, d, model)).toEqual([
+    expect(accessDataPlaneErrors(accessPolicy({ allowedPorts: [80] }), anyPeer, d, REACH, model)).toEqual([]);
+    expect(accessDataPlaneErrors(accessPolicy({ allowedMethods: ["GET"] }), anyPeer, d, REACH, model)).toEqual([
       expect.stringContaining("cannot see methods"),
       expect.stringContaining("or check methods"),
     ]);
@@ -101,13 +102,46 @@ describe("what sidecar-style objects can promise in Istio's ambient data plane",
     const workloads = [workload("v1", "ambient")];
     const d = { ...destination(workloads, "ambient"), spec: { ...destination(workloads, "ambient").spec, waypoint: { name: "wp", namespace: "ns" } } };
     const model = modelOf(workloads, d);
-    expect(accessDataPlaneErrors(accessPolicy({ allowedPaths: ["/a"], allowedMethods: ["GET"] }), identities, d, model)).toEqual([]);
+    expect(accessDataPlaneErrors(accessPolicy({ allowedPaths: ["/a"], allowedMethods: ["GET"] }), identities, d, REACH, model)).toEqual([]);
+  });
+
+  it("refuses paths or methods behind the service's waypoint for the sidecar callers it admits, which pass no waypoint to ambient pods", () => {
+    const pods = [workload("v1", "ambient")];
+    const callers = ["s1", "s2", "s3", "s4"].map((n) => workload(n, "sidecar"));
+    const plain = destination(pods, "ambient");
+    const d = { ...plain, spec: { ...plain.spec, waypoint: { name: "wp", namespace: "ns" } } };
+    const model = modelOf([...pods, ...callers, workload("amb", "ambient")], d);
+    const paths = accessPolicy({ allowedPaths: ["/a"], allowedMethods: ["GET"] });
+    expect(accessDataPlaneErrors(paths, { principals: ["*"], namespaces: [] }, d, REACH, model)).toEqual([
+      expect.stringMatching(/^sidecar workloads s1, s2, s3 and 1 more can call this service: .*keeps no rule on paths or methods.*narrow the sourceSelector/),
+    ]);
+    const named = accessPolicy({ sourceSelector: [{ kubeIdentityMatcher: { namespaces: ["ns"] } }], allowedPaths: ["/a"] });
+    expect(accessDataPlaneErrors(named, { principals: ["cluster.local/ns/ns/sa/s2"], namespaces: [] }, d, REACH, model)).toEqual([
+      expect.stringMatching(/^sourceSelector names sidecar workloads s2: .*or drop paths and rely on identities and ports/),
+    ]);
+    expect(accessDataPlaneErrors(named, { principals: ["cluster.local/ns/ns/sa/s*"], namespaces: [] }, d, REACH, model)).toEqual([
+      expect.stringContaining("sidecar workloads s1, s2, s3 and 1 more"),
+    ]);
+    expect(accessDataPlaneErrors(named, { principals: [], namespaces: ["ns"] }, d, REACH, model)).toEqual([expect.stringContaining("s1, s2, s3 and 1 more")]);
+    // Ambient callers only, another trust domain, meshes that cannot call it, or no paths or methods: nothing refused.
+    expect(accessDataPlaneErrors(named, { principals: ["cluster.local/ns/ns/sa/amb"], namespaces: [] }, d, REACH, model)).toEqual([]);
+    expect(accessDataPlaneErrors(named, { principals: ["other.td/ns/ns/sa/s1"], namespaces: [] }, d, REACH, model)).toEqual([]);
+    expect(accessDataPlaneErrors(paths, { principals: ["*"], namespaces: [] }, d, new Set(["another-mesh"]), model)).toEqual([]);
+    expect(accessDataPlaneErrors(accessPolicy({}), { principals: ["*"], namespaces: [] }, d, REACH, model)).toEqual([]);
+  });
+
+  it("keeps paths and methods for sidecar callers where every pod behind the waypoint runs a sidecar, which checks them", () => {
+    const pods = [workload("v1", "sidecar")];
+    const plain = destination(pods, "sidecar");
+    const d = { ...plain, spec: { ...plain.spec, waypoint: { name: "wp", namespace: "ns" } } };
+    const model = modelOf([...pods, workload("s1", "sidecar")], d);
+    expect(accessDataPlaneErrors(accessPolicy({ allowedPaths: ["/a"] }), { principals: ["*"], namespaces: [] }, d, REACH, model)).toEqual([]);
   });
 
   it("asks for a waypoint for paths or methods on ambient pods without one", () => {
     const workloads = [workload("v1", "ambient")];
     const d = destination(workloads, "ambient");
-    expect(accessDataPlaneErrors(accessPolicy({ allowedPaths: ["/a"] }), identities, d, modelOf(workloads, d))).toEqual([
+    expect(accessDataPlaneErrors(accessPolicy({ allowedPaths: ["/a"] }), identities, d, REACH, modelOf(workloads, d))).toEqual([
       expect.stringMatching(/cannot see paths.*create one for this service \(a Gateway of class istio-waypoint, and the label istio.io\/use-waypoint/),
     ]);
   });
@@ -126,7 +160,7 @@ describe("what sidecar-style objects can promise in Istio's ambient data plane",
       trafficPolicies: [],
       accessPolicies: [],
     });
-    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, model)).toEqual([
+    expect(accessDataPlaneErrors(accessPolicy({}), identities, d, REACH, model)).toEqual([
       expect.stringContaining("Istio supports from 1.22; mesh istiod-c1 runs Istio 1.21.3"),
     ]);
   });

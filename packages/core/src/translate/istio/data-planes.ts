@@ -4,7 +4,7 @@ import { sortedUnique } from "../compare";
 import { istioAtLeast } from "../gateway-api/routing-api";
 import type { Model } from "../input/model";
 import type { AccessPolicy } from "./authorization-policy";
-import type { IstioSources } from "./principals";
+import { type IstioSources, admittedWorkloads } from "./principals";
 
 /**
  * What the objects meshplane generates today (VirtualService, DestinationRule, workload-selected
@@ -124,19 +124,57 @@ export function requestAttributes(policy: AccessPolicy): string[] {
 const WAYPOINT_POLICY_SINCE: [number, number] = [1, 22];
 
 /**
+ * Whether the pods of `destination`, behind a waypoint for the service, keep no rule of `policy`
+ * for the callers that pass no waypoint (sidecars, calls addressed to a pod): it has paths or
+ * methods and some pod is ambient, where ztunnel enforces the pods' policy and cannot check them.
+ */
+export function podsDropRule(policy: AccessPolicy, destination: Destination, model: Model): boolean {
+  return destination.spec.waypoint !== undefined && requestAttributes(policy).length > 0 && !podsSeeRequests(destination, model);
+}
+
+/**
+ * Why `policy`, with paths or methods, would refuse sidecar callers it admits on a destination
+ * whose pods keep no rule of it (podsDropRule): a sidecar calls the pods straight, past the
+ * service's waypoint (docs/ambient.md#accesspolicy). Its callers are the sidecar workloads of
+ * `reaching` (meshes that can call the destination) whose identities `sources` admits — every one
+ * there without a sourceSelector. None when there are none.
+ */
+function sidecarCallerErrors(policy: AccessPolicy, sources: IstioSources, reaching: ReadonlySet<string>, model: Model): string[] {
+  const sidecars = admittedWorkloads(sources, reaching, model, (w) => dataPlaneOf(w.spec) === "sidecar").map((w) => w.metadata.name);
+  if (sidecars.length === 0) return [];
+  const l7 = requestAttributes(policy).join(" or ");
+  const who =
+    (policy.spec.sourceSelector ?? []).length === 0
+      ? `sidecar workloads ${names(sidecars)} can call this service`
+      : `sourceSelector names sidecar workloads ${names(sidecars)}`;
+  return [
+    `${who}: a sidecar calls the pods straight, past the service's waypoint, and the pods' AuthorizationPolicy keeps no rule on ${l7} (ztunnel enforces it on ambient pods and cannot see them), so the pods would refuse those calls; narrow the sourceSelector to callers in Istio's ambient data plane (their calls go through the waypoint), or drop ${l7} and rely on identities and ports (docs/ambient.md#accesspolicy)`,
+  ];
+}
+
+/**
  * Why the AuthorizationPolicies meshplane generates for an AccessPolicy on `destination` (an Istio
- * destination) would not do what the policy says, none when they would (docs/ambient.md#accesspolicy):
+ * destination that the meshes `reaching` can call) would not do what the policy says, none when
+ * they would (docs/ambient.md#accesspolicy):
  * - pods outside the mesh: nothing enforces it;
  * - ambient pods, no waypoint for the service, and paths or methods: ztunnel cannot see them, and a
  *   rule that needs them makes ztunnel refuse every connection to those pods;
  * - a waypoint for the service on an Istio older than 1.22: it takes no policy bound to the Service;
+ * - a waypoint for the service, ambient pods, paths or methods, and sidecar callers it admits: they
+ *   pass no waypoint, and the pods cannot check the rule, so they refuse them;
  * - a waypoint for the pods' own traffic (calls addressed to a pod) and source identities, paths or
  *   methods: Istio applies a Service-bound policy to calls addressed to the Service only, and the
  *   waypoint calls the pods as itself, so neither it nor the pods can tell the caller.
- * A waypoint for the service is no error: the policy is enforced there, bound to the Service, and
- * the pods admit the waypoint.
+ * A waypoint for the service is otherwise no error: the policy is enforced there, bound to the
+ * Service, and the pods admit the waypoint.
  */
-export function accessDataPlaneErrors(policy: AccessPolicy, sources: IstioSources, destination: Destination, model: Model): string[] {
+export function accessDataPlaneErrors(
+  policy: AccessPolicy,
+  sources: IstioSources,
+  destination: Destination,
+  reaching: ReadonlySet<string>,
+  model: Model,
+): string[] {
   const planes = podDataPlanes(destination, model);
   const errors: string[] = [];
   if (planes.has("none")) {
@@ -155,6 +193,7 @@ export function accessDataPlaneErrors(policy: AccessPolicy, sources: IstioSource
       `this service's waypoint ${waypoint.namespace}/${waypoint.name} enforces AccessPolicies through an AuthorizationPolicy bound to the Service (targetRefs), which Istio supports from 1.22; mesh ${mesh.metadata.name} runs Istio ${mesh.spec.version || "of an unknown version"}: upgrade Istio (docs/ambient.md)`,
     );
   }
+  if (podsDropRule(policy, destination, model)) errors.push(...sidecarCallerErrors(policy, sources, reaching, model));
   const forPods = workloadWaypoints(destination, model);
   if (forPods.length > 0 && (namesIdentities(sources) || l7 !== "")) {
     errors.push(

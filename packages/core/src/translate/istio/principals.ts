@@ -1,4 +1,4 @@
-import type { IdentitySelector } from "../../api/index";
+import type { IdentitySelector, Workload } from "../../api/index";
 import { sortedUnique } from "../compare";
 import { type Model, refKey } from "../input/model";
 import { trustDomainOf } from "../virtual-mesh/trust-domains";
@@ -62,4 +62,29 @@ export function identityErrors(selectors: readonly IdentitySelector[] | undefine
     else if (model.meshesIn(sa.cluster).length === 0) errors.push(`sourceSelector: service account ${ref}: cluster ${sa.cluster} has no mesh`);
   }
   return errors;
+}
+
+/** Whether an AuthorizationPolicy principal (exact, `*`, or `*` at one end as Istio reads it) matches `principal`. */
+function principalMatches(pattern: string, principal: string): boolean {
+  if (pattern === "*") return true;
+  if (pattern.endsWith("*")) return principal.startsWith(pattern.slice(0, -1));
+  if (pattern.startsWith("*")) return principal.endsWith(pattern.slice(1));
+  return pattern === principal;
+}
+
+/**
+ * The workloads of the Istio meshes `meshes` whose calls a rule of `sources` admits, by their
+ * SPIFFE identity `<trustDomain>/ns/<namespace>/sa/<serviceAccount>` (their mesh's trust domain)
+ * or their namespace, as Istio matches `principals` and `namespaces`; `keep` filters them first.
+ * In the model's order.
+ */
+export function admittedWorkloads(sources: IstioSources, meshes: ReadonlySet<string>, model: Model, keep: (w: Workload) => boolean): Workload[] {
+  const out: Workload[] = [];
+  for (const w of model.workloads.values()) {
+    const mesh = model.meshes.get(w.spec.mesh);
+    if (mesh?.spec.type !== "istio" || !meshes.has(mesh.metadata.name) || !keep(w)) continue;
+    const principal = `${trustDomainOf(mesh)}/ns/${w.spec.namespace}/sa/${w.spec.serviceAccount}`;
+    if (sources.namespaces.includes(w.spec.namespace) || sources.principals.some((p) => principalMatches(p, principal))) out.push(w);
+  }
+  return out;
 }

@@ -8,7 +8,7 @@ import {
   waypointPrincipal,
   waypointRule,
 } from "../istio/authorization-policy";
-import { accessDataPlaneErrors, podsSeeRequests, requestAttributes } from "../istio/data-planes";
+import { accessDataPlaneErrors, podsDropRule } from "../istio/data-planes";
 import { identityErrors, istioSources, type IstioSources } from "../istio/principals";
 import type { Model } from "../input/model";
 import { osmPortError, osmSources, trafficTargets } from "../osm/traffic-target";
@@ -17,6 +17,8 @@ import type { PolicyOutcome, PolicyResult } from "../status/outcome";
 import { Reporter } from "../status/reporter";
 import { resourceKeyOf } from "../../identity";
 import { selectDestinations } from "../input/selectors";
+import type { FederationPlan } from "../virtual-mesh/federation-plan";
+import { reachingMeshes } from "./traffic-policy";
 
 type Report = (policy: AccessPolicy, error: string) => void;
 
@@ -25,6 +27,7 @@ function istioDestination(
   policies: readonly AccessPolicy[],
   sources: Map<string, IstioSources>,
   model: Model,
+  plan: FederationPlan,
   report: Report,
   sink: DraftSink,
 ): Set<AccessPolicy> {
@@ -33,8 +36,9 @@ function istioDestination(
     return new Set();
   }
   // A rule its enforcing proxy would not apply as written is refused here (docs/ambient.md#what-translation-does).
+  const reaching = reachingMeshes([destination], model, plan);
   const enforced = policies.filter((p) => {
-    const errors = accessDataPlaneErrors(p, sources.get(p.metadata.name) as IstioSources, destination, model);
+    const errors = accessDataPlaneErrors(p, sources.get(p.metadata.name) as IstioSources, destination, reaching, model);
     for (const e of errors) report(p, e);
     return errors.length === 0;
   });
@@ -49,9 +53,9 @@ function istioDestination(
   // Behind a waypoint (docs/ambient.md#accesspolicy): the waypoint enforces every rule on calls
   // addressed to the service; the pods admit the waypoint, and — for callers that do not pass it
   // (sidecars, calls addressed to a pod) — each rule their proxies can check: all of them where no
-  // pod is ambient, else those without paths or methods (the others refuse such callers).
-  const seeRequests = podsSeeRequests(destination, model);
-  const podRules = rules.map((r) => (seeRequests || requestAttributes(r.policy).length === 0 ? r : { policy: r.policy, rule: undefined }));
+  // pod is ambient, else those without paths or methods (the others refuse such callers, and a
+  // policy naming sidecar callers is refused above).
+  const podRules = rules.map((r) => (podsDropRule(r.policy, destination, model) ? { policy: r.policy, rule: undefined } : r));
   const admitWaypoint = { from: [{ source: { principals: [waypointPrincipal(model.meshOf(destination), waypoint)] } }] };
   sink.add(destination.spec.cluster, authorizationPolicy(destination, podRules, model, [admitWaypoint]));
   const waypointRules = enforced.map((policy) => ({ policy, rule: waypointRule(policy, sourcesOf(policy)) }));
@@ -95,6 +99,11 @@ export function selectAccessPolicy(policy: AccessPolicy, model: Model): AccessSe
 /** How the AccessPolicies selecting one destination fared there, and what they generated. */
 export interface AccessUnit {
   accepted: Set<string>;
+  /**
+   * Whether the outcome read which workloads can call the destination (sidecar callers of a policy
+   * with paths or methods behind a waypoint), so any workload change may change it.
+   */
+  readsCallers: boolean;
   /** [policy name, error] on this destination. */
   reports: [string, string][];
   objects: Collector;
@@ -102,8 +111,9 @@ export interface AccessUnit {
 
 /**
  * Applies the AccessPolicies selecting one destination (docs/resources.md#accesspolicy), `policies`
- * in name order and `selection` giving each one's sources and validity: Istio destinations get one
- * AuthorizationPolicy with a rule per policy, OSM destinations SMI TrafficTargets and
+ * in name order, `selection` giving each one's sources and validity and `plan` the meshes
+ * federated to it (its callers with theirs): Istio destinations get their AuthorizationPolicies
+ * with a rule per policy, OSM destinations SMI TrafficTargets and
  * HTTPRouteGroups. Access policies are additive and never conflict, so they carry no acceptance
  * numbers; one with policy-wide errors is applied nowhere.
  */
@@ -112,15 +122,17 @@ export function applyAccessToDestination(
   policies: readonly AccessPolicy[],
   selection: (p: AccessPolicy) => AccessSelection,
   model: Model,
+  plan: FederationPlan,
 ): AccessUnit {
-  const unit: AccessUnit = { accepted: new Set(), reports: [], objects: new Collector() };
   const valid = policies.filter((p) => selection(p).errors.length === 0);
+  const istio = model.meshOf(destination).spec.type === "istio";
+  const readsCallers = istio && valid.some((p) => podsDropRule(p, destination, model));
+  const unit: AccessUnit = { accepted: new Set(), readsCallers, reports: [], objects: new Collector() };
   const report: Report = (p, error) => unit.reports.push([p.metadata.name, error]);
   const sources = new Map(valid.map((p) => [p.metadata.name, selection(p).sources]));
-  const accepted =
-    model.meshOf(destination).spec.type === "istio"
-      ? istioDestination(destination, valid, sources, model, report, unit.objects)
-      : osmDestination(destination, valid, model, report, unit.objects);
+  const accepted = istio
+    ? istioDestination(destination, valid, sources, model, plan, report, unit.objects)
+    : osmDestination(destination, valid, model, report, unit.objects);
   for (const p of accepted) unit.accepted.add(p.metadata.name);
   return unit;
 }
@@ -147,14 +159,14 @@ export function accessOutcome(p: AccessPolicy, selection: AccessSelection, unitO
  * they generate there to `sink` as the unit `access/<destination>`. Returns each policy's result by
  * name.
  */
-export function translateAccessPolicies(model: Model, sink: OutputSink): Map<string, PolicyResult> {
+export function translateAccessPolicies(model: Model, plan: FederationPlan, sink: OutputSink): Map<string, PolicyResult> {
   const selections = new Map(model.accessPolicies.map((p) => [p.metadata.name, selectAccessPolicy(p, model)]));
   const selectionOf = (p: AccessPolicy) => selections.get(p.metadata.name) as AccessSelection;
   const byDestination = new Map<string, AccessPolicy[]>();
   for (const p of model.accessPolicies) for (const d of selectionOf(p).destinations) pushTo(byDestination, d, p);
   const units = new Map<string, AccessUnit>();
   for (const [name, policies] of byDestination) {
-    const unit = applyAccessToDestination(model.destinations.get(name) as Destination, policies, selectionOf, model);
+    const unit = applyAccessToDestination(model.destinations.get(name) as Destination, policies, selectionOf, model, plan);
     units.set(name, unit);
     sink.contribute(`access/${name}`, unit.objects);
   }
