@@ -306,3 +306,77 @@ describe("globalAccessPolicy through waypoints (the ambient-access-waypoint-glob
     expect(effect(authorization(judged.ambient, "istio-system/global-access-control"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
   });
 });
+
+/** A ztunnel string match (exact, prefix, suffix or presence) against `value`. */
+function stringMatches(m: Envoy, value: string): boolean {
+  if (m.exact !== undefined) return m.exact === value;
+  if (m.prefix !== undefined) return value.startsWith(String(m.prefix));
+  if (m.suffix !== undefined) return value.endsWith(String(m.suffix));
+  return m.presence !== undefined;
+}
+
+/** Whether one of ztunnel's matches holds for a call: every field it sets (principals, namespaces, destination ports) admits it. */
+function matchHolds(m: Envoy, c: { principal: string; namespace: string; port: number }): boolean {
+  const known = new Set(["principals", "namespaces", "destinationPorts"]);
+  const unknown = Object.keys(m).filter((k) => !known.has(k));
+  if (unknown.length > 0) throw new Error(`this reader does not know ztunnel's match fields ${unknown.join(", ")}`);
+  const principals = m.principals as Envoy[] | undefined;
+  const namespaces = m.namespaces as Envoy[] | undefined;
+  const ports = m.destinationPorts as number[] | undefined;
+  return (
+    (principals === undefined || principals.some((p) => stringMatches(p, c.principal))) &&
+    (namespaces === undefined || namespaces.some((n) => stringMatches(n, c.namespace))) &&
+    (ports === undefined || ports.includes(c.port))
+  );
+}
+
+/**
+ * Whether ztunnel's ALLOW authorization `policy` admits a call addressed to the pod: some group
+ * holds, a group when each of its rules does, a rule when one of its matches does.
+ */
+function ztunnelAdmits(policy: Envoy, c: { principal: string; namespace: string; port: number }): boolean {
+  if (effect(policy).action !== "ALLOW") throw new Error(`this reader knows ALLOW policies only: ${JSON.stringify(policy)}`);
+  return effect(policy).groups.some((g) =>
+    (((g as Envoy).rules as Envoy[] | undefined) ?? []).every((r) => ((r.matches as Envoy[] | undefined) ?? []).some((m) => matchHolds(m, c))),
+  );
+}
+
+describe("sidecar callers of a paths policy behind a waypoint (the ambient-access-waypoint-sidecar-callers golden)", () => {
+  const description = goldenDescription("ambient-access-waypoint-sidecar-callers");
+  // billing, a sidecar in namespace legacy, calling reviews' pods on their port: a sidecar passes no waypoint.
+  const billing = { principal: "cluster.local/ns/legacy/sa/billing", namespace: "legacy", port: 9081 };
+  const throughWaypoint = { principal: "cluster.local/ns/bookinfo/sa/waypoint", namespace: "bookinfo", port: 9081 };
+
+  it("without an identities-and-ports policy for them, reviews' pods refuse the sidecar callers the paths policy names: that policy is INVALID", () => {
+    const alone = structuredClone(description);
+    alone.accessPolicies = alone.accessPolicies?.filter((p) => p.name !== "reviews-from-legacy");
+    const judged = judge(alone);
+    expect(judged.statuses["AccessPolicy/reviews-read-from-legacy"]).toMatchObject({
+      state: "INVALID",
+      destinations: {
+        "reviews-bookinfo-cluster-1": {
+          errors: [expect.stringMatching(/^sourceSelector names sidecar workloads audit-legacy-cluster-1-deployment, billing-/)],
+        },
+      },
+    });
+    expect(judged.statuses["AccessPolicy/reviews-read-from-productpage"]).toMatchObject({ state: "ACCEPTED" });
+    expect(hboneWorkloads(judged.ambient).map(workloadOf)).toContain("bookinfo/reviews-v1");
+    const pods = authorization(judged.ambient, "bookinfo/reviews");
+    expect(ztunnelAdmits(pods, throughWaypoint)).toBe(true);
+    expect(ztunnelAdmits(pods, billing)).toBe(false);
+    expect(judged.ambient.ztunnel.status.filter((s) => s.policy === "bookinfo/reviews")).toEqual([]);
+    // The waypoint still enforces the paths policy it was given, for the callers that pass it.
+    const reviews = waypointChain(judged.ambient, "bookinfo/waypoint", "inbound-vip|9080|http|reviews.bookinfo.svc.cluster.local");
+    expect(rbacAllows(reviews, call({}))).toBe(true);
+    expect(rbacAllows(reviews, call({ principal: spiffe("billing", "legacy") }))).toBe(false);
+  });
+
+  it("an identities-and-ports policy for them stays ACCEPTED: reviews' pods keep its rule for sidecars, which ztunnel enforces", () => {
+    const judged = judge(description);
+    expect(judged.statuses["AccessPolicy/reviews-from-legacy"]).toMatchObject({ state: "ACCEPTED" });
+    const pods = authorization(judged.ambient, "bookinfo/reviews");
+    expect(ztunnelAdmits(pods, billing)).toBe(true);
+    expect(ztunnelAdmits(pods, { ...billing, port: 9090 })).toBe(false);
+    expect(ztunnelAdmits(pods, { ...billing, principal: "cluster.local/ns/jobs/sa/batch", namespace: "jobs" })).toBe(false);
+  });
+});
