@@ -383,7 +383,9 @@ describe("meshplane CLI", () => {
 
     const mesh = await cli.run(["describe", "mesh", meshName], { env });
     expect(mesh.code, mesh.stderr).toBe(0);
-    expect(mesh.stdout).toMatch(/Data plane:\s+ztunnel 1\.24\.2 in istio-system\n/);
+    expect(mesh.stdout).toMatch(
+      /Data plane:\s+ztunnel 1\.24\.2 in istio-system\nNetwork:\s+network-amb\nMulti-network:\s+on \(istiod's AMBIENT_ENABLE_MULTI_NETWORK=true\)\n/,
+    );
     expect(mesh.stdout).toMatch(/Workloads:\s+1 sidecar, 2 ambient\n/);
     expect(mesh.stdout).toMatch(
       /Waypoints\n {2}shop\/pay-waypoint for workload: serves workloads pay-shop-cluster-amb-deployment\n {2}shop\/waypoint for service: serves destinations cart-shop-cluster-amb\n/,
@@ -402,7 +404,7 @@ describe("meshplane CLI", () => {
 
     // The API's document says so too: the discovered schemas are the list responses'.
     const openapi = JSON.stringify(await (await cp.request("GET", "/openapi.json")).json());
-    for (const field of ['"dataPlane"', '"waypoint"', '"ztunnel"', '"waypoints"']) expect(openapi).toContain(field);
+    for (const field of ['"dataPlane"', '"waypoint"', '"ztunnel"', '"waypoints"', '"multiNetwork"']) expect(openapi).toContain(field);
   });
 
   it("edit: $EDITOR's change is applied with If-Match; unchanged is cancelled; a conflict or a bad field applies nothing and keeps the text", async () => {

@@ -1,6 +1,7 @@
 /**
  * What an agent reports for a cluster running Istio's ambient data plane (docs/ambient.md#what-discovery-sees),
- * written out as a report: ztunnel 1.24.2, a waypoint for services and one for workloads, and in
+ * written out as a report: ztunnel 1.24.2 (istiod with AMBIENT_ENABLE_MULTI_NETWORK on, network
+ * `network-amb`), a waypoint for services and one for workloads, and in
  * namespace `shop` three apps — `cart` (ambient; its Service bound to the service waypoint), `pay`
  * (ambient; its pods bound to the workload waypoint, its Service to none) and `legacy` (sidecar;
  * its Service reported without `dataPlane`, as an agent that predates ambient reports it).
@@ -27,7 +28,7 @@ export function ambientDiscovery(cluster: string) {
   const mesh = "istiod";
   const meshes = [
     istioMesh(mesh, cluster, {
-      ambient: { ztunnel: { namespace: "istio-system", version: "1.24.2" } },
+      ambient: { ztunnel: { namespace: "istio-system", version: "1.24.2" }, multiNetwork: { enabled: true, network: "network-amb" } },
       waypoints: [
         { name: "waypoint", namespace: AMBIENT_NAMESPACE, for: "service" },
         { name: "pay-waypoint", namespace: AMBIENT_NAMESPACE, for: "workload" },
