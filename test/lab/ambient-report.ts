@@ -47,26 +47,30 @@ const indent = (text: string, by = "  ") =>
     .map((l) => by + l)
     .join("\n");
 
+/** What `agent` applied, each object with its parents and its spec as YAML. */
+async function appliedSection(agent: LabAgent): Promise<string> {
+  const listed = (await appliedObjects(agent)).map((o) => `${o.kind} ${o.namespace}/${o.name}   (from ${o.parents})\n${indent(stringify(o.spec), "    ")}`);
+  return `In ${agent.name}'s kube-apiserver, applied by its agent:\n${indent(listed.join("\n") || "nothing")}`;
+}
+
 /**
- * The report, as text: `meshplane get wl`, `get dest` per namespace, `describe mesh` of both meshes, the objects of
- * `appliedObjects` per cluster, and `meshplane describe policy` of each of `resources` (their statuses).
- * `cli` runs the `meshplane` command against the lab's control plane with `env`.
+ * The report, as text: `meshplane get wl`, `get dest` per namespace, `describe mesh` of both meshes,
+ * the objects of `appliedObjects` per cluster, and `meshplane describe policy` of each of `resources`
+ * (their statuses). `cli` runs the `meshplane` command against the lab's control plane with `env`;
+ * the commands run at once (each is a process that only reads) and print in this order.
  */
 export async function ambientReport(cli: Cli, env: Record<string, string>, agents: LabAgent[], resources: Resource[]): Promise<string> {
-  const sections: string[] = [];
   const run = async (args: string[]) => {
     const r = await cli.run(args, { env });
-    sections.push(`$ meshplane ${args.join(" ")}\n${indent(r.stdout + r.stderr)}`);
+    return `$ meshplane ${args.join(" ")}\n${indent(r.stdout + r.stderr)}`;
   };
-  await run(["get", "wl"]);
-  // One namespace at a time: the whole list is wider than a table's 160 columns and would be cut.
-  for (const namespace of ["bookinfo", "payments"]) await run(["get", "dest", "--namespace", namespace]);
-  for (const mesh of AMBIENT_MESHES) await run(["describe", "mesh", mesh]);
-  for (const agent of agents) {
-    const applied = await appliedObjects(agent);
-    const listed = applied.map((o) => `${o.kind} ${o.namespace}/${o.name}   (from ${o.parents})\n${indent(stringify(o.spec), "    ")}`);
-    sections.push(`In ${agent.name}'s kube-apiserver, applied by its agent:\n${indent(listed.join("\n") || "nothing")}`);
-  }
-  for (const r of resources) await run(["describe", "policy", r.metadata.name]);
+  const sections = await Promise.all([
+    run(["get", "wl"]),
+    // One namespace at a time: the whole list is wider than a table's 160 columns and would be cut.
+    ...["bookinfo", "payments"].map((namespace) => run(["get", "dest", "--namespace", namespace])),
+    ...AMBIENT_MESHES.map((mesh) => run(["describe", "mesh", mesh])),
+    ...agents.map(appliedSection),
+    ...resources.map((r) => run(["describe", "policy", r.metadata.name])),
+  ]);
   return sections.join("\n\n");
 }
