@@ -289,15 +289,19 @@ describe("the agent's Helm chart", () => {
   // Discovery's lists are code, the read rules YAML: a list without its rule would keep discovery
   // from ever reporting (or, for an optional kind, report it empty); a read rule without a list grants
   // more than the agent uses.
-  it("grants read-only get/list/watch on exactly what discovery watches, Gateway API gateways included", () => {
+  it("grants read-only get/list/watch on exactly what discovery watches, Gateway API gateways and the HTTPRoute CRD by name included", () => {
     const reads = clusterRules(renderChart(VALUES, JWKS) as Obj[]).filter((rule) => rule.verbs.toSorted().join(",") === "get,list,watch");
     const watched = SOURCES.map(({ path }) => {
-      const [, api, ...rest] = path.split("/");
+      const [route = "", query = ""] = path.split("?");
+      const [, api, ...rest] = route.split("/");
       const group = api === "api" ? "" : (rest[0] as string);
-      return `${group}:${rest.at(-1)}`;
+      // A list selected by metadata.name is authorized against the rule's resourceNames.
+      const name = /^fieldSelector=metadata\.name%3D(.+)$/.exec(query)?.[1];
+      return `${group}:${rest.at(-1)}${name ? `[${decodeURIComponent(name)}]` : ""}`;
     });
     expect(reads.flatMap(grants).sort()).toEqual(watched.sort());
     expect(watched).toContain("gateway.networking.k8s.io:gateways");
+    expect(watched).toContain("apiextensions.k8s.io:customresourcedefinitions[httproutes.gateway.networking.k8s.io]");
   });
 
   it("passes the push channel's own URL to the agent when one is set (AWS), and none otherwise", () => {

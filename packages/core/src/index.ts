@@ -171,6 +171,7 @@ export {
   type ReportProblem,
   type Service,
   type WorkloadKind,
+  HTTP_ROUTE_CRD,
   MAX_NAME_LENGTH,
   WORKLOAD_KIND_SUFFIX,
   discover,

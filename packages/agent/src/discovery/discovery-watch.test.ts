@@ -2,9 +2,26 @@ import type { DiscoveryResult } from "@meshplane/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { KubeError } from "../kube/failure";
 import type { ListPage, WatchEvent } from "../kube/kube";
-import { DiscoveryWatch, SOURCES } from "./discovery-watch";
+import { DiscoveryWatch, HTTP_ROUTE_CRD_PATH, SOURCES } from "./discovery-watch";
 
 const GATEWAYS = "/apis/gateway.networking.k8s.io/v1/gateways";
+
+/** Gateway API v1.6.0's standard HTTPRoute CRD, cut to what discovery reads: no rule's retry. */
+const HTTP_ROUTE_CRD = {
+  metadata: {
+    name: "httproutes.gateway.networking.k8s.io",
+    annotations: { "gateway.networking.k8s.io/bundle-version": "v1.6.0", "gateway.networking.k8s.io/channel": "standard" },
+  },
+  spec: {
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        schema: { openAPIV3Schema: { properties: { spec: { properties: { rules: { items: { properties: { matches: {}, timeouts: {} } } } } } } } },
+      },
+    ],
+  },
+};
 
 /** An istiod 1.25 with its ztunnel and one programmed waypoint, as the apiserver lists them. */
 const OBJECTS: Record<string, unknown[]> = {
@@ -43,6 +60,7 @@ const OBJECTS: Record<string, unknown[]> = {
   [GATEWAYS]: [
     { metadata: { name: "waypoint", namespace: "shop" }, spec: { gatewayClassName: "istio-waypoint" }, status: { addresses: [{ value: "10.0.0.9" }] } },
   ],
+  [HTTP_ROUTE_CRD_PATH]: [HTTP_ROUTE_CRD],
 };
 
 /** A fake apiserver: every list answers OBJECTS (or an empty list), but for the paths `refuse` names, which answer that status. */
@@ -116,6 +134,26 @@ describe("DiscoveryWatch", () => {
     const { report, errors } = await firstReport(fakeKube({ [GATEWAYS]: 403 }));
     expect(report.meshes).toHaveLength(1);
     expect(errors).toEqual(["watch gateways"]);
+  });
+
+  it("reads the HTTPRoute CRD alone, by name, and reports the cluster's Gateway API on the mesh", async () => {
+    expect(HTTP_ROUTE_CRD_PATH).toBe(
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldSelector=metadata.name%3Dhttproutes.gateway.networking.k8s.io",
+    );
+    expect(SOURCES.find((s) => s.list === "customResourceDefinitions")).toEqual({
+      list: "customResourceDefinitions",
+      path: HTTP_ROUTE_CRD_PATH,
+      optional: true,
+    });
+    const { report, errors } = await firstReport(fakeKube());
+    expect(report.meshes[0]?.spec.istio?.gatewayApi).toEqual({ httpRoute: { bundleVersion: "v1.6.0", channel: "standard", retry: false } });
+    expect(errors).toEqual([]);
+  });
+
+  it("reports the Gateway API as unknown, and logs the refusal, when the chart does not let it read the CRD", async () => {
+    const { report, errors } = await firstReport(fakeKube({ [HTTP_ROUTE_CRD_PATH]: 403 }));
+    expect(report.meshes[0]?.spec.istio).not.toHaveProperty("gatewayApi");
+    expect(errors).toEqual(["watch customResourceDefinitions"]);
   });
 
   it("publishes nothing while a list it needs fails", async () => {

@@ -1,4 +1,4 @@
-import { type ClusterObjects, type DiscoveryResult, canonicalJson, discover, sha256 } from "@meshplane/core";
+import { type ClusterObjects, type DiscoveryResult, HTTP_ROUTE_CRD, canonicalJson, discover, sha256 } from "@meshplane/core";
 import { backoffMs } from "../backoff";
 import { failedWith } from "../kube/failure";
 import { Informer, type WatchSource } from "../kube/informer";
@@ -19,6 +19,9 @@ export interface DiscoverySource {
 /** How long until an optional kind that was not served (or not allowed) is listed again. */
 export const OPTIONAL_RETRY_MS = 60_000;
 
+/** The one CRD discovery reads, selected by name so the chart can grant it alone. */
+export const HTTP_ROUTE_CRD_PATH = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldSelector=${encodeURIComponent(`metadata.name=${HTTP_ROUTE_CRD}`)}`;
+
 /**
  * The lists discovery reads (docs/resources.md#discovery, docs/ambient.md#what-discovery-sees), each
  * from an informer: watched, never polled. The chart's ClusterRole grants get/list/watch on exactly
@@ -37,6 +40,10 @@ export const SOURCES: readonly DiscoverySource[] = [
   { list: "namespaces", path: "/api/v1/namespaces" },
   // Waypoints: served only where the Gateway API CRDs are installed.
   { list: "gateways", path: "/apis/gateway.networking.k8s.io/v1/gateways", optional: true },
+  // The HTTPRoute CRD alone (docs/ambient.md#retries-and-the-crd-channel): a list and watch by
+  // metadata.name, which RBAC authorizes against the rule's resourceNames. A chart that does not
+  // grant it leaves the CRD unreported (unknown), as before.
+  { list: "customResourceDefinitions", path: HTTP_ROUTE_CRD_PATH, optional: true },
 ];
 
 export interface DiscoveryWatchDeps {
@@ -122,6 +129,7 @@ export class DiscoveryWatch {
       nodes: list("nodes"),
       namespaces: list("namespaces"),
       ...(this.unavailable.has("gateways") ? {} : { gateways: list("gateways") }),
+      ...(this.unavailable.has("customResourceDefinitions") ? {} : { customResourceDefinitions: list("customResourceDefinitions") }),
     };
   }
 

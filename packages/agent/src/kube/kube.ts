@@ -176,7 +176,9 @@ export class Kube {
     };
     let opened;
     try {
-      opened = await this.open("GET", `${path}?watch=true&resourceVersion=${encodeURIComponent(resourceVersion)}`, undefined, true);
+      // `path` may carry its own query (a fieldSelector): the watch's parameters join it.
+      const query = `watch=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
+      opened = await this.open("GET", `${path}${path.includes("?") ? "&" : "?"}${query}`, undefined, true);
     } catch (error) {
       end(error);
       return () => undefined;

@@ -18,3 +18,4 @@ export type {
   Service,
 } from "./kube";
 export { groupClusterObjects } from "./group-objects";
+export { HTTP_ROUTE_CRD } from "./gateway-api-crds";
