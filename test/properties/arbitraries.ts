@@ -280,10 +280,12 @@ const virtualMeshSpec = (meshName: fc.Arbitrary<string>): fc.Arbitrary<VirtualMe
       globalAccessPolicy: fc.constantFrom("ENABLED" as const, "DISABLED" as const),
       // The output API: unset (the default by data plane), or chosen, also for meshes whose Istio cannot
       // serve it; waypoints on demand, or not.
-      routing: fc.record(
-        { api: fc.constantFrom("ISTIO" as const, "GATEWAY_API" as const), waypoints: fc.constantFrom("MANUAL" as const, "ON_DEMAND" as const) },
-        { requiredKeys: [] },
-      ),
+      routing: fc
+        .record(
+          { api: fc.constantFrom("ISTIO" as const, "GATEWAY_API" as const), waypoints: fc.constantFrom("MANUAL" as const, "ON_DEMAND" as const) },
+          { requiredKeys: [] },
+        )
+        .filter((r) => r.api !== undefined || r.waypoints !== undefined),
     },
     { requiredKeys: ["meshes"] },
   );
