@@ -184,7 +184,7 @@ describe("what sidecar-style objects can promise in Istio's ambient data plane",
     const reaching = new Set([MESH.metadata.name]);
     const bare = destination([], "ambient");
     expect(callerDataPlaneErrors(bare, reaching, undefined, modelOf(workloads, bare), "GATEWAY_API")).toEqual([
-      expect.stringContaining("create a waypoint for this service"),
+      expect.stringMatching(/create a waypoint for this service .*, or let meshplane create and bind one \(routing\.waypoints ON_DEMAND/),
     ]);
     const behind = { ...bare, spec: { ...bare.spec, waypoint: { namespace: "ns", name: "wp" } } };
     expect(callerDataPlaneErrors(behind, reaching, undefined, modelOf(workloads, behind), "GATEWAY_API")).toEqual([]);

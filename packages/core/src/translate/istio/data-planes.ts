@@ -70,11 +70,11 @@ export function callerDataPlaneErrors(
   const waypoint = destination.spec.waypoint;
   if (ambient.length > 0 && api === "GATEWAY_API" && waypoint === undefined) {
     errors.push(
-      `${who(ambient)}: ztunnel carries their calls and applies no route or DestinationRule; the HTTPRoute takes effect on a waypoint: create a waypoint for this service (a Gateway of class istio-waypoint, and the label istio.io/use-waypoint on the Service or its namespace) (docs/ambient.md)${narrow}`,
+      `${who(ambient)}: ztunnel carries their calls and applies no route or DestinationRule; the HTTPRoute takes effect on a waypoint: create a waypoint for this service (a Gateway of class istio-waypoint, and the label istio.io/use-waypoint on the Service or its namespace), or let meshplane create and bind one (routing.waypoints ON_DEMAND on the mesh's VirtualMesh) (docs/ambient.md#waypoints-on-demand)${narrow}`,
     );
   } else if (ambient.length > 0 && api === "ISTIO" && waypoint === undefined) {
     errors.push(
-      `${who(ambient)}: ztunnel carries their calls and applies no VirtualService or DestinationRule; routing and traffic settings for ambient callers need a waypoint for this service and Gateway API output (routing.api GATEWAY_API on the mesh's VirtualMesh) (docs/ambient.md)${narrow}`,
+      `${who(ambient)}: ztunnel carries their calls and applies no VirtualService or DestinationRule; routing and traffic settings for ambient callers need a waypoint for this service and Gateway API output (routing.api GATEWAY_API on the mesh's VirtualMesh; with routing.waypoints ON_DEMAND there too, meshplane creates and binds the waypoint) (docs/ambient.md#waypoints-on-demand)${narrow}`,
     );
   } else if (ambient.length > 0 && api === "ISTIO") {
     errors.push(
