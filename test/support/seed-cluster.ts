@@ -31,6 +31,8 @@ const PLURAL: Record<string, string> = {
   Pod: "pods",
   Service: "services",
   EndpointSlice: "endpointslices",
+  // The chart's admission policy (lab-agents.ts installs it with pathOf): not a plain "s" plural.
+  ValidatingAdmissionPolicy: "validatingadmissionpolicies",
 };
 
 export function pathOf(obj: { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string } }, withName = false): string {
