@@ -45,6 +45,8 @@ describe("an ambient cluster's agent", () => {
     });
     // istiod's other variables (a secret-looking value, a Secret reference) never leave the agent.
     for (const hidden of ["s3cr3t-token-never-reported", "EXTERNAL_CA_TOKEN", "istiod-remote"]) expect(JSON.stringify(mesh)).not.toContain(hidden);
+    // The lab serves Gateway API's standard channel, whose HTTPRoute CRD declares no retry (docs/ambient.md#retries-and-the-crd-channel).
+    expect(mesh?.spec.istio?.gatewayApi).toEqual({ httpRoute: { bundleVersion: "v1.6.0", channel: "standard", retry: false } });
     expect(mesh?.spec.istio?.waypoints).toEqual([
       { name: "pods-waypoint", namespace: "shop", for: "workload" },
       { name: "waypoint", namespace: "shop", for: "service" },
