@@ -386,6 +386,8 @@ describe("meshplane CLI", () => {
     expect(mesh.stdout).toMatch(
       /Data plane:\s+ztunnel 1\.24\.2 in istio-system\nNetwork:\s+network-amb\nMulti-network:\s+on \(istiod's AMBIENT_ENABLE_MULTI_NETWORK=true\)\n/,
     );
+    // The seeded report predates the HTTPRoute CRD's facts (docs/ambient.md#retries-and-the-crd-channel).
+    expect(mesh.stdout).toMatch(/Multi-network:.*\nGateway API:\s+unknown: the cluster's agent does not report it \(upgrade the agent and its chart\)\n/);
     expect(mesh.stdout).toMatch(/Workloads:\s+1 sidecar, 2 ambient\n/);
     expect(mesh.stdout).toMatch(
       /Waypoints\n {2}shop\/pay-waypoint for workload: serves workloads pay-shop-cluster-amb-deployment\n {2}shop\/waypoint for service: serves destinations cart-shop-cluster-amb\n/,

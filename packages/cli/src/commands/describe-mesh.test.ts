@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { multiNetworkFields } from "./describe-mesh";
+import { gatewayApiField, multiNetworkFields } from "./describe-mesh";
 
 describe("the Network and Multi-network fields of `meshplane describe mesh`", () => {
   it.each([
@@ -37,5 +37,25 @@ describe("the Network and Multi-network fields of `meshplane describe mesh`", ()
     ],
   ])("%s", (_, report, fields) => {
     expect(multiNetworkFields("istio-system", report)).toEqual(fields);
+  });
+});
+
+describe("the Gateway API field of `meshplane describe mesh`", () => {
+  it.each([
+    [
+      "the experimental channel",
+      { httpRoute: { bundleVersion: "v1.6.0", channel: "experimental", retry: true } },
+      "v1.6.0, experimental channel; HTTPRoute with retry",
+    ],
+    [
+      "the standard channel",
+      { httpRoute: { bundleVersion: "v1.6.0", channel: "standard", retry: false } },
+      "v1.6.0, standard channel; HTTPRoute without retry: TrafficPolicy retries are INVALID under GATEWAY_API output",
+    ],
+    ["a CRD without annotations", { httpRoute: { retry: true } }, "unannotated version; HTTPRoute with retry"],
+    ["no HTTPRoute CRD", {}, "none: the cluster has no HTTPRoute CRD"],
+    ["an older agent's report", undefined, "unknown: the cluster's agent does not report it (upgrade the agent and its chart)"],
+  ])("%s", (_, report, field) => {
+    expect(gatewayApiField(report)).toBe(field);
   });
 });

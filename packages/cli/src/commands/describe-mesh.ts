@@ -1,7 +1,7 @@
 /**
  * `describe mesh NAME`: a discovered mesh and its data plane (docs/ambient.md#what-discovery-sees) —
  * whether ztunnel runs (its namespace and version) and, when it does, the network and istiod's
- * multi-network flag ambient multicluster needs, its waypoints with what each is for and the
+ * multi-network flag ambient multicluster needs, the cluster's Gateway API (HTTPRoute and its retry), its waypoints with what each is for and the
  * destinations and workloads each serves, and its workloads counted per data plane.
  */
 import { type MeshDataPlaneView, type DiscoveredDataPlaneView, describeMeshDataPlane, ztunnelText } from "@meshplane/core";
@@ -42,10 +42,27 @@ export function multiNetworkFields(namespace: string, report: MultiNetworkReport
   ];
 }
 
+/** What discovery reported of the cluster's HTTPRoute CRD (docs/ambient.md#retries-and-the-crd-channel); absent from an older agent. */
+interface GatewayApiReport {
+  httpRoute?: { bundleVersion?: string; channel?: string; retry: boolean };
+}
+
+/**
+ * The `Gateway API` field of an Istio mesh: its cluster's HTTPRoute CRD, its version and channel,
+ * and whether it has the `retry` that TrafficPolicy retries need under Gateway API output.
+ */
+export function gatewayApiField(report: GatewayApiReport | undefined): string {
+  if (report === undefined) return "unknown: the cluster's agent does not report it (upgrade the agent and its chart)";
+  const crd = report.httpRoute;
+  if (crd === undefined) return "none: the cluster has no HTTPRoute CRD";
+  const release = [crd.bundleVersion ?? "unannotated version", ...(crd.channel ? [`${crd.channel} channel`] : [])].join(", ");
+  return `${release}; HTTPRoute ${crd.retry ? "with retry" : "without retry: TrafficPolicy retries are INVALID under GATEWAY_API output"}`;
+}
+
 /** Prints the mesh `name` (in `cluster`, when given) as text, YAML or JSON; exit code 0. */
 export async function describeMesh(client: Client, name: string, cluster: string | undefined, output: string): Promise<number> {
   const mesh = (await findDiscovered(client, "mesh", name, cluster)) as unknown as MeshDataPlaneView & {
-    spec: { controller?: string; istio?: { trustDomain?: string; ambient?: { multiNetwork?: MultiNetworkReport } } };
+    spec: { controller?: string; istio?: { trustDomain?: string; ambient?: { multiNetwork?: MultiNetworkReport }; gatewayApi?: GatewayApiReport } };
   };
   // What runs in its mesh, in its cluster: the API filters by both.
   const query = new URLSearchParams({ cluster: mesh.metadata.cluster, mesh: name });
@@ -67,6 +84,7 @@ export async function describeMesh(client: Client, name: string, cluster: string
   p.field("Trust domain", spec.istio?.trustDomain);
   p.field("Data plane", ztunnelText(view.ztunnel));
   if (view.ztunnel) for (const [k, v] of multiNetworkFields(spec.namespace, spec.istio?.ambient?.multiNetwork)) p.field(k, v);
+  if (spec.istio) p.field("Gateway API", gatewayApiField(spec.istio.gatewayApi));
   p.field("Workloads", view.workloads.map((w) => `${w.count} ${w.dataPlane}`).join(", ") || "none discovered");
   p.heading("Waypoints");
   if (view.waypoints.length === 0) p.line(view.ztunnel ? "none: L7 policies need a waypoint" : "none");
