@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { CONTENT_HASH_SCHEME, canonicalJson, digest, endsChunk } from "./canonical";
+import { CONTENT_HASH_SCHEME, canonicalize, canonicalJson, digest, endsChunk } from "./canonical";
 import { compareStrings } from "../compare";
 import { TranslateError } from "../errors";
 import { deepEqual } from "../policy/owned-fields";
@@ -23,6 +23,8 @@ export interface Entry {
 export interface Ready {
   spec: Record<string, unknown>;
   annotations: Record<string, string>;
+  /** The draft's own labels, stamped beside the cluster's owner labels; absent for most objects. */
+  labels?: Readonly<Record<string, string>>;
   head: Buffer;
   tail: Buffer;
   /** SHA-256 of the object's canonical JSON without its labels (Canonicalizer.contentHash). */
@@ -40,7 +42,22 @@ interface Chunk {
   /** The objects: `raw` with entries of one key folded into one. */
   folded: readonly Entry[];
   ready: readonly Ready[];
+  /** Each object's labels in this cluster, by index of `ready`. */
+  stamps: readonly Stamp[];
   digest: Buffer;
+}
+
+/** An object's labels in one cluster: the value, its canonical JSON and that JSON's digest (the content hash's `l`). */
+interface Stamp {
+  value: Record<string, string>;
+  bytes: Buffer;
+  digest: Buffer;
+}
+
+function stampOf(labels: Record<string, string>): Stamp {
+  const value = canonicalize(labels);
+  const bytes = Buffer.from(JSON.stringify(value));
+  return { value, bytes, digest: digest(bytes) };
 }
 
 /** Past this share of a cluster's objects changing, a cluster is re-sorted whole rather than patched. */
@@ -59,15 +76,25 @@ export class ClusterObjects {
   certificates: CertificateDirective[] = [];
   dirty = true;
   private last: ClusterOutput | undefined;
-  private readonly labelBytes: Buffer;
-  private readonly labelDigest: Buffer;
+  /** The owner labels, which every object carries. */
+  private readonly stamp: Stamp;
+  /** The owner labels with a draft's own labels, by the draft's labels object (shared drafts share it). */
+  private readonly stamps = new WeakMap<object, Stamp>();
 
   constructor(
     private readonly cluster: string,
     private readonly labels: Record<string, string>,
   ) {
-    this.labelBytes = Buffer.from(JSON.stringify(labels));
-    this.labelDigest = digest(this.labelBytes);
+    this.stamp = stampOf(labels);
+  }
+
+  /** An object's labels here: the owner labels, with its own beside them (the sink refuses own labels that name an owner label). */
+  private stampFor(ready: Ready): Stamp {
+    const own = ready.labels;
+    if (own === undefined) return this.stamp;
+    let stamp = this.stamps.get(own);
+    if (stamp === undefined) this.stamps.set(own, (stamp = stampOf({ ...own, ...this.labels })));
+    return stamp;
   }
 
   /** Whether the pending changes are many enough to sort the cluster again whole. */
@@ -185,7 +212,8 @@ export class ClusterObjects {
       if (nextKey !== undefined && !endsChunk(prepare(done).digest)) continue;
       const ready: Ready[] = [];
       for (const object of folded) ready.push(prepare(object));
-      chunks.push({ raw: raw.slice(start, i + 1), folded, ready, digest: chunkDigest(ready, this.labelDigest) });
+      const stamps = ready.map((r) => this.stampFor(r));
+      chunks.push({ raw: raw.slice(start, i + 1), folded, ready, stamps, digest: chunkDigest(ready, stamps) });
       start = i + 1;
       folded = [];
     }
@@ -193,10 +221,9 @@ export class ClusterObjects {
   }
 
   private encode(): ClusterOutput {
-    const { labelBytes } = this;
     const hash = createHash("sha256").update(`${CONTENT_HASH_SCHEME}\n[${this.certificates.map((c) => JSON.stringify(c)).join(",")}]\n`);
     hash.update(Buffer.concat(this.chunks.map((chunk) => chunk.digest)));
-    return encodedOutput({ chunks: this.chunks, labels: this.labels, labelBytes }, this.certificates, `sha256:${hash.digest("hex")}`);
+    return encodedOutput({ chunks: this.chunks }, this.certificates, `sha256:${hash.digest("hex")}`);
   }
 }
 
@@ -208,23 +235,23 @@ function endsLast(chunks: readonly Chunk[]): boolean {
 /**
  * Folds `entry` into `last`, an entry of the same key: the same draft held twice is kept once; an
  * identical object generated twice is kept once with the parents merged; two different objects under
- * one name are a translator bug.
+ * one name (another apiVersion, spec or own labels) are a translator bug.
  */
 function merged(last: Entry, entry: Entry, raw: readonly Entry[], i: number, cluster: string): Entry {
   for (let j = i - 1; j >= 0 && (raw[j] as Entry).key === entry.key; j--) if (raw[j] === entry) return last;
   const { draft } = entry;
-  if (last.draft.apiVersion !== draft.apiVersion || !deepEqual(last.draft.spec, draft.spec)) {
+  if (last.draft.apiVersion !== draft.apiVersion || !deepEqual(last.draft.spec, draft.spec) || !deepEqual(last.draft.labels, draft.labels)) {
     throw new TranslateError(`two different ${draft.kind} objects named ${draft.namespace}/${draft.name} in cluster ${cluster}`);
   }
   return { ...last, draft: { ...last.draft, parents: [...last.draft.parents, ...draft.parents] }, ready: undefined, refs: 0 };
 }
 
-/** SHA-256 over each object's digest and the labels digest (Canonicalizer.contentHash). */
-function chunkDigest(ready: readonly Ready[], labelDigest: Buffer): Buffer {
+/** SHA-256 over each object's digest and its labels' digest (Canonicalizer.contentHash). */
+function chunkDigest(ready: readonly Ready[], stamps: readonly Stamp[]): Buffer {
   const bytes = Buffer.allocUnsafe(ready.length * 64);
   for (let i = 0; i < ready.length; i++) {
     bytes.set((ready[i] as Ready).digest, i * 64);
-    bytes.set(labelDigest, i * 64 + 32);
+    bytes.set((stamps[i] as Stamp).digest, i * 64 + 32);
   }
   return digest(bytes);
 }
@@ -260,8 +287,6 @@ export function sortAll(lists: readonly Entry[][]): Entry[][] {
 /** What an output keeps instead of materialised objects: the chunks it was made from. */
 interface Encoding {
   chunks: readonly Chunk[];
-  labels: Record<string, string>;
-  labelBytes: Buffer;
 }
 
 const ENCODING = Symbol("meshplane.encoding");
@@ -286,7 +311,7 @@ function encodedOutput(encoding: Encoding, certificates: CertificateDirective[],
           return {
             apiVersion: draft.apiVersion,
             kind: draft.kind,
-            metadata: { annotations: r.annotations, labels: encoding.labels, name: draft.name, namespace: draft.namespace },
+            metadata: { annotations: r.annotations, labels: (chunk.stamps[i] as Stamp).value, name: draft.name, namespace: draft.namespace },
             spec: r.spec,
           };
         }),
@@ -304,10 +329,10 @@ export function objectsJson(output: ClusterOutput): Buffer {
   if (encoding === undefined) return Buffer.from(`[${output.objects.map((o) => canonicalJson(o)).join(",")}]`);
   const pieces: Buffer[] = [OPEN];
   for (const chunk of encoding.chunks) {
-    for (const r of chunk.ready) {
+    chunk.ready.forEach((r, i) => {
       if (pieces.length > 1) pieces.push(COMMA);
-      pieces.push(r.head, encoding.labelBytes, r.tail);
-    }
+      pieces.push(r.head, (chunk.stamps[i] as Stamp).bytes, r.tail);
+    });
   }
   pieces.push(CLOSE);
   return Buffer.concat(pieces);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Canonicalizer, canonicalJson, digest, endsChunk } from "./canonical";
 import { TranslateError } from "../errors";
 import { GENERATED_KINDS, apiVersionOf, apiVersionsOf } from "./generated-kinds";
-import { ANNOTATION_PARENTS, type ObjectDraft, OutputSink, objectsJson } from "./sink";
+import { ANNOTATION_PARENTS, LABEL_CLUSTER, LABEL_MANAGED_BY, LABEL_TENANT, type ObjectDraft, OutputSink, keepUnchanged, objectsJson } from "./sink";
 import type { ClusterOutput } from "../types";
 
 function draft(kind: ObjectDraft["kind"], name: string, spec: Record<string, unknown>, parent: string, apiVersion = apiVersionOf(kind)): ObjectDraft {
@@ -90,6 +90,77 @@ describe("OutputSink", () => {
 
   it("throws for an unregistered cluster", () => {
     expect(() => sinkWith(["c"], [["nope", draft("VirtualService", "x", {}, "p")]])).toThrow(TranslateError);
+  });
+});
+
+/** A Gateway draft with labels of its own. */
+const labelled = (labels: Record<string, string>, name = "x"): ObjectDraft => ({
+  ...draft("Gateway", name, { v: 1 }, "p", apiVersionOf("Gateway", undefined, "gateway.networking.k8s.io")),
+  labels,
+});
+
+/** The content hash of one cluster holding a Gateway with `labels`. */
+const hash = (labels: Record<string, string>) => sinkWith(["c"], [["c", labelled(labels)]]).finish().c?.hash;
+
+describe("OutputSink: a draft's own labels", () => {
+  it("stamps them beside the owner labels in every cluster, in the content hash as Canonicalizer computes it", () => {
+    const shared = labelled({ "topology.istio.io/network": "west", "a.example/first": "1" });
+    const sink = sinkWith(
+      ["c1", "c2"],
+      [
+        ["c1", shared],
+        ["c2", shared],
+        ["c1", draft("VirtualService", "plain", {}, "p")],
+      ],
+    );
+    const out = sink.finish();
+    for (const cluster of ["c1", "c2"]) {
+      const output = out[cluster] as ClusterOutput;
+      const gateway = output.objects.find((o) => o.kind === "Gateway");
+      expect(Object.keys(gateway?.metadata.labels ?? {})).toEqual([
+        "a.example/first",
+        LABEL_MANAGED_BY,
+        LABEL_CLUSTER,
+        LABEL_TENANT,
+        "topology.istio.io/network",
+      ]);
+      expect(gateway?.metadata.labels).toMatchObject({ [LABEL_CLUSTER]: cluster, "topology.istio.io/network": "west" });
+      expect(output.hash).toBe(new Canonicalizer().contentHash(output.objects, []));
+      expect(objectsJson(output).toString()).toBe(JSON.stringify(output.objects));
+    }
+    expect(out.c1?.objects.find((o) => o.kind === "VirtualService")?.metadata.labels).toEqual({
+      [LABEL_MANAGED_BY]: "meshplane",
+      [LABEL_CLUSTER]: "c1",
+      [LABEL_TENANT]: "acme",
+    });
+  });
+
+  it("changes the content hash when only an object's own labels change", () => {
+    expect(hash({ "topology.istio.io/network": "west" })).not.toBe(hash({ "topology.istio.io/network": "east" }));
+    expect(hash({ "topology.istio.io/network": "west" })).toBe(hash({ "topology.istio.io/network": "west" }));
+  });
+
+  it.each([LABEL_MANAGED_BY, LABEL_TENANT, LABEL_CLUSTER])("refuses a draft whose own labels name the owner label %s", (key) => {
+    expect(() => sinkWith(["c"], [["c", labelled({ [key]: "someone-else" })]])).toThrow(/only the sink sets/);
+  });
+
+  it("throws when two objects of one name differ only in their own labels (a translator bug)", () => {
+    const sink = sinkWith(
+      ["c"],
+      [
+        ["c", labelled({ "topology.istio.io/network": "west" })],
+        ["c", labelled({ "topology.istio.io/network": "east" })],
+      ],
+    );
+    expect(() => sink.finish()).toThrow(/two different Gateway objects/);
+  });
+
+  it("keepUnchanged keeps the earlier draft only when its labels are the same", () => {
+    const before = labelled({ "topology.istio.io/network": "west" });
+    const previous = { objects: [{ cluster: "c", draft: before }], certificates: [] };
+    expect(keepUnchanged(previous, [{ cluster: "c", draft: labelled({ "topology.istio.io/network": "west" }) }])[0]?.draft).toBe(before);
+    const moved = labelled({ "topology.istio.io/network": "east" });
+    expect(keepUnchanged(previous, [{ cluster: "c", draft: moved }])[0]?.draft).toBe(moved);
   });
 });
 

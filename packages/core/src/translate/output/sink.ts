@@ -12,6 +12,8 @@ export const LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
 export const LABEL_TENANT = "meshplane.dev/tenant";
 export const LABEL_CLUSTER = "meshplane.dev/cluster";
 export const ANNOTATION_PARENTS = "meshplane.dev/parents";
+/** The owner labels the sink stamps on every object of a cluster; a draft's own labels may not name them. */
+const OWNER_LABELS: readonly string[] = [LABEL_MANAGED_BY, LABEL_TENANT, LABEL_CLUSTER];
 
 /** Orders entries by kind of a group (generated-kinds.ts) with a fixed-width prefix, so string order is rank order. */
 const kindPrefix = (draft: ObjectDraft): string => String(kindRank(draft.apiVersion, draft.kind)).padStart(2, "0");
@@ -36,6 +38,11 @@ export interface ObjectDraft {
   parents: readonly Parent[];
   /** Annotations besides the parents one (a generated waypoint's bindings); most objects have none. */
   annotations?: Readonly<Record<string, string>>;
+  /**
+   * Labels of its own besides meshplane's owner labels (an east-west gateway's network), which no
+   * draft may set (OWNER_LABELS); most objects have none. Part of the object's content hash.
+   */
+  labels?: Readonly<Record<string, string>>;
 }
 
 /** Where translators put what they generate: objects and certificate directives, per cluster. */
@@ -75,7 +82,8 @@ export function keepUnchanged(
         old.apiVersion === pair.draft.apiVersion &&
         deepEqual(old.parents, pair.draft.parents) &&
         deepEqual(old.spec, pair.draft.spec) &&
-        deepEqual(old.annotations, pair.draft.annotations)
+        deepEqual(old.annotations, pair.draft.annotations) &&
+        deepEqual(old.labels, pair.draft.labels)
           ? old
           : pair.draft;
       same.set(pair.draft, kept);
@@ -100,7 +108,8 @@ export class Collector implements DraftSink {
 
 /**
  * Collects the generated objects of every registered cluster and turns them into ClusterOutputs:
- * owner labels and the parents annotation on each object (docs/resources.md#generated-objects),
+ * owner labels (and a draft's own labels beside them) and the parents annotation on each object
+ * (docs/resources.md#generated-objects),
  * kind order then namespace then name, canonical key order, a content hash. The same object
  * generated twice (two meshes of one VirtualMesh sharing an Istio namespace) is kept once with the
  * parents merged; two *different* objects under one name are a translator bug and throw
@@ -127,8 +136,8 @@ export class OutputSink {
 
   /**
    * Sets what `unit` generates now, replacing what it generated before (the same object again costs
-   * nothing). Throws TranslateError for an unregistered cluster or an apiVersion GENERATED_KINDS
-   * does not list.
+   * nothing). Throws TranslateError for an unregistered cluster, an apiVersion GENERATED_KINDS
+   * does not list, or a draft whose own labels name an owner label.
    */
   contribute(unit: string, contribution: Contribution): void {
     const previous = this.units.get(unit);
@@ -183,6 +192,10 @@ export class OutputSink {
     const row = rowOf(draft.apiVersion, draft.kind);
     if (row === undefined || !apiVersionsOf(row).includes(draft.apiVersion))
       throw new TranslateError(`generated ${draft.kind} ${draft.name} as ${draft.apiVersion}, which GENERATED_KINDS does not list`);
+    // The owner labels are what the agent applies and prunes by: a draft that set one would escape or steal ownership.
+    const owner = OWNER_LABELS.find((key) => draft.labels !== undefined && Object.hasOwn(draft.labels, key));
+    if (owner !== undefined)
+      throw new TranslateError(`generated ${draft.kind} ${draft.namespace}/${draft.name} with its own ${owner} label, which only the sink sets`);
   }
 
   private hold(cluster: string, draft: ObjectDraft): void {
@@ -258,6 +271,7 @@ class Preparer {
     return {
       spec: spec.spec,
       annotations: note.value,
+      ...(draft.labels === undefined ? {} : { labels: draft.labels }),
       head: Buffer.from(`${front},"labels":`),
       tail: Buffer.from(tail),
       // The canonical JSON without labels is the same text with the labels member left out.
