@@ -26,9 +26,33 @@ export function istioAtLeast(mesh: Mesh, [major, minor]: readonly [number, numbe
   return parsed[0] > major || (parsed[0] === major && parsed[1] >= minor);
 }
 
-/** A mesh's output API when no VirtualMesh chooses one: `GATEWAY_API` where ztunnel runs, else `ISTIO`. */
+/**
+ * Whether discovery reports `mesh`'s cluster without the HTTPRoute CRD (`spec.istio.gatewayApi: {}`):
+ * its API server would refuse every HTTPRoute. A report without the field (an older agent or chart)
+ * is unknown, not absent (docs/ambient.md#retries-and-the-crd-channel).
+ */
+function httpRouteCrdAbsent(mesh: Mesh): boolean {
+  const gatewayApi = mesh.spec.istio?.gatewayApi;
+  return gatewayApi !== undefined && gatewayApi.httpRoute === undefined;
+}
+
+/**
+ * A mesh's output API when no VirtualMesh chooses one: `GATEWAY_API` where ztunnel runs and the
+ * cluster's HTTPRoute CRD is there or not reported, else `ISTIO`.
+ */
 export function defaultRoutingApi(mesh: Mesh): RoutingApi {
-  return mesh.spec.istio?.ambient === undefined ? "ISTIO" : "GATEWAY_API";
+  return mesh.spec.istio?.ambient === undefined || httpRouteCrdAbsent(mesh) ? "ISTIO" : "GATEWAY_API";
+}
+
+/** What keeps `mesh` from `GATEWAY_API` output and how to remove it, or undefined when nothing does. */
+function gatewayApiBlocker(mesh: Mesh): string | undefined {
+  if (!istioAtLeast(mesh, GATEWAY_API_SINCE)) {
+    return `mesh ${mesh.metadata.name} runs Istio ${mesh.spec.version || "of an unknown version"}, and meshplane generates Gateway API routes for Istio 1.24 and later; upgrade Istio`;
+  }
+  if (httpRouteCrdAbsent(mesh)) {
+    return `cluster ${mesh.spec.cluster} of mesh ${mesh.metadata.name} has no HTTPRoute CRD (httproutes.gateway.networking.k8s.io), so its API server would refuse every HTTPRoute; install the Gateway API CRDs there (kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/<version>/standard-install.yaml)`;
+  }
+  return undefined;
 }
 
 /**
@@ -36,8 +60,8 @@ export function defaultRoutingApi(mesh: Mesh): RoutingApi {
  * other choice) say it; undefined when it can.
  */
 function gatewayApiRefusal(mesh: Mesh, setting: string, instead: string): string | undefined {
-  if (istioAtLeast(mesh, GATEWAY_API_SINCE)) return undefined;
-  return `${setting}: mesh ${mesh.metadata.name} runs Istio ${mesh.spec.version || "of an unknown version"}, and meshplane generates Gateway API routes for Istio 1.24 and later; upgrade Istio or ${instead}`;
+  const blocker = gatewayApiBlocker(mesh);
+  return blocker === undefined ? undefined : `${setting}: ${blocker} or ${instead}`;
 }
 
 /** Why the plan's `routing` cannot give `mesh` GATEWAY_API; undefined when it can. */
@@ -48,23 +72,24 @@ function chosenApi(mesh: Mesh, members: ReadonlyMap<string, Membership>, planned
   return planned ?? members.get(mesh.metadata.name)?.virtualMesh.spec.routing?.api ?? defaultRoutingApi(mesh);
 }
 
-/** `chosen` where the mesh's Istio can serve it; `ISTIO` where it cannot. */
+/** `chosen` where the mesh's Istio and cluster can serve it; `ISTIO` where they cannot. */
 function served(mesh: Mesh, chosen: RoutingApi): RoutingApi {
-  return chosen === "GATEWAY_API" && !istioAtLeast(mesh, GATEWAY_API_SINCE) ? "ISTIO" : chosen;
+  return chosen === "GATEWAY_API" && gatewayApiBlocker(mesh) !== undefined ? "ISTIO" : chosen;
 }
 
 /**
  * The objects a mesh's TrafficPolicies become (docs/ambient.md#the-output-api): its VirtualMesh's
- * `routing.api`, else the default — in a plan, the plan's `routing` first. A choice the mesh's Istio
- * cannot serve falls back to `ISTIO` (the VirtualMesh is INVALID for the mesh, `reportRoutingApis`).
+ * `routing.api`, else the default — in a plan, the plan's `routing` first. A choice the mesh cannot
+ * serve (its Istio is older than 1.24, or its cluster reports no HTTPRoute CRD) falls back to
+ * `ISTIO` (the VirtualMesh is INVALID for the mesh, `reportRoutingApis`).
  */
 export function routingApiOf(mesh: Mesh, members: ReadonlyMap<string, Membership>): RoutingApi {
   return served(mesh, chosenApi(mesh, members, plannedOf(mesh)));
 }
 
 /**
- * Reports, on each VirtualMesh, the member meshes whose Istio cannot serve the output API it chooses
- * (or, in a plan, the output API the plan asks for the member).
+ * Reports, on each VirtualMesh, the member meshes whose Istio or cluster cannot serve the output API
+ * it chooses (or, in a plan, the output API the plan asks for the member).
  */
 export function reportRoutingApis(members: ReadonlyMap<string, Membership>, reporter: Reporter): void {
   for (const { mesh, virtualMesh } of members.values()) {
