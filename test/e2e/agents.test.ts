@@ -206,7 +206,7 @@ describe("two clusters, two agents, one control plane", () => {
           "virtualservices bookinfo/reviews",
           "destinationrules bookinfo/reviews",
           "authorizationpolicies bookinfo/reviews",
-          "authorizationpolicies istio-system/global-access-control",
+          "authorizationpolicies istio-system/global-access-control.workloads",
           "peerauthentications istio-system/default",
         ].map((k) => expect.stringContaining(k.split(" ")[0] as string)),
       ),

@@ -137,9 +137,9 @@ describe("ambient: globalAccessPolicy", () => {
   const judged = judge(description);
 
   it("its deny-all in the Istio root namespace reaches ztunnel as a global policy admitting nobody", () => {
-    const policy = authorization(judged.ambient, "istio-system/global-access-control");
+    const policy = authorization(judged.ambient, "istio-system/global-access-control.workloads");
     expect(effect(policy)).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
-    expect(judged.ambient.ztunnel.status.filter((s) => s.policy === "istio-system/global-access-control")).toEqual([]);
+    expect(judged.ambient.ztunnel.status.filter((s) => s.policy === "istio-system/global-access-control.workloads")).toEqual([]);
   });
 });
 
@@ -268,7 +268,7 @@ describe("AccessPolicies behind a waypoint (the ambient-access-waypoint golden)"
     expect(text).toContain('"destinationPorts":[9081]');
     expect(text).not.toContain("productpage-v1");
     expect(judged.ambient.ztunnel.status).toEqual([]);
-    expect(judged.ambient.ztunnel.authorizations.map((a) => String(a.name))).not.toContain("reviews-waypoint");
+    expect(judged.ambient.ztunnel.authorizations.map((a) => String(a.name))).not.toContain("reviews.waypoint");
   });
 
   it("INVALID policies add nothing: ratings' pods (their own waypoint) and details (no waypoint) get no AuthorizationPolicy", () => {
@@ -294,7 +294,7 @@ describe("globalAccessPolicy through waypoints (the ambient-access-waypoint-glob
     expect(rbacAllows(reviews, call({}))).toBe(true);
     expect(rbacAllows(reviews, call({ principal: spiffe("stranger") }))).toBe(false);
     expect(rbacAllows(waypointChain(judged.ambient, "bookinfo/waypoint", "direct-http"), call({}))).toBe(false);
-    expect(effect(authorization(judged.ambient, "istio-system/global-access-control"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
+    expect(effect(authorization(judged.ambient, "istio-system/global-access-control.workloads"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
     expect(judged.ambient.ztunnel.status).toEqual([]);
   });
 
@@ -303,7 +303,7 @@ describe("globalAccessPolicy through waypoints (the ambient-access-waypoint-glob
     const anyone = call({ principal: spiffe("anyone", "shop"), path: "/" });
     expect(rbacAllows(waypointChain(judged.ambient, "shop/waypoint", "inbound-vip|9080|http|cart.shop.svc.cluster.local"), anyone)).toBe(false);
     expect(rbacAllows(waypointChain(judged.ambient, "shop/all-traffic", "direct-http"), anyone)).toBe(false);
-    expect(effect(authorization(judged.ambient, "istio-system/global-access-control"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
+    expect(effect(authorization(judged.ambient, "istio-system/global-access-control.workloads"))).toEqual({ scope: "GLOBAL", action: "ALLOW", groups: [] });
   });
 });
 

@@ -7,7 +7,7 @@
  */
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DNS_LABEL, type Destination, type Mesh, assignDiscoveredNames, discoveredName, trafficPolicySpec } from "@meshplane/core";
+import { DNS_LABEL, type Destination, type Mesh, accessPolicySpec, assignDiscoveredNames, discoveredName, trafficPolicySpec } from "@meshplane/core";
 import { translate, type TranslateInput } from "../../packages/core/src/translate/index";
 import { buildInput, type TenantDescription } from "../golden/tenant";
 
@@ -58,6 +58,50 @@ const description: fc.Arbitrary<TenantDescription> = fc
     };
   });
 
+// Service names equal to the names objects are generated under, were they joined with `-`.
+const LOOKALIKES = ["api", "api-shop", "api-waypoint", "api-shop-callers", "global-access-control", "global-access-control-waypoints", "waypoint"];
+const LOOKALIKE_NAMESPACES = ["shop", "istio-system"];
+
+/** An ambient tenant with a waypoint, AccessPolicies on everything, callers-scoped TrafficPolicies and globalAccessPolicy ENABLED. */
+const lookalikes: fc.Arbitrary<TenantDescription> = fc
+  .record({
+    version: fc.constantFrom("1.24.3", "1.26.2"),
+    services: fc.uniqueArray(
+      fc.record({ name: fc.constantFrom(...LOOKALIKES), namespace: fc.constantFrom(...LOOKALIKE_NAMESPACES), behindWaypoint: fc.boolean() }),
+      { minLength: 1, maxLength: 8, selector: (s) => `${s.namespace}/${s.name}` },
+    ),
+  })
+  .map(({ version, services }) => ({
+    clusters: {
+      east: {
+        meshes: [{ ambient: true, version, waypoints: [{ name: "waypoint", namespace: "shop", for: "service" as const }] }],
+        workloads: services.map((s) => ({ name: s.name, namespace: s.namespace, labels: { app: s.name }, dataPlane: "ambient" as const })),
+        services: services.map((s) => ({
+          name: s.name,
+          namespace: s.namespace,
+          ...(s.behindWaypoint ? { waypoint: { name: "waypoint", namespace: "shop" } } : {}),
+        })),
+      },
+    },
+    virtualMeshes: [{ name: "all", spec: { meshes: [{ name: "istiod-istio--system-east" }], globalAccessPolicy: "ENABLED" as const } }],
+    trafficPolicies: [
+      { name: "everywhere", spec: trafficPolicySpec.parse({ policy: { outlierDetection: { consecutiveErrors: 7 } } }) },
+      {
+        name: "for-callers",
+        spec: trafficPolicySpec.parse({
+          sourceSelector: [{ kubeWorkloadMatcher: { namespaces: LOOKALIKE_NAMESPACES } }],
+          policy: { outlierDetection: { consecutiveErrors: 3 } },
+        }),
+      },
+    ],
+    accessPolicies: [
+      {
+        name: "from-shop",
+        spec: accessPolicySpec.parse({ sourceSelector: [{ kubeIdentityMatcher: { namespaces: ["shop"] } }], allowedPorts: [9080] }),
+      },
+    ],
+  }));
+
 /** The same tenant as a store might hold it from before names were injective: a second cluster's copies under the first's names. */
 function withCollisions(input: TranslateInput): TranslateInput {
   const [first, second] = input.clusters;
@@ -102,6 +146,18 @@ describe("discovered names never stop a tenant's translation", () => {
           const first = input.meshes[0]?.metadata.name as string;
           expect(vm?.meshes?.[first]?.errors?.join(" ")).toMatch(/is ambiguous: 2 discovered objects share the name/);
         }
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+
+  it("translates a tenant whose services are named like the objects generated for others", () => {
+    fc.assert(
+      fc.property(lookalikes, (d) => {
+        const input = buildInput(d);
+        const out = translate(input);
+        expect(Object.keys(out.clusters)).toEqual(["east"]);
+        expect(out.statuses["AccessPolicy/from-shop"]?.state).toBe("ACCEPTED");
       }),
       { numRuns: RUNS },
     );

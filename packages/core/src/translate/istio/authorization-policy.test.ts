@@ -76,7 +76,7 @@ describe("AuthorizationPolicies behind a waypoint (docs/ambient.md#accesspolicy)
     );
     expect(draft).toMatchObject({
       kind: "AuthorizationPolicy",
-      name: "svc-waypoint",
+      name: "svc.waypoint",
       namespace: "ns",
       spec: { targetRefs: [{ group: "", kind: "Service", name: "svc" }], action: "ALLOW", rules: [waypointRule(p, sources)] },
       parents: [

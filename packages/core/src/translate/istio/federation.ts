@@ -3,7 +3,7 @@ import { compareStrings } from "../compare";
 import { DEFAULT_HOSTNAME_SUFFIX, type FederatedExport } from "../virtual-mesh/federation-plan";
 import type { Membership } from "../virtual-mesh/membership";
 import type { Model } from "../input/model";
-import { generatedName } from "../output/naming";
+import { generatedLabel } from "../output/naming";
 import { trustDomainOf } from "../virtual-mesh/trust-domains";
 import type { ObjectDraft } from "../output/sink";
 import { portName, serviceEntryProtocol, type ServicePort } from "./ports";
@@ -146,7 +146,7 @@ export function eastWestGateway(member: Membership, gateway: Gateway, model: Mod
   return {
     apiVersion: model.istioVersions(member.mesh.spec.cluster).networking,
     kind: "Gateway",
-    name: generatedName(member.virtualMesh.metadata.name, gateway.name),
+    name: generatedLabel(member.virtualMesh.metadata.name, gateway.name),
     namespace: gateway.namespace,
     spec: {
       selector: gateway.selector,

@@ -46,9 +46,9 @@ function drafts(m: Mesh) {
 describe("globalAccess on the waypoints of an ambient mesh (docs/ambient.md#accesspolicy)", () => {
   it("binds one allow-nothing to the GatewayClass istio-waypoint in the root namespace from Istio 1.25", () => {
     expect(drafts(mesh("1.25.0", true))).toEqual([
-      { name: "global-access-control", namespace: "istio-system", spec: {} },
+      { name: "global-access-control.workloads", namespace: "istio-system", spec: {} },
       {
-        name: "global-access-control-waypoints",
+        name: "global-access-control.waypoints",
         namespace: "istio-system",
         spec: { targetRefs: [{ group: "gateway.networking.k8s.io", kind: "GatewayClass", name: "istio-waypoint" }] },
       },
@@ -58,12 +58,12 @@ describe("globalAccess on the waypoints of an ambient mesh (docs/ambient.md#acce
   it("binds an allow-nothing to each waypoint's Gateway, in its namespace, on Istio 1.24", () => {
     expect(drafts(mesh("1.24.3", true)).slice(1)).toEqual([
       {
-        name: "global-access-control-waypoint-wp",
+        name: "global-access-control.waypoint.wp",
         namespace: "shop",
         spec: { targetRefs: [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "wp" }] },
       },
       {
-        name: "global-access-control-waypoint-all",
+        name: "global-access-control.waypoint.all",
         namespace: "web",
         spec: { targetRefs: [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "all" }] },
       },
@@ -71,6 +71,6 @@ describe("globalAccess on the waypoints of an ambient mesh (docs/ambient.md#acce
   });
 
   it("adds nothing for waypoints where ztunnel does not run", () => {
-    expect(drafts(mesh("1.26.0", false)).map((d) => d.name)).toEqual(["global-access-control"]);
+    expect(drafts(mesh("1.26.0", false)).map((d) => d.name)).toEqual(["global-access-control.workloads"]);
   });
 });

@@ -5,7 +5,10 @@ import type { Model } from "../input/model";
 import { generatedName } from "../output/naming";
 import type { ObjectDraft } from "../output/sink";
 
+/** Every object globalAccessPolicy generates is named `global-access-control.<role>[.<waypoint or gateway>]` (docs/resources.md#generated-objects). */
 export const GLOBAL_ACCESS_NAME = "global-access-control";
+/** The deny-by-default of a mesh's workloads, in its root namespace. */
+export const GLOBAL_ACCESS_WORKLOADS = generatedName(GLOBAL_ACCESS_NAME, "workloads");
 
 /** The Gateway API group waypoints (Gateways of class istio-waypoint) belong to. */
 const GATEWAY_GROUP = "gateway.networking.k8s.io";
@@ -49,7 +52,7 @@ export function globalAccess(member: Membership, model: Model): ObjectDraft[] {
   const { mesh, virtualMesh } = member;
   const apiVersion = model.istioVersions(mesh.spec.cluster).security;
   const parents = [{ kind: "VirtualMesh" as const, name: virtualMesh.metadata.name }];
-  const denyAll: ObjectDraft = { apiVersion, kind: "AuthorizationPolicy", name: GLOBAL_ACCESS_NAME, namespace: mesh.spec.namespace, spec: {}, parents };
+  const denyAll: ObjectDraft = { apiVersion, kind: "AuthorizationPolicy", name: GLOBAL_ACCESS_WORKLOADS, namespace: mesh.spec.namespace, spec: {}, parents };
   const gateways = (mesh.spec.istio?.gateways ?? []).map(
     (gateway): ObjectDraft => ({
       apiVersion,

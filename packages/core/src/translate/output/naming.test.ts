@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generatedName, subsetName } from "./naming";
+import { generatedLabel, generatedName, subsetName } from "./naming";
 
 describe("subsetName", () => {
   it.each([
@@ -12,10 +12,29 @@ describe("subsetName", () => {
 });
 
 describe("generatedName", () => {
-  it("joins parts and stays a DNS label when long", () => {
-    const name = generatedName("a".repeat(40), "b".repeat(40));
+  const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+  it("joins parts with '.', so no name of two parts equals a Service's name", () => {
+    expect(generatedName("reviews")).toBe("reviews");
+    expect(generatedName("reviews", "waypoint")).toBe("reviews.waypoint");
+    expect(generatedName("api", "shop", "callers")).not.toBe(generatedName("api-shop", "callers"));
+    expect(generatedName("reviews.bookinfo.svc.cluster-1.global")).toBe("reviews.bookinfo.svc.cluster-1.global");
+  });
+
+  it("stays a DNS-1123 subdomain of at most 253 characters when long", () => {
+    const name = generatedName("a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(63), "callers");
+    expect(name.length).toBeLessThanOrEqual(253);
+    expect(name).toMatch(SUBDOMAIN);
+    expect(name).not.toBe(generatedName("a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(63), "caller"));
+  });
+});
+
+describe("generatedLabel", () => {
+  it("joins parts with '-', doubling those inside every part but the last, and stays a DNS label", () => {
+    expect(generatedLabel("all", "istio-eastwestgateway")).toBe("all-istio-eastwestgateway");
+    expect(generatedLabel("a", "b-c")).not.toBe(generatedLabel("a-b", "c"));
+    const name = generatedLabel("a".repeat(40), "b".repeat(40));
     expect(name.length).toBeLessThanOrEqual(63);
     expect(name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
-    expect(generatedName("reviews.bookinfo.svc.cluster-1.global")).toBe("reviews-bookinfo-svc-cluster-1-global");
   });
 });
