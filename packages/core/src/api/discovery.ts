@@ -28,6 +28,12 @@ export type Gateway = z.infer<typeof gateway>;
  */
 const kubeName = dnsSubdomain;
 const kubeNamespace = dnsLabel;
+/**
+ * A Service's name: Kubernetes allows only a DNS-1123 label, and generated names rely on it — a name
+ * that is more than one Service's name joins its parts with '.', so it can equal no Service's
+ * (docs/resources.md#generated-objects).
+ */
+const serviceName = dnsLabel;
 /** The agent's own handle for an object of its report: only resolves references inside the report. */
 const reportHandle = z.string().min(1).max(253, "must be at most 253 characters");
 
@@ -71,6 +77,20 @@ export const multiNetwork = z.strictObject({
 export type MultiNetwork = z.infer<typeof multiNetwork>;
 
 /**
+ * An east-west gateway of ambient multicluster a user made: a Gateway of class `istio-east-west`
+ * without meshplane's `app.kubernetes.io/managed-by` label, and the network its
+ * `topology.istio.io/network` label names (docs/ambient.md#ambient-multicluster). meshplane reuses
+ * it and generates none for the mesh.
+ */
+export const eastWestGatewayRef = z.strictObject({
+  name: kubeName,
+  namespace: kubeNamespace,
+  /** Its `topology.istio.io/network` label; absent when unlabelled or not a label value (Istio then does not use it). */
+  network: labelValue.min(1).optional(),
+});
+export type EastWestGatewayRef = z.infer<typeof eastWestGatewayRef>;
+
+/**
  * The cluster's Gateway API HTTPRoute CRD as discovery reads it (docs/ambient.md#retries-and-the-crd-channel).
  * Absent in a report of an agent that predates it or may not read the CRD: unknown, not checked.
  */
@@ -110,6 +130,8 @@ export const meshSpec = z.strictObject({
         .strictObject({
           ztunnel: z.strictObject({ namespace: kubeNamespace, version: z.string().max(128) }),
           multiNetwork: multiNetwork.optional(),
+          /** East-west gateways users made for this control plane (none reported: none, or an agent that predates the field). */
+          eastWestGateways: z.array(eastWestGatewayRef).optional(),
         })
         .optional(),
       /** The waypoints of this mesh (none reported = none exist). */
@@ -127,14 +149,14 @@ export const workloadSpec = z.strictObject({
   cluster: z.string(),
   mesh: reportHandle,
   labels: labelMap,
-  serviceAccount: z.string(),
+  serviceAccount: kubeName,
   dataPlane: dataPlaneMode.optional(),
   /** The waypoint traffic addressed to this workload goes through (a waypoint for `workload` or `all`). */
   waypoint: waypointRef.optional(),
 });
 
 export const destinationSpec = z.strictObject({
-  name: kubeName,
+  name: serviceName,
   namespace: kubeNamespace,
   cluster: z.string(),
   mesh: reportHandle,

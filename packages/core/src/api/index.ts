@@ -60,6 +60,7 @@ export {
   type DataPlaneMode,
   type Destination,
   type DiscoveryResult,
+  type EastWestGatewayRef,
   type Gateway,
   type GatewayApiCrds,
   type Mesh,

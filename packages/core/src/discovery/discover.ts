@@ -2,6 +2,7 @@ import type { DiscoveryResult } from "../api/discovery";
 import { attachZtunnel } from "./ambient";
 import { compareStrings, indexCluster } from "./cluster-index";
 import { discoverDestinations } from "./destinations";
+import { attachEastWestGateways } from "./east-west";
 import { attachGatewayApi } from "./gateway-api-crds";
 import { attachGateways } from "./gateways";
 import { discoverIstioMeshes } from "./istio-mesh";
@@ -28,7 +29,8 @@ export function discover(input: ClusterObjects, options: DiscoverOptions = {}): 
   const report = options.report ?? (() => undefined);
   const index = indexCluster(input);
   const found = [...discoverIstioMeshes(index, report), ...discoverOsmMeshes(index)].toSorted((a, b) => compareStrings(a.metadata.name, b.metadata.name));
-  const meshes = attachGatewayApi(index, attachWaypoints(index, attachMultiNetwork(index, attachZtunnel(index, attachGateways(index, found)))));
+  const ambient = attachMultiNetwork(index, attachZtunnel(index, attachGateways(index, found)));
+  const meshes = attachGatewayApi(index, attachEastWestGateways(index, attachWaypoints(index, ambient)));
   const workloads = discoverWorkloads(index, meshes);
   return { meshes, workloads, destinations: discoverDestinations(index, meshes, workloads) };
 }

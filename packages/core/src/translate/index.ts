@@ -16,4 +16,5 @@ export {
   type VirtualMeshTrust,
 } from "./virtual-mesh/trust";
 export { federatedHost } from "./virtual-mesh/federation-plan";
+export { ANNOTATION_GLOBAL_SERVICES, EAST_WEST_GATEWAY, LABEL_GLOBAL, parseGlobalServices } from "./virtual-mesh/ambient-gateways";
 export { ANNOTATION_WAYPOINT_SERVICES, BINDING_FIELD_MANAGER, LABEL_USE_WAYPOINT, ON_DEMAND_WAYPOINT } from "./waypoints/index";

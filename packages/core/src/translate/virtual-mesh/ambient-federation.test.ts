@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Destination, Mesh } from "../../api/index";
 import { buildModel } from "../input/model";
+import { Collector } from "../output/sink";
+import { ANNOTATION_GLOBAL_SERVICES, eastWestGatewayObjects, parseGlobalServices } from "./ambient-gateways";
 import { federate } from "./federate";
 import type { VirtualMesh } from "./membership";
 
@@ -84,6 +86,16 @@ const errorsOf = (meshes: Mesh[]) => {
     meshes.map((m) => service(m.spec.cluster)),
   );
   return Object.fromEntries(Object.entries(status?.meshes ?? {}).map(([name, m]) => [name, [m.state, ...(m.errors ?? [])]]));
+};
+
+/** Each generated east-west gateway as `cluster namespace/name network [global services]`. */
+const gatewaysOf = (meshes: Mesh[], destinations: Destination[]) => {
+  const sink = new Collector();
+  eastWestGatewayObjects(federated(meshes, destinations).plan.ambient.eastWestGateways, sink);
+  return sink.objects.map(
+    ({ cluster, draft }) =>
+      `${cluster} ${draft.namespace}/${draft.name} ${draft.labels?.["topology.istio.io/network"]} ${draft.annotations?.[ANNOTATION_GLOBAL_SERVICES]}`,
+  );
 };
 
 describe("ambient multicluster (docs/ambient.md#ambient-multicluster)", () => {
@@ -180,5 +192,79 @@ describe("ambient multicluster (docs/ambient.md#ambient-multicluster)", () => {
         ]);
       }
     });
+  });
+
+  describe("the east-west gateway of each member (docs/ambient.md#ambient-multicluster)", () => {
+    it("generates Istio's east-west Gateway per member, labelled with its network, listing the global services it has", () => {
+      const sink = new Collector();
+      eastWestGatewayObjects(federated([mesh("c1", "1.29.1"), mesh("c2", "1.29.1")], [service("c1")]).plan.ambient.eastWestGateways, sink);
+      expect(sink.objects.map((o) => o.cluster)).toEqual(["c1", "c2"]);
+      expect(sink.objects[0]?.draft).toMatchObject({
+        apiVersion: "gateway.networking.k8s.io/v1",
+        kind: "Gateway",
+        name: "istio-eastwestgateway",
+        namespace: "istio-system",
+        labels: { "topology.istio.io/network": "net-c1" },
+        annotations: { [ANNOTATION_GLOBAL_SERVICES]: '["bookinfo/reviews"]' },
+        parents: [{ kind: "VirtualMesh", name: "vm" }],
+        spec: {
+          gatewayClassName: "istio-east-west",
+          listeners: [
+            { name: "mesh", port: 15008, protocol: "HBONE", tls: { mode: "Terminate", options: { "gateway.istio.io/tls-terminate-mode": "ISTIO_MUTUAL" } } },
+          ],
+        },
+      });
+      expect(sink.objects[1]?.draft.annotations?.[ANNOTATION_GLOBAL_SERVICES]).toBe("[]");
+    });
+
+    it("generates none for a member its VirtualMesh refuses (Istio too old, the flag off, no network, a shared network)", () => {
+      const services = ["c1", "c2", "c3", "c4", "c5", "c6"].map((c) => service(c));
+      expect(
+        gatewaysOf(
+          [
+            mesh("c1", "1.29.1"),
+            mesh("c2", "1.28.0"),
+            mesh("c3", "1.29.1", true, { enabled: false, network: "net-c3" }),
+            mesh("c4", "1.29.1", true, { enabled: true }),
+            mesh("c5", "1.29.1", true, { enabled: true, network: "shared" }),
+            mesh("c6", "1.29.1", true, { enabled: true, network: "shared" }),
+          ],
+          services,
+        ),
+      ).toEqual(['c1 istio-system/istio-eastwestgateway net-c1 ["bookinfo/reviews"]']);
+    });
+
+    it("generates none where discovery cannot see the network, and one where only the flag is unknown", () => {
+      expect(gatewaysOf([mesh("c1", "1.29.1", true, null), mesh("c2", "1.29.1", true, { enabled: "unknown", network: "net-c2" })], [])).toEqual([
+        "c2 istio-system/istio-eastwestgateway net-c2 []",
+      ]);
+    });
+
+    it("reuses an east-west gateway the user made: generates none for that member", () => {
+      const own = mesh("c2", "1.29.1");
+      const ambient = own.spec.istio?.ambient;
+      if (ambient !== undefined) ambient.eastWestGateways = [{ name: "my-eastwest", namespace: "istio-system", network: "net-c2" }];
+      expect(gatewaysOf([mesh("c1", "1.29.1"), own], [service("c1"), service("c2")])).toEqual([
+        'c1 istio-system/istio-eastwestgateway net-c1 ["bookinfo/reviews"]',
+      ]);
+    });
+  });
+
+  it.each<[string, string, unknown]>([
+    [
+      "a list of namespace/name",
+      '["bookinfo/reviews","shop/cart-1"]',
+      [
+        { namespace: "bookinfo", name: "reviews" },
+        { namespace: "shop", name: "cart-1" },
+      ],
+    ],
+    ["an empty list", "[]", []],
+    ["not JSON", "bookinfo/reviews", undefined],
+    ["a name without its namespace", '["reviews"]', undefined],
+    ["a Service name that is not a DNS-1035 label", '["bookinfo/1reviews"]', undefined],
+    ["not a list", '{"bookinfo":"reviews"}', undefined],
+  ])("parseGlobalServices reads %s", (_what, text, expected) => {
+    expect(parseGlobalServices(text)).toEqual(expected);
   });
 });

@@ -5,6 +5,7 @@ import type { Model } from "../input/model";
 import { resourceKeyOf } from "../../identity";
 import type { Reporter } from "../status/reporter";
 import { reportGlobalServiceDrift } from "./ambient-drift";
+import { type PlannedEastWestGateway, planEastWestGateways } from "./ambient-gateways";
 import { checkAmbientNetworks, describeMesh } from "./ambient-networks";
 import type { Membership, VirtualMesh } from "./membership";
 
@@ -34,6 +35,8 @@ export interface AmbientFederation {
   members: readonly Membership[];
   /** Their global services, by VirtualMesh, namespace and name. */
   globalServices: readonly GlobalService[];
+  /** The east-west gateways meshplane generates for them, by mesh name (docs/ambient.md#ambient-multicluster). */
+  eastWestGateways: readonly PlannedEastWestGateway[];
 }
 
 /** Whether a member mesh takes part in Istio's ambient data plane with Gateway API output. */
@@ -69,17 +72,20 @@ function ambientVirtualMeshes(model: Model, members: ReadonlyMap<string, Members
   return out;
 }
 
-/** Reports each member whose Istio cannot do ambient multicluster. */
-function checkVersions(members: readonly Membership[], reporter: Reporter): void {
+/** Reports each member whose Istio cannot do ambient multicluster; returns them. */
+function checkVersions(members: readonly Membership[], reporter: Reporter): Set<Mesh> {
   const [major, minor] = AMBIENT_MULTICLUSTER_SINCE;
+  const refused = new Set<Mesh>();
   for (const { mesh, virtualMesh } of members) {
     if (istioAtLeast(mesh, AMBIENT_MULTICLUSTER_SINCE)) continue;
+    refused.add(mesh);
     reporter.reportMesh(
       resourceKeyOf(virtualMesh),
       mesh.metadata.name,
       `${describeMesh(mesh)} runs Istio ${mesh.spec.version || "of an unknown version"}, and meshplane federates ambient meshes for Istio ${major}.${minor} and later (multi-network ambient multicluster is beta there); upgrade its Istio`,
     );
   }
+  return refused;
 }
 
 /**
@@ -103,9 +109,9 @@ function globalServicesOf(vm: VirtualMesh, selected: readonly Destination[], own
 /**
  * Plans ambient multicluster (docs/ambient.md#ambient-multicluster): which VirtualMeshes federate
  * the ambient way, their members, and their global services, with `select(vm)` giving the
- * destinations a VirtualMesh's selectors pick in its members (reporting bad refs). Reports members
- * whose Istio is too old or not set up for multi-network, and every difference between members
- * that Istio needs to be identical.
+ * destinations a VirtualMesh's selectors pick in its members (reporting bad refs), and the east-west
+ * gateway of each member Istio can serve. Reports members whose Istio is too old or not set up for
+ * multi-network, and every difference between members that Istio needs to be identical.
  */
 export function planAmbientFederation(
   model: Model,
@@ -117,8 +123,7 @@ export function planAmbientFederation(
   const ambientMembers = [...members.values()]
     .filter((m) => virtualMeshes.has(m.virtualMesh))
     .sort((a, b) => compareStrings(a.mesh.metadata.name, b.mesh.metadata.name));
-  checkVersions(ambientMembers, reporter);
-  checkAmbientNetworks(ambientMembers, reporter);
+  const refused = new Set([...checkVersions(ambientMembers, reporter), ...checkAmbientNetworks(ambientMembers, reporter)]);
   const globalServices: GlobalService[] = [];
   for (const vm of virtualMeshes) {
     const own = ambientMembers.filter((m) => m.virtualMesh === vm).map((m) => m.mesh);
@@ -128,5 +133,9 @@ export function planAmbientFederation(
       globalServices.push(service);
     }
   }
-  return { virtualMeshes, members: ambientMembers, globalServices };
+  const eastWestGateways = planEastWestGateways(
+    ambientMembers.filter((m) => !refused.has(m.mesh)),
+    globalServices,
+  );
+  return { virtualMeshes, members: ambientMembers, globalServices, eastWestGateways };
 }

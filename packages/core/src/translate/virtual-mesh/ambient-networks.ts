@@ -84,14 +84,20 @@ function checkSameNamespace(own: readonly Mesh[], report: (mesh: Mesh, error: st
  * `AMBIENT_ENABLE_MULTI_NETWORK=true`, a cluster without a network, two clusters on one network,
  * or control planes in namespaces of different names. A member whose agent did not report what
  * it needs (an older agent, a value from a ConfigMap or Secret) is not checked: unknown, not INVALID.
+ * Returns the members reported.
  */
-export function checkAmbientNetworks(members: readonly Membership[], reporter: Reporter): void {
+export function checkAmbientNetworks(members: readonly Membership[], reporter: Reporter): Set<Mesh> {
+  const refused = new Set<Mesh>();
   const byVirtualMesh = new Map<VirtualMesh, Mesh[]>();
   for (const { mesh, virtualMesh } of members) pushTo(byVirtualMesh, virtualMesh, mesh);
   for (const [vm, own] of byVirtualMesh) {
-    const report = (mesh: Mesh, error: string) => reporter.reportMesh(resourceKeyOf(vm), mesh.metadata.name, error);
+    const report = (mesh: Mesh, error: string) => {
+      refused.add(mesh);
+      reporter.reportMesh(resourceKeyOf(vm), mesh.metadata.name, error);
+    };
     for (const mesh of own) checkMember(mesh, (error) => report(mesh, error));
     checkDistinctNetworks(own, report);
     checkSameNamespace(own, report);
   }
+  return refused;
 }

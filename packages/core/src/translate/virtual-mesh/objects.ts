@@ -1,3 +1,4 @@
+import { eastWestGatewayObjects } from "./ambient-gateways";
 import { certificateDirective } from "./certificates";
 import { DEFAULT_HOSTNAME_SUFFIX, type FederatedExport, type FederationPlan } from "./federation-plan";
 import { federationDestinationRule } from "../istio/destination-rule";
@@ -31,13 +32,15 @@ function memberObjects(member: Membership, model: Model, sink: DraftSink, secret
  * The objects VirtualMeshes produce besides routing (docs/resources.md#virtualmesh) that do not
  * belong to one federated destination: per member mesh, trust and access defaults; per receiving
  * mesh, the DestinationRule for all federated hosts; per exporting mesh, the AUTO_PASSTHROUGH
- * Gateway on each of its east-west gateways. Each federated destination's own objects come from
+ * Gateway on each of its east-west gateways; per member federating the ambient way, its east-west
+ * gateway (ambient-gateways.ts). Each federated destination's own objects come from
  * `exportObjects`; per-host VirtualServices and DestinationRules come with the destination's
  * routing (traffic-policy.ts).
  */
 export function sharedVirtualMeshObjects(model: Model, plan: FederationPlan, sink: DraftSink): void {
   const secrets = new Set<string>();
   for (const member of plan.members.values()) memberObjects(member, model, sink, secrets);
+  eastWestGatewayObjects(plan.ambient.eastWestGateways, sink);
   const exporting = new Set<string>();
   const receiving = new Set<string>();
   for (const exported of plan.exports.values()) {
