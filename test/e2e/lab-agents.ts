@@ -22,6 +22,8 @@ export interface AgentProcess {
 export interface LabAgent extends AgentProcess {
   cluster: LabCluster;
   name: string;
+  /** The agent's bearer token: the apiserver maps it to the chart's ServiceAccount. */
+  token: string;
   /** Starts another replica of the same agent (same identity in the cluster, another pod name). */
   replica: (podName: string) => AgentProcess;
 }
@@ -132,6 +134,7 @@ export async function startLabAgent(
   return {
     cluster,
     name,
+    token: agentToken,
     process: child,
     output: first.output,
     healthPort: first.healthPort,

@@ -58,7 +58,9 @@ describe("waypoint bindings", () => {
     kube.label("Service", "bookinfo", "reviews", LABEL_USE_WAYPOINT, "my-waypoint");
     const { results } = await bindings(kube, [waypoint(["reviews"])]);
     expect(results.map((r) => `${r.state} ${r.kind} ${r.name}: ${r.error}`)).toEqual([
-      expect.stringMatching(/^failed Gateway meshplane-waypoint: bind Service bookinfo\/reviews .*changed by hand\?.*does not overwrite it: .*conflict/),
+      expect.stringMatching(
+        /^failed Gateway meshplane-waypoint: bind Service bookinfo\/reviews .*changed by hand\?.*does not overwrite it: remove the label \(kubectl label service -n bookinfo reviews istio\.io\/use-waypoint-\) .*\(.*conflict.*\)$/,
+      ),
     ]);
     expect(labelsOf(kube, "reviews")?.[LABEL_USE_WAYPOINT]).toBe("my-waypoint");
     // Nor is it released when no longer wanted: it is the user's now.

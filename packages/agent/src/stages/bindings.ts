@@ -91,7 +91,10 @@ async function bind(kube: KubeClient, b: Binding): Promise<ObjectResult | undefi
         b.gateway,
         {
           type: "conflict",
-          message: `another field manager set ${LABEL_USE_WAYPOINT} on it (changed by hand?), and meshplane does not overwrite it: ${failure.message}`,
+          message:
+            `another field manager set ${LABEL_USE_WAYPOINT} on it (changed by hand?), and meshplane does not overwrite it: ` +
+            `remove the label (kubectl label service -n ${b.namespace} ${b.service} ${LABEL_USE_WAYPOINT}-) and meshplane binds the Service again, ` +
+            `or bind it to a waypoint of your own, which meshplane then uses (docs/ambient.md#waypoints-on-demand) (${failure.message})`,
         },
         what,
       );
