@@ -184,7 +184,7 @@ export function accessDataPlaneErrors(
   const waypoint = destination.spec.waypoint;
   if (planes.has("ambient") && l7 !== "" && waypoint === undefined) {
     errors.push(
-      `pods of this service are in Istio's ambient data plane, where ztunnel enforces the AuthorizationPolicy and cannot see ${l7}: it would refuse every connection to them; a waypoint enforces rules on ${l7}: create one for this service (a Gateway of class istio-waypoint, and the label istio.io/use-waypoint on the Service or its namespace) (docs/ambient.md)`,
+      `pods of this service are in Istio's ambient data plane, where ztunnel enforces the AuthorizationPolicy and cannot see ${l7}: it would refuse every connection to them; a waypoint enforces rules on ${l7}: create one for this service (a Gateway of class istio-waypoint, and the label istio.io/use-waypoint on the Service or its namespace), or let meshplane create and bind one (routing.waypoints ON_DEMAND on the mesh's VirtualMesh, with Gateway API output) (docs/ambient.md#waypoints-on-demand)`,
     );
   }
   const mesh = model.meshOf(destination);
