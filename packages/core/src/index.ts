@@ -211,12 +211,16 @@ export {
   verifyChain,
 } from "./pki/index";
 export {
-  type CertificateDirective,
-  type ClusterOutput,
+  ANNOTATION_GLOBAL_SERVICES,
   ANNOTATION_WAYPOINT_SERVICES,
   BINDING_FIELD_MANAGER,
+  EAST_WEST_GATEWAY,
+  LABEL_GLOBAL,
   LABEL_USE_WAYPOINT,
   ON_DEMAND_WAYPOINT,
+  parseGlobalServices,
+  type CertificateDirective,
+  type ClusterOutput,
   type GeneratedKind,
   type GeneratedKindRow,
   type KubeObject,
