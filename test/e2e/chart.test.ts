@@ -343,8 +343,8 @@ describe("the agent's Helm chart", () => {
   });
 
   // docs/agent.md#waypoint-bindings: the binding label under its own field manager; the real
-  // apiserver's RBAC is the judge. (The chart's ValidatingAdmissionPolicy is installed here too; the
-  // lab's apiserver was not seen enforcing it yet, so its refusals are not asserted.)
+  // apiserver's RBAC is the judge. (The chart's ValidatingAdmissionPolicy is installed here too; its
+  // refusals are asserted in test/e2e/waypoint-bindings.test.ts, with the agent's own identity.)
   it("lets the agent bind a Service to a waypoint and release it, and never create or delete one", async () => {
     const objects = renderChart(VALUES, JWKS) as Obj[];
     await installRbac(objects, ["books", "istio-system"]);
