@@ -15,13 +15,18 @@ import {
   trafficUnitKey,
 } from "../policy/traffic-policy";
 import type { PolicyResult } from "../status/outcome";
+import type { Destination } from "../../api/index";
+import { type CopyDrift, driftKey, driftOf, globalCopies, selectionDrift, trafficRejected, invalidElsewhere } from "../policy/global-copies";
 import { type ContentIds, type Selected, selectionsOf } from "./selections";
 import type { DiscoveryChange, World } from "./world";
+import { type FirstUnit, finalUnit, keptUnit } from "./copies";
 
 /** One destination's routing as last translated, and what of it the sink holds. */
 interface KeptTraffic {
   key: string;
   unit: TrafficUnit;
+  /** A global service's copy whose policies were applied again (docs/ambient.md#policies-on-a-global-service): the unit as first applied. */
+  first?: FirstUnit<TrafficUnit> | undefined;
   /** The rendered Istio routing and the subset demands it was rendered with. */
   render?: { demands: string; contribution: Contribution };
   osm?: Contribution;
@@ -45,6 +50,8 @@ export class TrafficUnits {
   private readonly demanding = new Set<string>();
   private demands = new SubsetDemands();
   private demandKeys = new Map<string, string>();
+  /** The copies of global services the last call saw (their units are looked at on every call). */
+  private copies = new Set<string>();
 
   /** Forgets every unit and selection, for a fresh world. */
   clear(): void {
@@ -53,6 +60,7 @@ export class TrafficUnits {
     this.demanding.clear();
     this.demands = new SubsetDemands();
     this.demandKeys.clear();
+    this.copies.clear();
   }
 
   /**
@@ -73,12 +81,22 @@ export class TrafficUnits {
     const touched = new Set(reselected);
     const forced = change === undefined ? new Set<string>() : reached(change, current.values(), model, world);
     for (const name of forced) dirty.add(name);
+    const copies = globalCopies(world.plan);
+    const candidates = new Set(fresh ? model.destinations.keys() : dirty);
+    for (const name of [...copies.keys(), ...this.copies]) candidates.add(name);
+    this.copies = new Set(copies.keys());
     const changed: string[] = [];
-    if (fresh || dirty.size > 0) {
+    if (candidates.size > 0) {
       const byDestination = new Map<string, TrafficPolicy[]>();
       for (const { policy, selection } of current.values()) for (const d of selection.destinations) pushTo(byDestination, d, policy);
       const ctx = trafficContext(model, world.plan, world.links, (p) => (current.get(p.metadata.name) as Selected<TrafficPolicy, TrafficSelection>).selection);
-      for (const name of fresh ? model.destinations.keys() : dirty) {
+      const keyOf = (name: string, drift: CopyDrift) =>
+        `${trafficUnitKey(name, byDestination.get(name) ?? NO_POLICIES, (p) => ids.of(p), ctx.valid)}\u0002${driftKey(drift)}`;
+      // First the units as the policies select them, then a global service's copies again where a
+      // policy is INVALID on another copy (docs/ambient.md#policies-on-a-global-service), as the plain translation does.
+      const first = selectionDrift(copies, (d) => byDestination.get(d), ctx.valid);
+      const firsts = new Map<string, FirstUnit<TrafficUnit>>();
+      for (const name of candidates) {
         const destination = model.destinations.get(name);
         const previous = this.units.get(name);
         if (destination === undefined) {
@@ -89,13 +107,25 @@ export class TrafficUnits {
           if (previous.unit.demands.length > 0) changed.push(name);
           continue;
         }
-        const policies = byDestination.get(name) ?? NO_POLICIES;
-        const key = trafficUnitKey(name, policies, (p) => ids.of(p), ctx.valid);
-        if (previous?.key === key && !forced.has(name)) continue;
-        this.units.set(name, { key, unit: applyTrafficToDestination(destination, policies, ctx), ...(previous?.sent ? { sent: previous.sent } : {}) });
+        const drift = driftOf(first, name);
+        const key = keyOf(name, drift);
+        const kept = keptUnit(previous, key, forced.has(name));
+        firsts.set(name, { key, unit: kept ?? applyTrafficToDestination(destination, byDestination.get(name) ?? NO_POLICIES, ctx, drift) });
+      }
+      const drift = invalidElsewhere(copies, first, byDestination, (d, p) => trafficRejected(firsts.get(d)?.unit, p));
+      for (const [name, one] of firsts) {
+        const previous = this.units.get(name);
+        const wanted = driftOf(copies.has(name) ? drift : first, name);
+        const key = keyOf(name, wanted);
+        const final = finalUnit(previous, one, key, forced.has(name), () =>
+          applyTrafficToDestination(model.destinations.get(name) as Destination, byDestination.get(name) ?? NO_POLICIES, ctx, wanted),
+        );
+        if (final.same) continue;
+        const { unit, first: firstKept } = final;
+        this.units.set(name, { key, unit, ...(firstKept === undefined ? {} : { first: firstKept }), ...(previous?.sent ? { sent: previous.sent } : {}) });
         // A policy that left the unit changed itself or its selection, so its status is made anew anyway.
-        for (const p of policies) touched.add(p.metadata.name);
-        if (previous?.unit.demands.length || this.units.get(name)?.unit.demands.length) this.demanding.add(name);
+        for (const p of byDestination.get(name) ?? NO_POLICIES) touched.add(p.metadata.name);
+        if (previous?.unit.demands.length || unit.demands.length) this.demanding.add(name);
         changed.push(name);
       }
     }

@@ -18,6 +18,7 @@ import { Reporter } from "../status/reporter";
 import { resourceKeyOf } from "../../identity";
 import { selectDestinations } from "../input/selectors";
 import type { FederationPlan } from "../virtual-mesh/federation-plan";
+import { type CopyDrift, accessRejected, invalidElsewhere, driftOf, globalCopies, keptOff, sameDrift, selectionDrift } from "./global-copies";
 import { reachingMeshes } from "./traffic-policy";
 
 type Report = (policy: AccessPolicy, error: string) => void;
@@ -115,7 +116,8 @@ export interface AccessUnit {
  * federated to it (its callers with theirs): Istio destinations get their AuthorizationPolicies
  * with a rule per policy, OSM destinations SMI TrafficTargets and
  * HTTPRouteGroups. Access policies are additive and never conflict, so they carry no acceptance
- * numbers; one with policy-wide errors is applied nowhere.
+ * numbers; one with policy-wide errors is applied nowhere, and one `drift` names is reported with
+ * its errors and applied nowhere here (a global service's copies: docs/ambient.md#policies-on-a-global-service).
  */
 export function applyAccessToDestination(
   destination: Destination,
@@ -123,12 +125,13 @@ export function applyAccessToDestination(
   selection: (p: AccessPolicy) => AccessSelection,
   model: Model,
   plan: FederationPlan,
+  drift: CopyDrift = new Map(),
 ): AccessUnit {
-  const valid = policies.filter((p) => selection(p).errors.length === 0);
-  const istio = model.meshOf(destination).spec.type === "istio";
-  const readsCallers = istio && valid.some((p) => podsDropRule(p, destination, model));
-  const unit: AccessUnit = { accepted: new Set(), readsCallers, reports: [], objects: new Collector() };
+  const unit: AccessUnit = { accepted: new Set(), readsCallers: false, reports: [], objects: new Collector() };
   const report: Report = (p, error) => unit.reports.push([p.metadata.name, error]);
+  const valid = policies.filter((p) => selection(p).errors.length === 0 && keptOff(p, drift, report));
+  const istio = model.meshOf(destination).spec.type === "istio";
+  unit.readsCallers = istio && valid.some((p) => podsDropRule(p, destination, model));
   const sources = new Map(valid.map((p) => [p.metadata.name, selection(p).sources]));
   const accepted = istio
     ? istioDestination(destination, valid, sources, model, plan, report, unit.objects)
@@ -165,10 +168,21 @@ export function translateAccessPolicies(model: Model, plan: FederationPlan, sink
   const byDestination = new Map<string, AccessPolicy[]>();
   for (const p of model.accessPolicies) for (const d of selectionOf(p).destinations) pushTo(byDestination, d, p);
   const units = new Map<string, AccessUnit>();
-  for (const [name, policies] of byDestination) {
-    const unit = applyAccessToDestination(model.destinations.get(name) as Destination, policies, selectionOf, model, plan);
-    units.set(name, unit);
-    sink.contribute(`access/${name}`, unit.objects);
+  const copies = globalCopies(plan);
+  const first = selectionDrift(
+    copies,
+    (d) => byDestination.get(d),
+    (p) => selectionOf(p).errors.length === 0,
+  );
+  const apply = (name: string, drift: CopyDrift) =>
+    units.set(name, applyAccessToDestination(model.destinations.get(name) as Destination, byDestination.get(name) ?? [], selectionOf, model, plan, drift));
+  for (const name of byDestination.keys()) apply(name, driftOf(first, name));
+  // A global service's copies again, where a policy is INVALID on another copy (docs/ambient.md#policies-on-a-global-service).
+  const drift = invalidElsewhere(copies, first, byDestination, (d, p) => accessRejected(units.get(d), p));
+  for (const name of copies.keys()) {
+    const wanted = driftOf(drift, name);
+    if (byDestination.has(name) && !sameDrift(wanted, driftOf(first, name))) apply(name, wanted);
   }
+  for (const [name, unit] of units) sink.contribute(`access/${name}`, unit.objects);
   return new Map(model.accessPolicies.map((p) => [p.metadata.name, accessOutcome(p, selectionOf(p), (d) => units.get(d))]));
 }

@@ -22,6 +22,7 @@ import { resourceKeyOf } from "../../identity";
 import type { ObjectDraft, OutputSink } from "../output/sink";
 import { selectDestinations, selectWorkloads } from "../input/selectors";
 import { trafficPolicyErrors } from "./traffic-validation";
+import { type CopyDrift, driftOf, globalCopies, keptOff, sameDrift, selectionDrift, trafficRejected, invalidElsewhere } from "./global-copies";
 
 /** Meshes whose clients can reach any of `destinations`: their clusters' meshes and the meshes they are federated to. */
 export function reachingMeshes(destinations: readonly Destination[], model: Model, plan: FederationPlan): Set<string> {
@@ -117,17 +118,24 @@ export interface TrafficContext {
 /**
  * Applies `policies` (those selecting `destination`) to one destination
  * (docs/resources.md#trafficpolicy): in acceptance order, Istio destinations through the
- * decorators, OSM destinations into a TrafficSplit. The result depends only on the destination, the
- * world, those policies with their previous acceptance numbers here and — for policies with a
- * sourceSelector — the meshes of their sources, so it can be kept while they stay the same.
+ * decorators, OSM destinations into a TrafficSplit. A policy `drift` names is reported with its
+ * errors and applied nowhere here (a global service's copies: docs/ambient.md#policies-on-a-global-service). The result depends
+ * only on the destination, the world, those policies with their previous acceptance numbers here,
+ * `drift` and — for policies with a sourceSelector — the meshes of their sources, so it can be kept
+ * while they stay the same.
  */
-export function applyTrafficToDestination(destination: Destination, policies: readonly TrafficPolicy[], ctx: TrafficContext): TrafficUnit {
+export function applyTrafficToDestination(
+  destination: Destination,
+  policies: readonly TrafficPolicy[],
+  ctx: TrafficContext,
+  drift: CopyDrift = new Map(),
+): TrafficUnit {
   const { model, plan, valid } = ctx;
   const name = destination.metadata.name;
   const ordered = acceptanceOrder(policies, name);
-  const usable = ordered.filter(valid);
   const unit: TrafficUnit = { outcomes: new Map(), reports: [], istio: undefined, osm: undefined, demands: [] };
   const report = (p: TrafficPolicy, error: string) => unit.reports.push([p.metadata.name, error]);
+  const usable = ordered.filter(valid).filter((p) => keptOff(p, drift, report));
   let accepted: TrafficPolicy[];
   let held: ReadonlyMap<TrafficPolicy, "PENDING" | "FAILED"> = new Map();
   const mesh = model.meshOf(destination);
@@ -240,12 +248,20 @@ export function translateTrafficPolicies(model: Model, plan: FederationPlan, lin
   for (const p of model.trafficPolicies) for (const d of selectionOf(p).destinations) pushTo(byDestination, d, p);
   const ctx = trafficContext(model, plan, links, selectionOf);
   const units = new Map<string, TrafficUnit>();
-  const demands = new SubsetDemands();
+  const copies = globalCopies(plan);
+  const first = selectionDrift(copies, (d) => byDestination.get(d), ctx.valid);
   for (const [name, destination] of model.destinations) {
-    const unit = applyTrafficToDestination(destination, byDestination.get(name) ?? [], ctx);
-    units.set(name, unit);
-    for (const d of unit.demands) demands.add(d.destination, d.labels, d.policy);
+    units.set(name, applyTrafficToDestination(destination, byDestination.get(name) ?? [], ctx, driftOf(first, name)));
   }
+  // A global service's copies again, where a policy is INVALID on another copy (docs/ambient.md#policies-on-a-global-service).
+  const drift = invalidElsewhere(copies, first, byDestination, (d, p) => trafficRejected(units.get(d), p));
+  for (const name of copies.keys()) {
+    const wanted = driftOf(drift, name);
+    if (sameDrift(wanted, driftOf(first, name))) continue;
+    units.set(name, applyTrafficToDestination(model.destinations.get(name) as Destination, byDestination.get(name) ?? [], ctx, wanted));
+  }
+  const demands = new SubsetDemands();
+  for (const name of model.destinations.keys()) for (const d of (units.get(name) as TrafficUnit).demands) demands.add(d.destination, d.labels, d.policy);
   for (const [name, destination] of model.destinations) {
     const unit = units.get(name) as TrafficUnit;
     const osm = unit.osm === undefined ? [] : [{ cluster: destination.spec.cluster, draft: unit.osm }];
