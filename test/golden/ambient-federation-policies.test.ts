@@ -1,3 +1,4 @@
+import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Translator, type TranslateInput, type TranslateOutput, translate } from "../../packages/core/src/translate/index";
 import { readCase } from "./cases";
@@ -118,5 +119,87 @@ describe("policies on the copies of a global service", () => {
     });
     const waypointPolicy = out.clusters["cluster-2"]?.objects.find((o) => o.kind === "AuthorizationPolicy" && o.metadata.name === "ratings.waypoint");
     expect(JSON.stringify(waypointPolicy ?? {})).not.toContain("/ratings/*");
+  });
+});
+
+const REFS: [string, string][] = [
+  ["cluster-1", "reviews"],
+  ["cluster-2", "reviews"],
+  ["cluster-1", "ratings"],
+  ["cluster-2", "ratings"],
+];
+const COPIES = REFS.map(([cluster, name]) => `${name}-bookinfo-${cluster}`);
+
+/** One change to the tenant: a policy's selection, a copy's waypoint, or a copy gone or back. */
+type Change =
+  | { kind: "traffic" | "access"; refs: [string, string][]; paths: boolean }
+  | { kind: "waypoint"; destination: string; bound: boolean }
+  | { kind: "present"; destination: string; present: boolean };
+
+const change: fc.Arbitrary<Change> = fc.oneof(
+  fc.record({ kind: fc.constantFrom("traffic" as const, "access" as const), refs: fc.subarray(REFS), paths: fc.boolean() }),
+  fc.record({ kind: fc.constant("waypoint" as const), destination: fc.constantFrom(...COPIES), bound: fc.boolean() }),
+  fc.record({ kind: fc.constant("present" as const), destination: fc.constantFrom(...COPIES), present: fc.boolean() }),
+);
+
+/** The tenant after `changes`, reusing unchanged objects as a warm loader hands them out. */
+class Tenant {
+  private readonly base = input();
+  private readonly variants = new Map<string, TranslateInput["destinations"][number]>();
+  private readonly bound = new Map(this.base.destinations.map((d) => [d.metadata.name, d.spec.waypoint !== undefined]));
+  private readonly gone = new Set<string>();
+  private traffic = this.base.trafficPolicies[0] as TranslateInput["trafficPolicies"][number];
+  private access = this.base.accessPolicies[0] as TranslateInput["accessPolicies"][number];
+
+  apply(c: Change): TranslateInput {
+    const services = {
+      services: c.kind === "traffic" || c.kind === "access" ? c.refs.map(([cluster, name]) => ({ cluster, namespace: "bookinfo", name })) : [],
+    };
+    if (c.kind === "traffic") this.traffic = { ...this.traffic, spec: { ...this.traffic.spec, destinationSelector: [{ kubeServiceRefs: services }] } };
+    if (c.kind === "access") {
+      const { allowedPaths: _, ...spec } = this.access.spec;
+      this.access = {
+        ...this.access,
+        spec: { ...spec, destinationSelector: [{ kubeServiceRefs: services }], ...(c.paths ? { allowedPaths: ["/api/*"] } : {}) },
+      };
+    }
+    if (c.kind === "waypoint") this.bound.set(c.destination, c.bound);
+    if (c.kind === "present" && c.present) this.gone.delete(c.destination);
+    if (c.kind === "present" && !c.present) this.gone.add(c.destination);
+    const destinations = this.base.destinations.filter((d) => !this.gone.has(d.metadata.name)).map((d) => this.variant(d));
+    return {
+      ...this.base,
+      destinations,
+      trafficPolicies: [this.traffic, ...this.base.trafficPolicies.slice(1)],
+      accessPolicies: [this.access, ...this.base.accessPolicies.slice(1)],
+    };
+  }
+
+  private variant(d: TranslateInput["destinations"][number]): TranslateInput["destinations"][number] {
+    const bound = this.bound.get(d.metadata.name) === true;
+    const key = `${d.metadata.name}/${bound}`;
+    let v = this.variants.get(key);
+    if (v === undefined) {
+      const { waypoint: _, ...spec } = d.spec;
+      v = { ...d, spec: bound ? { ...spec, waypoint: WAYPOINT } : spec };
+      this.variants.set(key, v);
+    }
+    return v;
+  }
+}
+
+describe("policies on the copies of a global service, drawn at random", () => {
+  it("the engine gives after every change what translate gives", () => {
+    fc.assert(
+      fc.property(fc.array(change, { minLength: 1, maxLength: 8 }), (changes) => {
+        const tenant = new Tenant();
+        const engine = new Translator();
+        for (const c of changes) {
+          const next = tenant.apply(c);
+          expect(engine.translate(next)).toEqual(translate(next));
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });
