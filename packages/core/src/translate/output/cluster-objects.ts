@@ -235,12 +235,13 @@ function endsLast(chunks: readonly Chunk[]): boolean {
 /**
  * Folds `entry` into `last`, an entry of the same key: the same draft held twice is kept once; an
  * identical object generated twice is kept once with the parents merged; two different objects under
- * one name (another apiVersion, spec or own labels) are a translator bug.
+ * one name (another apiVersion, spec, own labels or own annotations) are a translator bug.
  */
 function merged(last: Entry, entry: Entry, raw: readonly Entry[], i: number, cluster: string): Entry {
   for (let j = i - 1; j >= 0 && (raw[j] as Entry).key === entry.key; j--) if (raw[j] === entry) return last;
   const { draft } = entry;
-  if (last.draft.apiVersion !== draft.apiVersion || !deepEqual(last.draft.spec, draft.spec) || !deepEqual(last.draft.labels, draft.labels)) {
+  const { apiVersion, spec, labels, annotations } = last.draft;
+  if (apiVersion !== draft.apiVersion || !deepEqual(spec, draft.spec) || !deepEqual(labels, draft.labels) || !deepEqual(annotations, draft.annotations)) {
     throw new TranslateError(`two different ${draft.kind} objects named ${draft.namespace}/${draft.name} in cluster ${cluster}`);
   }
   return { ...last, draft: { ...last.draft, parents: [...last.draft.parents, ...draft.parents] }, ready: undefined, refs: 0 };

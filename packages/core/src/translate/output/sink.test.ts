@@ -99,6 +99,9 @@ const labelled = (labels: Record<string, string>, name = "x"): ObjectDraft => ({
   labels,
 });
 
+/** A Gateway with an annotation of its own. */
+const annotated = (services: string): ObjectDraft => ({ ...labelled({}), annotations: { "meshplane.dev/global-services": services } });
+
 /** The content hash of one cluster holding a Gateway with `labels`. */
 const hash = (labels: Record<string, string>) => sinkWith(["c"], [["c", labelled(labels)]]).finish().c?.hash;
 
@@ -150,6 +153,17 @@ describe("OutputSink: a draft's own labels", () => {
       [
         ["c", labelled({ "topology.istio.io/network": "west" })],
         ["c", labelled({ "topology.istio.io/network": "east" })],
+      ],
+    );
+    expect(() => sink.finish()).toThrow(/two different Gateway objects/);
+  });
+
+  it("throws when two objects of one name differ only in their own annotations (a translator bug)", () => {
+    const sink = sinkWith(
+      ["c"],
+      [
+        ["c", annotated('["bookinfo/reviews"]')],
+        ["c", annotated("[]")],
       ],
     );
     expect(() => sink.finish()).toThrow(/two different Gateway objects/);
