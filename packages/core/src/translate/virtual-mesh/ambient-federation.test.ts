@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Destination, Mesh } from "../../api/index";
 import { buildModel } from "../input/model";
 import { Collector } from "../output/sink";
-import { ANNOTATION_GLOBAL_SERVICES, eastWestGatewayObjects, parseGlobalServices } from "./ambient-gateways";
+import { ANNOTATION_GLOBAL_SERVICES, eastWestGatewayObjects, parseGlobalServices, planEastWestGateways } from "./ambient-gateways";
 import { federate } from "./federate";
 import type { VirtualMesh } from "./membership";
 
@@ -237,6 +237,34 @@ describe("ambient multicluster (docs/ambient.md#ambient-multicluster)", () => {
     it("generates none where discovery cannot see the network, and one where only the flag is unknown", () => {
       expect(gatewaysOf([mesh("c1", "1.29.1", true, null), mesh("c2", "1.29.1", true, { enabled: "unknown", network: "net-c2" })], [])).toEqual([
         "c2 istio-system/istio-eastwestgateway net-c2 []",
+      ]);
+    });
+
+    it("gives members whose control planes share a namespace of one cluster one gateway, listing the global services of both", () => {
+      const [a, b] = [mesh("c1", "1.29.1"), mesh("c1", "1.29.1")].map((m, i) => ({ ...m, metadata: { ...m.metadata, name: `istiod-${i}` } })) as [Mesh, Mesh];
+      const [vmA, vmB] = [virtualMesh([a]), { ...virtualMesh([b]), metadata: { ...virtualMesh([b]).metadata, name: "vm-b" } }];
+      const copy = (m: Mesh, name: string): Destination => ({ ...service("c1"), spec: { ...service("c1").spec, name, mesh: m.metadata.name } });
+      const planned = planEastWestGateways(
+        [
+          { mesh: a, virtualMesh: vmA },
+          { mesh: b, virtualMesh: vmB },
+        ],
+        [
+          { virtualMesh: vmA, namespace: "bookinfo", name: "reviews", destinations: [copy(a, "reviews")] },
+          { virtualMesh: vmB, namespace: "bookinfo", name: "ratings", destinations: [copy(b, "ratings")] },
+        ],
+      );
+      expect(planned).toEqual([
+        {
+          cluster: "c1",
+          namespace: "istio-system",
+          network: "net-c1",
+          services: ["bookinfo/ratings", "bookinfo/reviews"],
+          parents: [
+            { kind: "VirtualMesh", name: "vm" },
+            { kind: "VirtualMesh", name: "vm-b" },
+          ],
+        },
       ]);
     });
 

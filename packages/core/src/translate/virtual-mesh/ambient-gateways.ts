@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { Mesh } from "../../api/index";
 import { compareStrings } from "../compare";
 import { apiVersionOf } from "../output/generated-kinds";
 import type { DraftSink, ObjectDraft, Parent } from "../output/sink";
@@ -50,41 +49,51 @@ export function parseGlobalServices(text: string): { namespace: string; name: st
   });
 }
 
-/** One member's east-west gateway: where it goes, its network, and the Services made global there. */
+/**
+ * The east-west gateway of one Istio namespace of a cluster: where it goes, its network, and the
+ * Services made global there.
+ */
 export interface PlannedEastWestGateway {
-  mesh: Mesh;
+  cluster: string;
+  namespace: string;
   network: string;
-  /** `namespace/name` of each global service with a copy in the member, sorted. */
+  /** `namespace/name` of each global service with a copy in the members it serves, sorted. */
   services: readonly string[];
   parents: readonly Parent[];
 }
 
 /**
- * The east-west gateway of each member (docs/ambient.md#ambient-multicluster) among `members` (those
- * whose Istio and network setup its VirtualMesh accepts): one per member whose network discovery
- * reports and that has no east-west gateway of the user's own (reused: none is generated). A member
- * whose network discovery cannot see (an agent that predates it) gets none: the label would be a guess.
+ * The east-west gateways of `members` (those whose Istio and network setup their VirtualMesh
+ * accepts; docs/ambient.md#ambient-multicluster): one per member whose network discovery reports
+ * and that has no east-west gateway of the user's own (reused: none is generated). A member whose
+ * network discovery cannot see (an agent that predates it) gets none: the label would be a guess.
+ * Members whose control planes share a namespace of one cluster (revisions) share its one gateway,
+ * which lists the global services of all of them and has all their VirtualMeshes as parents; they
+ * share its network too, which is the namespace's label.
  */
 export function planEastWestGateways(members: readonly Membership[], globalServices: readonly GlobalService[]): PlannedEastWestGateway[] {
-  const parents = new Map<string, readonly Parent[]>();
-  const out: PlannedEastWestGateway[] = [];
+  const byNamespace = new Map<string, { cluster: string; namespace: string; network: string; services: Set<string>; parents: Set<string> }>();
   for (const { mesh, virtualMesh } of members) {
     const ambient = mesh.spec.istio?.ambient;
     const network = ambient?.multiNetwork?.network;
     if (network === undefined || (ambient?.eastWestGateways ?? []).length > 0) continue;
-    const name = virtualMesh.metadata.name;
-    if (!parents.has(name)) parents.set(name, [{ kind: "VirtualMesh", name }]);
-    const services = globalServices
-      .filter((s) => s.virtualMesh === virtualMesh && s.destinations.some((d) => d.spec.mesh === mesh.metadata.name))
-      .map((s) => `${s.namespace}/${s.name}`)
-      .sort(compareStrings);
-    out.push({ mesh, network, services, parents: parents.get(name) as readonly Parent[] });
+    const key = `${mesh.spec.cluster}/${mesh.spec.namespace}`;
+    const entry = byNamespace.get(key) ?? { cluster: mesh.spec.cluster, namespace: mesh.spec.namespace, network, services: new Set(), parents: new Set() };
+    byNamespace.set(key, entry);
+    entry.parents.add(virtualMesh.metadata.name);
+    for (const s of globalServices) {
+      if (s.virtualMesh === virtualMesh && s.destinations.some((d) => d.spec.mesh === mesh.metadata.name)) entry.services.add(`${s.namespace}/${s.name}`);
+    }
   }
-  return out;
+  return [...byNamespace.values()].map(({ services, parents, ...where }) => ({
+    ...where,
+    services: [...services].sort(compareStrings),
+    parents: [...parents].sort(compareStrings).map((name) => ({ kind: "VirtualMesh" as const, name })),
+  }));
 }
 
 /**
- * A member's east-west gateway as meshplane generates it: the Gateway API Gateway Istio's
+ * An east-west gateway as meshplane generates it: the Gateway API Gateway Istio's
  * `samples/multicluster/gen-eastwest-gateway.sh --ambient` writes — class `istio-east-west` in the
  * control plane's namespace, labelled with the cluster's network, one HBONE listener on 15008 that
  * terminates Istio's mTLS — with the Services to make global in ANNOTATION_GLOBAL_SERVICES.
@@ -94,7 +103,7 @@ export function eastWestGatewayDraft(gateway: PlannedEastWestGateway): ObjectDra
     apiVersion: apiVersionOf("Gateway", undefined, "gateway.networking.k8s.io"),
     kind: "Gateway",
     name: EAST_WEST_GATEWAY,
-    namespace: gateway.mesh.spec.namespace,
+    namespace: gateway.namespace,
     spec: {
       gatewayClassName: EAST_WEST_CLASS,
       listeners: [
@@ -112,7 +121,7 @@ export function eastWestGatewayDraft(gateway: PlannedEastWestGateway): ObjectDra
   };
 }
 
-/** Adds each planned east-west gateway to its member's cluster. */
+/** Adds each planned east-west gateway to its cluster. */
 export function eastWestGatewayObjects(gateways: readonly PlannedEastWestGateway[], sink: DraftSink): void {
-  for (const gateway of gateways) sink.add(gateway.mesh.spec.cluster, eastWestGatewayDraft(gateway));
+  for (const gateway of gateways) sink.add(gateway.cluster, eastWestGatewayDraft(gateway));
 }
