@@ -4,6 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { AmbientMulticlusterInput } from "./ambient-multicluster-world";
 
 const BUILD_SCRIPT = fileURLToPath(new URL("../../scripts/istio-judge.sh", import.meta.url));
 
@@ -65,7 +66,7 @@ export interface CaOutput {
   verify: { workload: string; trustBundle: string; ok: boolean; error?: string }[];
 }
 
-function run<T>(command: "xds" | "ambient" | "ca", input: unknown, env: Record<string, string> = {}): T {
+function run<T>(command: "xds" | "ambient" | "ambient-multicluster" | "ca", input: unknown, env: Record<string, string> = {}): T {
   const out = execFileSync(judgeBinary(), [command], {
     input: JSON.stringify(input),
     env: { ...process.env, ...env },
@@ -133,4 +134,28 @@ export function judgeAmbient(input: AmbientInput): AmbientOutput {
  */
 export function judgeAmbientMultiNetwork(input: AmbientInput): AmbientOutput {
   return run<AmbientOutput>("ambient", input, { AMBIENT_ENABLE_MULTI_NETWORK: "true" });
+}
+
+/** What one istiod of a multi-network ambient mesh tells ztunnel, and how the judge set up the clusters. */
+export interface AmbientMulticlusterOutput {
+  /** istiod's validation of the asked cluster's objects. */
+  validation: XdsOutput["validation"];
+  /** Per cluster, `<namespace>/<pod>` of every pod the CNI agent captures. */
+  enrolled: Record<string, string[]>;
+  /** `<cluster>/<namespace>/<name>` of every `istio-east-west` Gateway → the address the judge gave it. */
+  eastWestGateways: Record<string, string>;
+  /** What the asked istiod tells ztunnel in its own cluster, every cluster's services merged. */
+  ztunnel: ZtunnelView;
+}
+
+/**
+ * One istiod of a multi-primary, multi-network ambient mesh (docs/ambient.md#ambient-multicluster),
+ * with PILOT_ENABLE_AMBIENT and AMBIENT_ENABLE_MULTI_NETWORK on: istiod's ambient index reads its own
+ * cluster (`input.local`) and, through a remote secret each, the `remotes`. The judge stands in for
+ * each cluster's istio-cni and istiod as `judgeAmbient` does, and for each cluster's istiod deploying
+ * its east-west gateways: every Gateway of class `istio-east-west` gets an IP address in its status.
+ * Build the input with ambient-multicluster-world.ts.
+ */
+export function judgeAmbientMulticluster(input: AmbientMulticlusterInput): AmbientMulticlusterOutput {
+  return run<AmbientMulticlusterOutput>("ambient-multicluster", input);
 }

@@ -24,8 +24,6 @@ import (
 	"istio.io/istio/pilot/test/xdstest"
 	"istio.io/istio/pkg/cluster"
 	"istio.io/istio/pkg/test"
-	"istio.io/istio/pkg/workloadapi"
-	"istio.io/istio/pkg/workloadapi/security"
 )
 
 // ambientInput is one ambient istiod's world. Unlike xdsInput it names no proxies: every Gateway of
@@ -302,23 +300,7 @@ func runAmbient(raw []byte) (any, error) {
 				Endpoints: marshalAll(s.Endpoints(proxy)),
 			}
 		}
-		addresses := s.AmbientIndex.All()
-		sort.Slice(addresses, func(i, j int) bool { return addresses[i].ResourceName() < addresses[j].ResourceName() })
-		addrs := make([]*workloadapi.Address, 0, len(addresses))
-		for _, a := range addresses {
-			addrs = append(addrs, a.Address)
-		}
-		policies := s.AmbientIndex.Policies(nil)
-		sort.Slice(policies, func(i, j int) bool { return policies[i].ResourceName() < policies[j].ResourceName() })
-		authz := make([]*security.Authorization, 0, len(policies))
-		status := []policyStatus{}
-		for _, p := range policies {
-			authz = append(authz, p.Authorization)
-			if st := p.Binding.Status; st != nil {
-				status = append(status, policyStatus{Policy: p.ResourceName(), Reason: st.Reason, Message: st.Message})
-			}
-		}
-		out.Ztunnel = ztunnelView{Addresses: marshalAll(addrs), Authorizations: marshalAll(authz), Status: status}
+		out.Ztunnel = ztunnelSnapshot(s.AmbientIndex)
 	})
 	if err != nil {
 		return nil, err

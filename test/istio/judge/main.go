@@ -6,6 +6,9 @@
 //	judge ambient < input.json   with Istio's ambient data plane on (PILOT_ENABLE_AMBIENT, set by
 //	                         re-executing itself): what istiod tells ztunnel (workloads, services,
 //	                         authorizations) and each waypoint's Envoy configuration
+//	judge ambient-multicluster < input.json   one istiod of a multi-network ambient mesh, with
+//	                         remote secrets for the other clusters (AMBIENT_ENABLE_MULTI_NETWORK
+//	                         too): what it tells ztunnel of every cluster's services
 //	judge ca  < input.json   load `cacerts` bundles as istiod does, sign workload certificates, and
 //	                         verify every mesh's workload certificate against every trust bundle
 //
@@ -24,7 +27,7 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: judge xds|ambient|ca < input.json")
+		fmt.Fprintln(os.Stderr, "usage: judge xds|ambient|ambient-multicluster|ca < input.json")
 		os.Exit(2)
 	}
 	// Istio logs to stdout, a great deal at info: stdout carries our JSON, and only errors help a
@@ -41,6 +44,9 @@ func main() {
 	if os.Args[1] == "ambient" {
 		ensureAmbient()
 	}
+	if os.Args[1] == "ambient-multicluster" {
+		ensureAmbientMultiNetwork()
+	}
 	input, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fail(err)
@@ -53,6 +59,8 @@ func main() {
 		out, err = runCa(input)
 	case "ambient":
 		out, err = runAmbient(input)
+	case "ambient-multicluster":
+		out, err = runAmbientMulticluster(input)
 	default:
 		fmt.Fprintf(os.Stderr, "unknown command %q\n", os.Args[1])
 		os.Exit(2)
