@@ -2,8 +2,8 @@
  * Ambient multicluster judged by Istio's own code (docs/ambient.md#ambient-multicluster), one
  * cluster at a time: the judge's ambient istiod, with AMBIENT_ENABLE_MULTI_NETWORK on, reads
  * meshplane's translation of the two-cluster golden case, the east-west gateway meshplane generates
- * for the cluster among it. A two-cluster view (one istiod reading the other's Services through a
- * remote secret) is not built by the judge yet.
+ * for the cluster among it. The two-cluster view (one istiod reading the other's Services through a
+ * remote secret) is ambient-multicluster.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { translate } from "../../packages/core/src/translate/index";
