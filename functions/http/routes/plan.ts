@@ -24,12 +24,10 @@ const planResult = z.object({
     }),
   ),
   statuses: z.record(z.string(), z.unknown()).meta({ description: "each resource's predicted status, by `Kind/name`" }),
-  previousStatuses: z
-    .record(z.string(), resourceStatus)
-    .meta({
-      description:
-        "each stored resource's status where the predicted one differs from what translation last said (state or reasons; not what only agents report): the status before the change",
-    }),
+  previousStatuses: z.record(z.string(), resourceStatus).meta({
+    description:
+      "each stored resource's status where the predicted one differs from what translation last said (state or reasons; not what only agents report): the status before the change",
+  }),
   routing: z
     .record(
       z.string(),

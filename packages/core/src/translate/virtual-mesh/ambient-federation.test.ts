@@ -55,6 +55,11 @@ function service(cluster: string, port = 9080): Destination {
   };
 }
 
+/** cluster c1's Service `name` in mesh `m`. */
+function copyIn(m: Mesh, name: string): Destination {
+  return { ...service("c1"), spec: { ...service("c1").spec, name, mesh: m.metadata.name } };
+}
+
 function virtualMesh(meshes: readonly Mesh[], selector: Record<string, unknown> = {}): VirtualMesh {
   return {
     kind: "VirtualMesh",
@@ -243,15 +248,14 @@ describe("ambient multicluster (docs/ambient.md#ambient-multicluster)", () => {
     it("gives members whose control planes share a namespace of one cluster one gateway, listing the global services of both", () => {
       const [a, b] = [mesh("c1", "1.29.1"), mesh("c1", "1.29.1")].map((m, i) => ({ ...m, metadata: { ...m.metadata, name: `istiod-${i}` } })) as [Mesh, Mesh];
       const [vmA, vmB] = [virtualMesh([a]), { ...virtualMesh([b]), metadata: { ...virtualMesh([b]).metadata, name: "vm-b" } }];
-      const copy = (m: Mesh, name: string): Destination => ({ ...service("c1"), spec: { ...service("c1").spec, name, mesh: m.metadata.name } });
       const planned = planEastWestGateways(
         [
           { mesh: a, virtualMesh: vmA },
           { mesh: b, virtualMesh: vmB },
         ],
         [
-          { virtualMesh: vmA, namespace: "bookinfo", name: "reviews", destinations: [copy(a, "reviews")] },
-          { virtualMesh: vmB, namespace: "bookinfo", name: "ratings", destinations: [copy(b, "ratings")] },
+          { virtualMesh: vmA, namespace: "bookinfo", name: "reviews", destinations: [copyIn(a, "reviews")] },
+          { virtualMesh: vmB, namespace: "bookinfo", name: "ratings", destinations: [copyIn(b, "ratings")] },
         ],
       );
       expect(planned).toEqual([
