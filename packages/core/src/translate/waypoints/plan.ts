@@ -4,6 +4,7 @@ import { compareStrings } from "../compare";
 import { routingApiOf } from "../gateway-api/routing-api";
 import { type Model, buildModel } from "../input/model";
 import { selectDestinations } from "../input/selectors";
+import { canonicalJson } from "../output/canonical";
 import type { Parent } from "../output/sink";
 import { Reporter } from "../status/reporter";
 import type { TranslateInput } from "../types";
@@ -77,19 +78,82 @@ function demand(model: Model, meshes: ReadonlyMap<string, StoredResource<"Virtua
   return out;
 }
 
+/** What a plan is made of: the discovered lists (items compared by identity) and the policies' part in it. */
+interface PlanInputs {
+  clusters: readonly unknown[];
+  meshes: readonly unknown[];
+  virtualMeshes: readonly unknown[];
+  destinations: readonly unknown[];
+  policies: string;
+}
+
+function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+function samePlanInputs(a: PlanInputs, b: PlanInputs): boolean {
+  return (
+    a.policies === b.policies &&
+    sameList(a.clusters, b.clusters) &&
+    sameList(a.meshes, b.meshes) &&
+    sameList(a.virtualMeshes, b.virtualMeshes) &&
+    sameList(a.destinations, b.destinations)
+  );
+}
+
 /**
  * Plans waypoints on demand (docs/ambient.md#waypoints-on-demand) over one translation's input:
  * each destination that needs a waypoint gets, as its `spec.waypoint`, the waypoint meshplane will
  * create in its namespace (a copy, marked planned: `waypointPlanned`), so every translator reads it
  * as it reads a discovered one; the waypoints come back with the Services each binds. A copy is
  * kept per destination while its plan stays the same, so the incremental engine sees an unchanged
- * destination as the same object. Without an ON_DEMAND VirtualMesh the input is returned as it is.
+ * destination as the same object; the whole plan is kept while what it reads is the same (the
+ * clusters, meshes, VirtualMeshes and destinations as objects, each policy's name and
+ * destinationSelector, and whether an AccessPolicy has paths or methods), so a policy edit that
+ * changes none of that costs no model. Without an ON_DEMAND VirtualMesh the input is returned as it is.
  */
 export class WaypointPlanner {
   private readonly copies = new WeakMap<Destination, Destination>();
+  /** Each policy's part in the plan, as text, by policy object. */
+  private readonly parts = new WeakMap<object, string>();
+  private last: { from: PlanInputs; destinations: Destination[]; waypoints: PlannedWaypoint[] } | undefined;
 
   plan(input: TranslateInput): WaypointPlan {
-    if (!input.virtualMeshes.some((vm) => vm.spec.routing?.waypoints === "ON_DEMAND")) return { input, waypoints: [] };
+    if (!input.virtualMeshes.some((vm) => vm.spec.routing?.waypoints === "ON_DEMAND")) {
+      this.last = undefined;
+      return { input, waypoints: [] };
+    }
+    const from = this.inputsOf(input);
+    const last = this.last;
+    if (last !== undefined && samePlanInputs(last.from, from)) return { input: { ...input, destinations: last.destinations }, waypoints: last.waypoints };
+    const plan = this.fresh(input);
+    this.last = { from, destinations: plan.input.destinations, waypoints: plan.waypoints };
+    return plan;
+  }
+
+  private inputsOf(input: TranslateInput): PlanInputs {
+    const part = (p: TranslateInput["trafficPolicies"][number] | TranslateInput["accessPolicies"][number], make: () => string) => {
+      let text = this.parts.get(p);
+      if (text === undefined) this.parts.set(p, (text = make()));
+      return text;
+    };
+    const traffic = input.trafficPolicies.map((p) => part(p, () => `T${p.metadata.name}\u0000${canonicalJson(p.spec.destinationSelector ?? null)}`));
+    const access = input.accessPolicies.map((p) =>
+      part(p, () => {
+        const l7 = (p.spec.allowedPaths?.length ?? 0) > 0 || (p.spec.allowedMethods?.length ?? 0) > 0;
+        return l7 ? `A${p.metadata.name}\u0000${canonicalJson(p.spec.destinationSelector ?? null)}` : "";
+      }),
+    );
+    return {
+      clusters: input.clusters,
+      meshes: input.meshes,
+      virtualMeshes: input.virtualMeshes,
+      destinations: input.destinations,
+      policies: [...traffic, ...access].join("\u0001"),
+    };
+  }
+
+  private fresh(input: TranslateInput): WaypointPlan {
     const model = buildModel(input);
     const meshes = onDemandMeshes(model);
     const needed = meshes.size === 0 ? new Map<string, Parent[]>() : demand(model, meshes);
