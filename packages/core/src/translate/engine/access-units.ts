@@ -92,8 +92,9 @@ export class AccessUnits {
     for (const [name, one] of firsts) {
       const previous = this.units.get(name);
       const policies = byDestination.get(name) as AccessPolicy[];
+      // Only a copy's drift can differ from its first pass; any other unit keeps its first key.
       const wanted = driftOf(copies.has(name) ? drift : first, name);
-      const key = keyOf(policies, wanted);
+      const key = copies.has(name) ? keyOf(policies, wanted) : one.key;
       const final = finalUnit(previous, one, key, forced.has(name), () =>
         applyAccessToDestination(model.destinations.get(name) as Destination, policies, selectionOf, model, world.plan, wanted),
       );

@@ -115,8 +115,9 @@ export class TrafficUnits {
       const drift = invalidElsewhere(copies, first, byDestination, (d, p) => trafficRejected(firsts.get(d)?.unit, p));
       for (const [name, one] of firsts) {
         const previous = this.units.get(name);
+        // Only a copy's drift can differ from its first pass; any other unit keeps its first key.
         const wanted = driftOf(copies.has(name) ? drift : first, name);
-        const key = keyOf(name, wanted);
+        const key = copies.has(name) ? keyOf(name, wanted) : one.key;
         const final = finalUnit(previous, one, key, forced.has(name), () =>
           applyTrafficToDestination(model.destinations.get(name) as Destination, byDestination.get(name) ?? NO_POLICIES, ctx, wanted),
         );
