@@ -22,3 +22,11 @@ export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   if (list === undefined) map.set(key, [value]);
   else list.push(value);
 }
+
+/** A label set as text for messages: `key=value` pairs, sorted by key, joined with `,`. */
+export function labelsText(labels: Record<string, string>): string {
+  return Object.entries(labels)
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+}

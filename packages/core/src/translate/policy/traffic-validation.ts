@@ -1,14 +1,8 @@
+import { labelsText } from "../compare";
 import type { Destination } from "../../api/index";
 import type { TrafficPolicy } from "../istio/destination-state";
 import { type Model, refKey, type ServiceKey } from "../input/model";
 import { hasLabels } from "../input/placement-index";
-
-function labelText(labels: Record<string, string>): string {
-  return Object.entries(labels)
-    .map(([k, v]) => `${k}=${v}`)
-    .sort()
-    .join(",");
-}
 
 /** Errors about one trafficShift or mirror target: it must exist, have the port named, and back the subset. */
 function targetErrors(model: Model, where: string, ref: ServiceKey & { port?: number | undefined; subset?: Record<string, string> | undefined }): string[] {
@@ -19,7 +13,7 @@ function targetErrors(model: Model, where: string, ref: ServiceKey & { port?: nu
   const backing = model.backingWorkloads(target);
   // Without known workloads (scaled to zero, discovered by annotation) there is nothing to check against.
   if (ref.subset !== undefined && backing.length > 0 && !backing.some((w) => hasLabels(w.spec.labels, ref.subset))) {
-    errors.push(`${where}: no workload of service ${refKey(ref)} has labels ${labelText(ref.subset)}`);
+    errors.push(`${where}: no workload of service ${refKey(ref)} has labels ${labelsText(ref.subset)}`);
   }
   return errors;
 }

@@ -1,16 +1,8 @@
-import { compareStrings } from "../../compare";
+import { labelsText } from "../../compare";
 import { refKey } from "../../input/model";
 import { normalizeWeights } from "../../istio/decorators/index";
 import { backendRef } from "./backend";
 import type { BackendRef, RuleDecorator } from "./types";
-
-/** A subset's labels as a selector reads: `version=v2,track=canary`, sorted. */
-function labelsText(labels: Record<string, string>): string {
-  return Object.entries(labels)
-    .sort(([a], [b]) => compareStrings(a, b))
-    .map(([k, v]) => `${k}=${v}`)
-    .join(",");
-}
 
 /**
  * trafficShift → weighted `backendRefs` (weights scaled to sum to 100, as for Istio). A subset has
