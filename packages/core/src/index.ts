@@ -218,6 +218,7 @@ export {
   LABEL_GLOBAL,
   LABEL_USE_WAYPOINT,
   ON_DEMAND_WAYPOINT,
+  parseWaypointServices,
   parseGlobalServices,
   type CertificateDirective,
   type ClusterOutput,

@@ -5,8 +5,8 @@ import {
   LABEL_GLOBAL,
   LABEL_USE_WAYPOINT,
   parseGlobalServices,
+  parseWaypointServices,
 } from "@meshplane/core";
-import { z } from "zod";
 
 /** One label one Service is to carry, asked for by an owned Gateway of the snapshot. */
 export interface Binding {
@@ -45,9 +45,6 @@ export interface BindingKind {
   releasing: string;
 }
 
-/** Service names (DNS-1035 labels), at most a namespace's worth. */
-const serviceNames = z.array(z.string().regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/)).max(10_000);
-
 const removeLabel = (b: Binding) => `kubectl label service -n ${b.namespace} ${b.service} ${b.kind.label}-`;
 
 /**
@@ -59,16 +56,7 @@ export const WAYPOINT_BINDING: BindingKind = {
   label: LABEL_USE_WAYPOINT,
   manager: BINDING_FIELD_MANAGER,
   annotation: ANNOTATION_WAYPOINT_SERVICES,
-  parse(text, gateway) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-    const names = serviceNames.safeParse(parsed);
-    return names.success ? names.data.map((service) => ({ namespace: gateway.namespace, service, value: gateway.name })) : undefined;
-  },
+  parse: (text, gateway) => parseWaypointServices(text)?.map((service) => ({ namespace: gateway.namespace, service, value: gateway.name })),
   covers: (gateway, namespace, value) => gateway.namespace === namespace && gateway.name === value,
   invalid: `${ANNOTATION_WAYPOINT_SERVICES} is not a list of Service names: nothing bound`,
   doing: (b) => `bind Service ${b.namespace}/${b.service} to waypoint ${b.value}: `,

@@ -17,4 +17,4 @@ export {
 } from "./virtual-mesh/trust";
 export { federatedHost } from "./virtual-mesh/federation-plan";
 export { ANNOTATION_GLOBAL_SERVICES, EAST_WEST_GATEWAY, LABEL_GLOBAL, parseGlobalServices } from "./virtual-mesh/ambient-gateways";
-export { ANNOTATION_WAYPOINT_SERVICES, BINDING_FIELD_MANAGER, LABEL_USE_WAYPOINT, ON_DEMAND_WAYPOINT } from "./waypoints/index";
+export { ANNOTATION_WAYPOINT_SERVICES, BINDING_FIELD_MANAGER, LABEL_USE_WAYPOINT, ON_DEMAND_WAYPOINT, parseWaypointServices } from "./waypoints/index";

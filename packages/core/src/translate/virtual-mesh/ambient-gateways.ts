@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { compareStrings } from "../compare";
+import { parseAnnotationJson } from "../output/annotation-json";
 import { apiVersionOf } from "../output/generated-kinds";
 import type { DraftSink, ObjectDraft, Parent } from "../output/sink";
 import type { GlobalService } from "./ambient-federation";
@@ -35,15 +36,7 @@ const globalServiceRefs = z.array(z.string().regex(SERVICE_REF)).max(100_000);
  * control plane.
  */
 export function parseGlobalServices(text: string): { namespace: string; name: string }[] | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const result = globalServiceRefs.safeParse(parsed);
-  if (!result.success) return undefined;
-  return result.data.map((ref) => {
+  return parseAnnotationJson(text, globalServiceRefs)?.map((ref) => {
     const [namespace, name] = ref.split("/") as [string, string];
     return { namespace, name };
   });

@@ -1,3 +1,6 @@
+import { z } from "zod";
+import { parseAnnotationJson } from "../output/annotation-json";
+
 /**
  * The names waypoints on demand use between core and the agent (docs/ambient.md#waypoints-on-demand).
  * They are part of the contract with the cluster: a waypoint meshplane generated, and the Services
@@ -19,3 +22,11 @@ export const ANNOTATION_WAYPOINT_SERVICES = "meshplane.dev/waypoint-services";
 
 /** The field manager of the agent's bindings: it owns the binding label on each bound Service and nothing else. */
 export const BINDING_FIELD_MANAGER = "meshplane-waypoint-binding";
+
+/** Service names (DNS-1035 labels), at most a namespace's worth. */
+const serviceNames = z.array(z.string().regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/)).max(10_000);
+
+/** The Service names ANNOTATION_WAYPOINT_SERVICES lists, or undefined when the text is not such a list (the agent then binds nothing for that waypoint). */
+export function parseWaypointServices(text: string): string[] | undefined {
+  return parseAnnotationJson(text, serviceNames);
+}
