@@ -23,6 +23,7 @@ node_modules/.bin/tsc --noEmit -p packages/console/tsconfig.json || exit 1
 echo "== lab binaries (kube-apiserver, etcd, CRDs, helm; built once from Go modules, then cached)"
 bash scripts/lab/build.sh >/dev/null || exit 1
 bash scripts/helm.sh >/dev/null || exit 1
+bash scripts/prometheus.sh >/dev/null || exit 1
 echo "== Istio judge (Istio's config generation and CA code; built once from the istio.io/istio module, then cached)"
 bash scripts/istio-judge.sh >/dev/null || exit 1
 
