@@ -40,6 +40,11 @@ export const clusterView = z.object({
   appliedGeneration: z.number().int().optional(),
   /** Per shared-trust mesh, the `cacerts` its agent last reported: issuer, roots, expiry, or why it failed. */
   certificates: z.array(certificateResult).optional(),
+  /** How the cluster's agent last fared reading its Prometheus (docs/observability.md#turning-it-off); absent when it never sent metrics. */
+  metrics: z
+    .object({ state: z.enum(["ok", "partial", "unavailable", "refused"]), message: z.string().optional(), at: z.string() })
+    .optional()
+    .meta({ description: "`refused`: the control plane refused the agent's last report (the message says why)" }),
 });
 
 export const bootstrapView = z.object({
