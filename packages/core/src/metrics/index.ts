@@ -39,6 +39,7 @@ export {
   type GraphEdge,
   type GraphNode,
   type GraphView,
+  type ImpactList,
   type SeriesPoint,
   type SignalSummary,
   changeImpact,
@@ -47,6 +48,7 @@ export {
   graphEdge,
   graphNode,
   graphView,
+  impactList,
   seriesPoint,
   signalSummary,
 } from "./views";

@@ -116,3 +116,7 @@ export const graphView = z.object({
   }),
 });
 export type GraphView = z.infer<typeof graphView>;
+
+/** The tenant's destinations hurt by a change in a window (`GET /v1/metrics/impacts`), for the overview's problems. */
+export const impactList = z.object({ from: z.string(), to: z.string(), items: z.array(changeImpact) });
+export type ImpactList = z.infer<typeof impactList>;
