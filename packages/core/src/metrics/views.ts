@@ -91,6 +91,8 @@ export const graphNode = z.object({
   resource: z.string().optional(),
   mesh: z.string().optional(),
   virtualMesh: z.string().optional(),
+  /** A destination's traffic in from every caller over the window (not only the edges of this page); p99 included. */
+  signals: signalSummary.optional(),
 });
 export type GraphNode = z.infer<typeof graphNode>;
 
