@@ -42,6 +42,12 @@ export interface VectorSample {
   value: number;
 }
 
+/** One series of a range query: its labels and its values at each step (epoch seconds), parsed. */
+export interface MatrixSeries {
+  metric: Record<string, string>;
+  values: [timeSeconds: number, value: number][];
+}
+
 export interface PrometheusServer {
   /** `http://127.0.0.1:<port>`. */
   url: string;
@@ -55,6 +61,8 @@ export interface PrometheusServer {
   write(series: readonly Series[], maxSamples?: number): Promise<RemoteWriteResult>;
   /** `instantQuery` against this server. */
   query(promql: string, timeSeconds: number): Promise<VectorSample[]>;
+  /** `rangeQuery` against this server. */
+  queryRange(promql: string, start: number, end: number, stepSeconds: number): Promise<MatrixSeries[]>;
   /** Kills the server (SIGTERM, SIGKILL after 10 s), waits for its exit and removes its dir. Idempotent. */
   stop(): Promise<void>;
 }
@@ -109,6 +117,7 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
       log: () => log,
       write: (series, maxSamples) => remoteWrite(`${url}/api/v1/write`, series, maxSamples),
       query: (promql, timeSeconds) => instantQuery(url, promql, timeSeconds),
+      queryRange: (promql, start, end, stepSeconds) => rangeQuery(url, promql, start, end, stepSeconds),
       stop,
     };
   } catch (err) {
@@ -158,27 +167,39 @@ export function parseValue(v: string): number {
   return Number(v);
 }
 
-/**
- * `GET /api/v1/query?query=…&time=…` at an explicit time (epoch seconds): the instant vector, values
- * parsed. A scalar result comes back as one element with no labels. Throws with Prometheus' error
- * (`errorType: error`) on anything but success.
- */
-export async function instantQuery(url: string, promql: string, timeSeconds: number): Promise<VectorSample[]> {
-  const params = new URLSearchParams({ query: promql, time: String(timeSeconds) });
-  const res = await fetch(`${url}/api/v1/query`, {
+/** POSTs a query to `/api/v1/<endpoint>` and returns `data`; throws with Prometheus' error on anything but success. */
+async function api(url: string, endpoint: string, params: Record<string, string>): Promise<{ resultType: string; result: unknown }> {
+  const res = await fetch(`${url}/api/v1/${endpoint}`, {
     method: "POST",
-    body: params,
+    body: new URLSearchParams(params),
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
   });
-  const body = (await res.json()) as {
-    status: string;
-    errorType?: string;
-    error?: string;
-    data?: { resultType: string; result: unknown };
-  };
-  if (body.status !== "success" || !body.data) throw new Error(`query ${promql}: ${body.errorType ?? res.status}: ${body.error ?? "no data"}`);
-  const { resultType, result } = body.data;
+  const body = (await res.json()) as { status: string; errorType?: string; error?: string; data?: { resultType: string; result: unknown } };
+  if (body.status !== "success" || !body.data) throw new Error(`${endpoint} ${params.query}: ${body.errorType ?? res.status}: ${body.error ?? "no data"}`);
+  return body.data;
+}
+
+/**
+ * `/api/v1/query` at an explicit time (epoch seconds): the instant vector, values parsed. A scalar result
+ * comes back as one element with no labels. Throws with Prometheus' error (`errorType: error`) on
+ * anything but success.
+ */
+export async function instantQuery(url: string, promql: string, timeSeconds: number): Promise<VectorSample[]> {
+  const { resultType, result } = await api(url, "query", { query: promql, time: String(timeSeconds) });
   if (resultType === "scalar") return [{ metric: {}, value: parseValue((result as [number, string])[1]) }];
   if (resultType !== "vector") throw new Error(`query ${promql}: a ${resultType}, not an instant vector`);
   return (result as { metric: Record<string, string>; value: [number, string] }[]).map((r) => ({ metric: r.metric, value: parseValue(r.value[1]) }));
+}
+
+/**
+ * `/api/v1/query_range` from `start` to `end` (epoch seconds, both included) every `stepSeconds`: each
+ * series with its values parsed. Throws with Prometheus' error on anything but success.
+ */
+export async function rangeQuery(url: string, promql: string, start: number, end: number, stepSeconds: number): Promise<MatrixSeries[]> {
+  const { resultType, result } = await api(url, "query_range", { query: promql, start: String(start), end: String(end), step: String(stepSeconds) });
+  if (resultType !== "matrix") throw new Error(`query_range ${promql}: a ${resultType}, not a matrix`);
+  return (result as { metric: Record<string, string>; values: [number, string][] }[]).map((r) => ({
+    metric: r.metric,
+    values: r.values.map(([t, v]) => [t, parseValue(v)] as [number, number]),
+  }));
 }
