@@ -68,7 +68,7 @@ describe("bash", () => {
 
   it.each([
     ["meshplane clu", ["cluster"]],
-    ["meshplane t", ["tenant", "token"]],
+    ["meshplane t", ["tenant", "token", "top"]],
     ["meshplane cluster ", ["bootstrap-token", "deregister", "describe", "list", "register"]],
     ["meshplane cluster d", ["deregister", "describe"]],
     ["meshplane context ", ["delete", "list", "use"]],
@@ -114,6 +114,19 @@ describe("bash", () => {
     ["meshplane token create x --role e", ["editor"]],
     ["meshplane token create x --ttl-days 30 --role ", ["admin", "editor", "viewer"]],
   ])("completes option values from their choices: %j", (line, expected) => {
+    expect(complete(words(line))).toEqual(sorted(expected));
+  });
+
+  it.each([
+    ["meshplane top ", ["destinations", "dest", "edges", "edge"]],
+    ["meshplane top e", ["edges", "edge"]],
+    ["meshplane top dest --sort ", ["rate", "errors", "p99", "name"]],
+    ["meshplane top edges -o ", ["table", "wide", "yaml", "json"]],
+    ["meshplane top edges --window ", ["5m", "15m", "1h", "6h", "24h"]],
+    ["meshplane top edges --window 1", ["15m", "1h"]],
+    ["meshplane describe dest reviews --window ", ["5m", "15m", "1h", "6h", "24h"]],
+    ["meshplane top destinations --s", ["--sort"]],
+  ])("completes top's subcommands, options and usual windows: %j", (line, expected) => {
     expect(complete(words(line))).toEqual(sorted(expected));
   });
 

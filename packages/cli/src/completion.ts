@@ -1,8 +1,8 @@
 /**
  * `meshplane completion <shell>`: static completion scripts for bash, zsh and fish, generated from
  * the commander tree. They complete subcommands at every level, each command's options (with the
- * options of the commands above it, such as `--context`), the values of options with choices, file
- * names for `-f/--filename`, and the kinds `get` and `delete` take. They never run meshplane.
+ * options of the commands above it, such as `--context`), the values of options with choices, the
+ * usual windows of `--window`, file names for `-f/--filename`, and the kinds `get` and `delete` take. They never run meshplane.
  */
 import type { Argument, Command, Option } from "commander";
 import { KINDS, type Kind } from "./kinds";
@@ -58,6 +58,11 @@ export const ARGUMENT_VALUES: Readonly<Record<string, readonly Word[]>> = {
   "delete kind": kindWords(KINDS.filter((k) => k.user)),
 };
 
+/** Usual values of options that take any value of a form (`--window 2h` is fine too), by long name: offered, never enforced. */
+export const OPTION_VALUES: Readonly<Record<string, readonly Word[]>> = {
+  "--window": ["5m", "15m", "1h", "6h", "24h"].map((value) => ({ value, description: "" })),
+};
+
 const SAFE = /^[\w.:@+,=/-]+$/;
 
 /** A name or value that the scripts hold unquoted; anything else is a mistake in the tree. */
@@ -70,6 +75,8 @@ const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
 function optionValues(option: Option): Values {
   if (option.argChoices !== undefined) return { type: "words", words: option.argChoices.map((value) => ({ value: safe(value), description: "" })) };
+  const usual = option.long === undefined ? undefined : OPTION_VALUES[option.long];
+  if (usual !== undefined) return { type: "words", words: usual.map((w) => ({ value: safe(w.value), description: w.description })) };
   if (option.long === "--filename" || /[<[](path|file|filename)(\.\.\.)?[>\]]/.test(option.flags)) return { type: "files" };
   return { type: "none" };
 }

@@ -61,6 +61,23 @@ export function table(streams: Streams, head: string[], rows: string[][]): strin
     .join("\n")}\n`;
 }
 
+/** Characters a terminal acts on rather than shows: C0 and C1 controls, DEL, bidirectional and zero-width marks. */
+// oxlint-disable-next-line no-control-regex -- matching control characters is the point: they are escaped
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * `value` safe to print on a terminal: each control character, escape sequence introducer, bidirectional
+ * override and zero-width mark written as `\xNN` or `\u{NNNN}`, so a name from a cluster (a label value
+ * Prometheus reported, say) can neither move the cursor nor recolour or hide what follows it. Text
+ * without such characters comes back unchanged.
+ */
+export function printable(value: string): string {
+  return value.replace(UNPRINTABLE, (ch) => {
+    const code = ch.codePointAt(0) as number;
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
+  });
+}
+
 export function formatData(value: unknown, output: "yaml" | "json"): string {
   return output === "json" ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0 });
 }

@@ -51,6 +51,7 @@ Start here:
   meshplane apply -f policies/ --dry-run             what each cluster would get
   meshplane apply -f policies/                        store them
   meshplane get trafficpolicies                       see their state
+  meshplane top destinations                          what each destination is doing now
 
 Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_CONTEXT, MESHPLANE_CONFIG, NO_COLOR.`,
     );
@@ -196,15 +197,44 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
   cli
     .command("describe <what> <name>")
     .description(
-      "Explain one object: a destination (dest) — the policies that apply in acceptance order, their conflicts, who may call it, where it is federated, its generated objects; a policy (tp, ap, vm, or `policy`) — its state per destination and cluster and its objects; a workload (wl) — its data plane and what applies to its outbound calls; a mesh — its data plane: ztunnel, waypoints and what each serves",
+      "Explain one object: a destination (dest) — the policies that apply in acceptance order, their conflicts, who may call it, where it is federated, its generated objects, its golden signals and the changes that hurt it; a policy (tp, ap, vm, or `policy`) — its state per destination and cluster and its objects; a workload (wl) — its data plane and what applies to its outbound calls; a mesh — its data plane: ztunnel, waypoints and what each serves",
     )
     .option("--cluster <name>", "for destinations, workloads and meshes: the cluster, when the name is in several")
+    .option("--window <duration>", "for destinations: how far back its signals go (30s, 15m, 1h, 7d)", "15m")
     .addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text"))
     .addHelpText(
       "after",
       "\nExamples:\n  meshplane describe dest reviews-bookinfo-cluster-1\n  meshplane describe tp reviews-timeout\n  meshplane describe policy reviews-timeout\n  meshplane describe wl productpage--v1-bookinfo-cluster-1-deployment\n  meshplane describe mesh istiod-istio--system-cluster-1",
     )
     .action(run(async () => (await import("./commands/describe")).describe));
+
+  const top = cli
+    .command("top")
+    .description("The tenant's traffic over a window, busiest first: each destination's or each edge's rate, error ratio and latency");
+  const topCommand = (name: string, alias: string, description: string, examples: string) =>
+    top
+      .command(name)
+      .alias(alias)
+      .description(description)
+      .option("--window <duration>", "how far back: the last 30s, 5m, 1h … 24h", "5m")
+      .addOption(new Option("--sort <by>", "rate, errors (error ratio), p99 or name").choices(["rate", "errors", "p99", "name"]).default("rate"))
+      .option("--cluster <name>", "only this cluster's")
+      .option("--namespace <name>", "only this namespace's")
+      .option("--mesh <name>", "only this mesh's")
+      .addOption(new Option("-o, --output <format>", "table, wide, yaml or json").choices(["table", "wide", "yaml", "json"]).default("table"))
+      .addHelpText("after", `\nExamples:\n${examples}`);
+  topCommand(
+    "destinations",
+    "dest",
+    "Each destination's traffic in from every caller: requests per second, error ratio, p50 and p99, callers",
+    "  meshplane top destinations\n  meshplane top dest --sort errors --window 15m\n  meshplane top dest --cluster cluster-1 -o wide",
+  ).action(run(async () => (await import("./commands/top")).destinations));
+  topCommand(
+    "edges",
+    "edge",
+    "Each caller → destination pair: requests per second, error ratio, p50 and p99, and whether it crosses clusters",
+    "  meshplane top edges\n  meshplane top edges --sort p99 --namespace bookinfo\n  meshplane top edges -o json | jq '.items[] | select(.crossCluster)'",
+  ).action(run(async () => (await import("./commands/top")).edges));
 
   cli
     .command("check")

@@ -1,7 +1,8 @@
 /**
  * `describe destination|policy|workload|mesh NAME`: the questions users ask most, answered from the API.
  * A destination: every policy that applies to it in acceptance order (the fields each sets, its
- * conflicts), who may call it, where it is federated, and its generated objects per cluster. A
+ * conflicts), who may call it, where it is federated, its generated objects per cluster, and its
+ * golden signals with the changes that reached it (describe-signals.ts). A
  * policy: its state per destination and cluster, and its generated objects. A workload: its data
  * plane and what applies to its outbound calls. A mesh (describe-mesh.ts): its data plane.
  */
@@ -13,6 +14,8 @@ import { type Kind, kindOf, text } from "../kinds";
 import { formatData } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
 import { describeMesh } from "./describe-mesh";
+import { fetchSignals, printSignals } from "./describe-signals";
+import { windowSeconds } from "./signals";
 import { type Resource, USER_KINDS, findDiscovered, printGenerated, printer, snapshotObjects, userResources } from "./describe-parts";
 
 /** Its data plane, and the waypoint serving it when it has one or is ambient (docs/ambient.md#what-discovery-sees). */
@@ -22,10 +25,13 @@ function printDataPlane(p: ReturnType<typeof printer>, spec: Record<string, unkn
   if (facts.waypoint !== undefined) p.field("Waypoint", facts.waypoint);
 }
 
-async function describeDestination(client: Client, name: string, cluster: string | undefined, output: string): Promise<number> {
+async function describeDestination(client: Client, name: string, o: { cluster?: string; output: string; window: string }): Promise<number> {
+  const { cluster, output } = o;
+  windowSeconds(o.window);
   const destination = await findDiscovered(client, "destination", name, cluster);
   const resources = await userResources(client);
   const objects = await snapshotObjects(client);
+  const signals = await fetchSignals(client, name, o.window);
   const view = destinationDescription(destination as never, resources as never, objects);
   if (output !== "text") {
     const federatedTo = [...new Set(view.federation.map((f) => f.cluster))];
@@ -39,6 +45,7 @@ async function describeDestination(client: Client, name: string, cluster: string
           federatedTo,
           federation: view.federation,
           generated: view.generated,
+          ...("metrics" in signals ? { signals: signals.metrics } : { signalsError: signals.error }),
         },
         output as "yaml" | "json",
       ),
@@ -95,6 +102,7 @@ async function describeDestination(client: Client, name: string, cluster: string
     p.line(`from ${f.cluster} as ${f.host}, through the east-west gateway of ${spec.cluster}${f.gateways.length > 0 ? ` (${f.gateways.join(", ")})` : ""}`);
   // Objects a policy writes for it (a VirtualService route, say) carry the policy as their parent.
   printGenerated(p, view.generated, "Generated objects (the service's own; a policy's: `meshplane describe policy NAME`)");
+  printSignals(p, o.window, signals);
   return 0;
 }
 
@@ -172,10 +180,10 @@ async function describeWorkload(client: Client, name: string, cluster: string | 
 }
 
 export async function describe(what: string, name: string, _o: unknown, command: Command): Promise<number> {
-  const o = optionsOf<{ cluster?: string; output: string }>(command);
+  const o = optionsOf<{ cluster?: string; output: string; window: string }>(command);
   const client = clientFor(command);
   const kind = kindOf(what);
-  if (kind?.kind === "Destination") return describeDestination(client, name, o.cluster, o.output);
+  if (kind?.kind === "Destination") return describeDestination(client, name, o);
   if (kind?.kind === "Workload") return describeWorkload(client, name, o.cluster, o.output);
   if (kind?.kind === "Mesh") return describeMesh(client, name, o.cluster, o.output);
   if (kind?.user) return describePolicy(client, kind, name, o.output);
