@@ -200,7 +200,7 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
       "Explain one object: a destination (dest) — the policies that apply in acceptance order, their conflicts, who may call it, where it is federated, its generated objects, its golden signals and the changes that hurt it; a policy (tp, ap, vm, or `policy`) — its state per destination and cluster and its objects; a workload (wl) — its data plane and what applies to its outbound calls; a mesh — its data plane: ztunnel, waypoints and what each serves",
     )
     .option("--cluster <name>", "for destinations, workloads and meshes: the cluster, when the name is in several")
-    .option("--window <duration>", "for destinations: how far back its signals go (30s, 15m, 1h, 7d)", "15m")
+    .option("--window <duration>", "for destinations: how far back its signals go, in whole minutes (15m, 1h, 7d; at most 30d)", "15m")
     .addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text"))
     .addHelpText(
       "after",
@@ -216,7 +216,7 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
       .command(name)
       .alias(alias)
       .description(description)
-      .option("--window <duration>", "how far back: the last 30s, 5m, 1h … 24h", "5m")
+      .option("--window <duration>", "how far back, in whole minutes: 5m, 1h … 24h", "5m")
       .addOption(new Option("--sort <by>", "rate, errors (error ratio), p99 or name").choices(["rate", "errors", "p99", "name"]).default("rate"))
       .option("--cluster <name>", "only this cluster's")
       .option("--namespace <name>", "only this namespace's")

@@ -45,6 +45,8 @@ describe("windows and steps", () => {
   });
   it("asks at most 60 points, by whole minutes, and whole hours beyond 48 h", () => {
     expect([stepSeconds(900), stepSeconds(3600), stepSeconds(6 * 3600), stepSeconds(24 * 3600), stepSeconds(7 * 86400)]).toEqual([60, 60, 360, 1440, 10_800]);
+    // The step divides the window: 61 minutes in 61 points of a minute would be too many, 2 minutes leave a half.
+    expect([stepSeconds(61 * 60), stepSeconds(30 * 86400)]).toEqual([61 * 60, 43_200]);
     expect([durationText(60), durationText(1440), durationText(10_800), durationText(86_400), durationText(90)]).toEqual(["1m", "24m", "3h", "1d", "90s"]);
   });
 });

@@ -33,12 +33,16 @@ export function durationText(seconds: number): string {
 export const SERIES_POINTS = 60;
 
 /**
- * The step of a window's series: a minute, or more so that it has at most SERIES_POINTS points; whole
- * hours beyond 48 h, where the store keeps hourly roll-ups only (docs/observability.md#where-it-is-kept).
+ * The step of a window's series: the smallest that divides the window into at most SERIES_POINTS
+ * points, in whole minutes, and whole hours beyond 48 h, where the store keeps hourly roll-ups only
+ * (docs/observability.md#where-it-is-kept). A window that no such step divides (the API refuses it)
+ * gets the smallest step with few enough points, for the API to name.
  */
 export function stepSeconds(windowS: number): number {
   const resolution = windowS > 48 * 3600 ? 3600 : 60;
-  return Math.max(1, Math.ceil(windowS / SERIES_POINTS / resolution)) * resolution;
+  const least = Math.max(1, Math.ceil(windowS / SERIES_POINTS / resolution));
+  for (let k = least; k * resolution <= windowS; k++) if (windowS % (k * resolution) === 0) return k * resolution;
+  return least * resolution;
 }
 
 /** Requests per second: three significant figures at most, `0` for none. */
