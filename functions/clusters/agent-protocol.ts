@@ -18,7 +18,7 @@ import {
 import { type JWK, calculateJwkThumbprint } from "jose";
 import { enqueueTranslate } from "../queue/enqueue";
 import type { TranslateQueue } from "../queue/translate-queue";
-import type { Logger } from "../shared/logger";
+import { type Logger, describeError } from "../shared/logger";
 import type { ClusterHead, Store } from "../store/index";
 
 export interface AgentDeps {
@@ -113,6 +113,21 @@ export async function recordStatus(deps: AgentDeps, tenantId: string, cluster: s
     }),
   );
   const revision = await deps.store.agents.recordReport(tenantId, cluster, report, hash, deps.now());
+  if (report.generation > (head.appliedGeneration ?? 0)) await recordAppliedChanges(deps, tenantId, cluster, report.generation);
   await enqueueTranslate(deps.queue, deps.log, tenantId, revision);
   return revision !== undefined;
+}
+
+/**
+ * Records which policy versions a newly applied generation brought to the cluster, the change
+ * markers (docs/observability.md#change-impact); best effort: a failure is logged, the report stands.
+ */
+async function recordAppliedChanges(deps: AgentDeps, tenantId: string, cluster: string, generation: number): Promise<void> {
+  try {
+    const kinds = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"] as const;
+    const resources = (await Promise.all(kinds.map((kind) => deps.store.resources.list(tenantId, kind)))).flat();
+    await deps.store.appliedChanges.record(tenantId, cluster, generation, resources, deps.now());
+  } catch (error) {
+    deps.log.error("recording applied changes failed", { tenant: tenantId, cluster, generation, ...describeError(error) });
+  }
 }

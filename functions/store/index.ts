@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { AgentStore } from "./agents";
+import { AppliedChangeStore } from "./applied-changes";
 import { CaStore } from "./certificate-authorities";
 import { ChangeLog } from "./changes";
 import { ClusterStore } from "./clusters";
@@ -23,6 +24,7 @@ export interface Store {
   rateLimits: RateLimitStore;
   changes: ChangeLog;
   pushConnections: PushConnectionStore;
+  appliedChanges: AppliedChangeStore;
 }
 
 /** The whole store over one table. */
@@ -39,6 +41,7 @@ export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; 
     rateLimits: new RateLimitStore(deps),
     changes: new ChangeLog(deps),
     pushConnections: new PushConnectionStore(deps),
+    appliedChanges: new AppliedChangeStore(deps),
   };
 }
 
@@ -50,3 +53,4 @@ export type { ClusterHead, SnapshotHead } from "./snapshots";
 export type { StoredReport } from "./agents";
 export type { Authority, CaRecord } from "./certificate-authorities";
 export { CHANGE_LOG_SLACK, type Change } from "./changes";
+export type { AppliedChanges, AppliedResource } from "./applied-changes";

@@ -72,4 +72,16 @@ export const keys = {
   tenantIndexPk: "TENANTS",
   /** Marks that an operator credential exists (its hash lives in the token lookup). */
   operatorMarker: { PK: "OPERATOR", SK: "CREDENTIAL" } as Key,
+  /**
+   * Policy versions that reached a cluster with one applied generation (change markers,
+   * docs/observability.md#change-impact), sorted by when (epoch seconds), so a window is one range
+   * query; `part` splits what does not fit one item.
+   */
+  appliedChange: (tenantId: string, at: number, cluster: string, generation: number, part: number): Key => ({
+    PK: tenantPk(tenantId),
+    SK: `AC#${String(at).padStart(10, "0")}#${cluster}#${String(generation).padStart(10, "0")}#${part}`,
+  }),
+  appliedChangeAt: (at: number): string => `AC#${String(Math.max(0, Math.floor(at))).padStart(10, "0")}`,
+  /** The policy versions a cluster's last applied generation carried, against which the next one's changes are told. */
+  appliedVersions: (tenantId: string, cluster: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: "AC#VERSIONS" }),
 } as const;

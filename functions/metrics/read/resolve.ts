@@ -1,0 +1,95 @@
+/**
+ * From what the store keeps (each cluster's rows, in Istio cluster IDs, from its agent's side of the
+ * call) to one set of edges between meshplane's clusters (docs/observability.md#clusters): IDs mapped
+ * to clusters, and each call counted once.
+ */
+import type { MetricsEdge, Signals } from "@meshplane/core/base";
+import type { StoredBucket } from "../stored";
+
+/** Where a side of an edge is: a cluster of the tenant, or an Istio cluster ID that maps to none. */
+export interface Place {
+  cluster?: string;
+  istioCluster?: string;
+}
+
+/** One edge's counts in one bucket, its sides placed. */
+export interface ResolvedRow {
+  start: number;
+  seconds: 60 | 3600;
+  /** The cluster whose agent reported it. */
+  reporter: string;
+  source: Place & { namespace: string; workload: string };
+  destination: Place & { namespace: string; service: string };
+  protocol: MetricsEdge["protocol"];
+  crossCluster: boolean;
+  signals: Signals;
+}
+
+/** Traffic a cluster's agent did not name (beyond its report's edges), per bucket. */
+export interface OtherTraffic {
+  start: number;
+  seconds: 60 | 3600;
+  cluster: string;
+  edges: number;
+  signals: Signals;
+}
+
+/**
+ * Istio cluster ID → the tenant's cluster whose agent reports it as its own, by each cluster's
+ * latest bucket. An ID two clusters claim maps to neither.
+ */
+export function clusterIds(buckets: readonly StoredBucket[]): Map<string, string | null> {
+  const latest = new Map<string, StoredBucket>();
+  for (const b of buckets) {
+    const seen = latest.get(b.cluster);
+    if (!seen || b.start > seen.start) latest.set(b.cluster, b);
+  }
+  const ids = new Map<string, string | null>();
+  for (const [cluster, b] of latest) ids.set(b.istioClusterId, ids.has(b.istioClusterId) ? null : cluster);
+  return ids;
+}
+
+/**
+ * A side's place: its ID as the reporting cluster's own (the agent knows itself, even when another
+ * cluster claims the same ID), or the tenant's mapping, or unmapped.
+ */
+function place(id: string, bucket: StoredBucket, ids: ReadonlyMap<string, string | null>): Place {
+  if (id === bucket.istioClusterId) return { cluster: bucket.cluster };
+  const cluster = ids.get(id);
+  return cluster ? { cluster } : { istioCluster: id };
+}
+
+const samePlace = (a: Place, b: Place) => (a.cluster ?? `istio:${a.istioCluster}`) === (b.cluster ?? `istio:${b.istioCluster}`);
+
+/**
+ * The tenant's edges, each call counted once: a server-side row always; a client-side row only when
+ * its destination is in the reporter's own cluster or maps to no cluster (the agent chose between
+ * its own two views), or when the destination's cluster sent no bucket for that time — otherwise
+ * the destination cluster's server side has it.
+ */
+export function resolveRows(buckets: readonly StoredBucket[]): { rows: ResolvedRow[]; other: OtherTraffic[] } {
+  const ids = clusterIds(buckets);
+  const reported = new Set(buckets.map((b) => `${b.cluster}@${b.start}`));
+  const rows: ResolvedRow[] = [];
+  const other: OtherTraffic[] = [];
+  for (const b of buckets) {
+    for (const { edge, signals } of b.rows) {
+      const source = { ...place(edge.source.cluster, b, ids), namespace: edge.source.namespace, workload: edge.source.workload };
+      const destination = { ...place(edge.destination.cluster, b, ids), namespace: edge.destination.namespace, service: edge.destination.service };
+      if (edge.view === "client" && destination.cluster !== undefined && destination.cluster !== b.cluster && reported.has(`${destination.cluster}@${b.start}`))
+        continue;
+      rows.push({
+        start: b.start,
+        seconds: b.seconds,
+        reporter: b.cluster,
+        source,
+        destination,
+        protocol: edge.protocol,
+        crossCluster: !samePlace(source, destination),
+        signals,
+      });
+    }
+    if (b.other) other.push({ start: b.start, seconds: b.seconds, cluster: b.cluster, edges: b.other.edges, signals: b.other.signals });
+  }
+  return { rows, other };
+}
