@@ -108,16 +108,18 @@ describe("dedupe", () => {
   });
 });
 
+/** The parameter a refusal names. */
+const refused = (f: () => unknown) => {
+  try {
+    f();
+  } catch (error) {
+    return (error as ValidationError).errors[0]?.path;
+  }
+  return undefined;
+};
+
 describe("windows and steps", () => {
   const now = new Date((T0 + 3600 + 30) * 1000);
-  const refused = (f: () => unknown) => {
-    try {
-      f();
-    } catch (error) {
-      return (error as ValidationError).errors[0]?.path;
-    }
-    return undefined;
-  };
   it("ends at the current minute and cuts the window in steps", () => {
     expect(timeRange(now, 3600, 30 * 86_400, 60)).toEqual({ from: T0, to: T0 + 3600, step: 60 });
     expect(timeRange(now, 30 * 86_400, 30 * 86_400).step).toBe(3600);
