@@ -129,11 +129,13 @@ describe("the impact list", () => {
   });
 });
 
+/** The status of a request and the parameters its problem names. */
+const named = async (path: string) => {
+  const res = await cp.request("GET", path, { token: acme });
+  return { status: res.status, paths: ((await res.json()) as { errors?: { path: string }[] }).errors?.map((e) => e.path) };
+};
+
 describe("bounds", () => {
-  const named = async (path: string) => {
-    const res = await cp.request("GET", path, { token: acme });
-    return { status: res.status, paths: ((await res.json()) as { errors?: { path: string }[] }).errors?.map((e) => e.path) };
-  };
   it("are a 400 naming the parameter, never a 500", async () => {
     expect(await named(`/v1/destinations/${reviews}/metrics?window=abc`)).toEqual({ status: 400, paths: ["query.window"] });
     expect(await named(`/v1/destinations/${reviews}/metrics?window=31d`)).toEqual({ status: 400, paths: ["query.window"] });
