@@ -51,8 +51,8 @@ beforeAll(async () => {
   // Minute-aligned, an hour in the past: the whole model is history, as a test's data always is.
   const base = Math.floor(Date.now() / 60_000) * 60 - 3600;
   model = trafficModel({ base });
-  const started = await Promise.all(CLUSTERS.map(() => startPrometheus()));
-  CLUSTERS.forEach((c, i) => (servers[c] = started[i] as PrometheusServer));
+  // Each kept as soon as it is up, so that afterAll stops it even when the other fails to start.
+  await Promise.all(CLUSTERS.map(async (c) => (servers[c] = await startPrometheus())));
   await Promise.all(CLUSTERS.map((c) => servers[c].write(model.series[c])));
 }, 600_000);
 
