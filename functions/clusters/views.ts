@@ -3,8 +3,9 @@
  * what the cluster gets (its snapshot, sync state and failures), and what the agents discovered.
  */
 import { storedPayload } from "../translation/input";
+import type { MetricsSourceHealth } from "@meshplane/core/base";
 import type { DiscoveredFilter, DiscoveredKind, DiscoveredPosition } from "../store/discovered";
-import type { Cluster, Store } from "../store/index";
+import type { Cluster, Store, StoredMetricsHealth } from "../store/index";
 import type { Page, PageRequest } from "../store/page";
 
 /** A cluster as the API shows it: with each shared-trust mesh's `cacerts` as its agent last reported them. */
@@ -12,20 +13,42 @@ function withCertificates<C extends object, R>(cluster: C, certificates: R | und
   return certificates === undefined ? cluster : { ...cluster, certificates };
 }
 
-/** One page of the tenant's clusters, each with its certificates as on clusterView: one batch read per page. */
-export async function clusterPage(deps: { store: Store }, tenantId: string, request: PageRequest) {
-  const page: Page<Cluster> = await deps.store.clusters.page(tenantId, request);
-  const reports = await deps.store.agents.reports(
-    tenantId,
-    page.items.map((cl) => cl.name),
-  );
-  return { ...page, items: page.items.map((cl) => withCertificates(cl, reports.get(cl.name)?.certificates)) };
+/** A cluster with its metrics health (docs/observability.md#clusters), when its agent ever sent metrics. */
+function withMetrics<C extends object>(cluster: C, metrics: StoredMetricsHealth | undefined): C & { metrics?: StoredMetricsHealth } {
+  return metrics === undefined ? cluster : { ...cluster, metrics };
 }
 
-/** The cluster `name` (NotFoundError without it), with the trust side: each shared-trust mesh's cacerts as its agent reported it. */
+/** One page of the tenant's clusters, each with its certificates and metrics health as on clusterView: two batch reads per page. */
+export async function clusterPage(deps: { store: Store }, tenantId: string, request: PageRequest) {
+  const page: Page<Cluster> = await deps.store.clusters.page(tenantId, request);
+  const names = page.items.map((cl) => cl.name);
+  const [reports, metrics] = await Promise.all([deps.store.agents.reports(tenantId, names), deps.store.metricsHealth.many(tenantId, names)]);
+  return { ...page, items: page.items.map((cl) => withMetrics(withCertificates(cl, reports.get(cl.name)?.certificates), metrics.get(cl.name))) };
+}
+
+/**
+ * The cluster `name` (NotFoundError without it), with the trust side — each shared-trust mesh's
+ * cacerts as its agent reported it — and its metrics health.
+ */
 export async function clusterView(deps: { store: Store }, tenantId: string, name: string) {
   const cluster = await deps.store.clusters.get(tenantId, name);
-  return withCertificates(cluster, (await deps.store.agents.reports(tenantId, [name])).get(name)?.certificates);
+  const [reports, metrics] = await Promise.all([deps.store.agents.reports(tenantId, [name]), deps.store.metricsHealth.get(tenantId, name)]);
+  return withMetrics(withCertificates(cluster, reports.get(name)?.certificates), metrics);
+}
+
+/**
+ * What each of the tenant's clusters last said of reading its Prometheus, by cluster (a cluster whose
+ * last report was refused: `unavailable`, the refusal in the message); clusters that never sent
+ * metrics are absent. One query and one batch read.
+ */
+export async function metricsHealthOf(deps: { store: Store }, tenantId: string): Promise<Map<string, MetricsSourceHealth>> {
+  const clusters = (await deps.store.clusters.list(tenantId)).map((cl) => cl.name);
+  const out = new Map<string, MetricsSourceHealth>();
+  for (const [cluster, h] of await deps.store.metricsHealth.many(tenantId, clusters)) {
+    const message = h.state === "refused" ? `the control plane refused the last report: ${h.message ?? ""}` : h.message;
+    out.set(cluster, { state: h.state === "refused" ? "unavailable" : h.state, ...(message ? { message } : {}) });
+  }
+  return out;
 }
 
 /**

@@ -34,7 +34,7 @@ export interface Env {
   pushEndpoint?: string;
 }
 
-const RATE_CLASSES = ["read", "write", "plan", "agent", "operator", "refused"];
+const RATE_CLASSES = ["read", "write", "plan", "agent", "metrics", "operator", "refused"];
 
 /**
  * `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each class at most once and each a

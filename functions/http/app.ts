@@ -13,6 +13,8 @@ import type { AppEnv } from "./context";
 import { onError, problem } from "./problem";
 import { type Route, honoPath, route } from "./route";
 import { agentRoutes } from "./routes/agent";
+import { agentMetricsRoutes } from "./routes/agent-metrics";
+import { metricsRoutes } from "./routes/metrics";
 import { applyRoutes } from "./routes/apply";
 import { clusterRoutes } from "./routes/clusters";
 import { discoveredRoutes } from "./routes/discovered";
@@ -25,6 +27,8 @@ import { tokenRoutes } from "./routes/tokens";
 import { certificateRoutes } from "./routes/certificates";
 import type { AuthorityDeps } from "../trust/authority";
 import type { CsrSigner } from "../trust/ca-signer/contract";
+import type { MetricsApi } from "../metrics/index";
+import { metricsHealthOf } from "../clusters/views";
 
 export interface AppDeps {
   store: Store;
@@ -46,6 +50,12 @@ export interface AppDeps {
   limits?: Partial<Record<RateClass, RateLimit>>;
   /** How one process serving every tenant shares itself out (the local control plane); none on Lambda. */
   sharing?: Sharing;
+  /**
+   * The metrics store (docs/observability.md#where-it-is-kept): the queue agents' reports go to and the
+   * reader of the roll-ups. Without it the control plane keeps no metrics: reports are answered 503 and
+   * every read has no traffic.
+   */
+  metrics?: MetricsApi;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -75,8 +85,9 @@ function methodsByPath(routes: readonly { method: string; path: string }[]): (pa
 
 /** Every route of the API, in the order they are documented. */
 export function allRoutes(
-  deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority" | "csrSigner">> & Pick<AppDeps, "publicUrl" | "pushUrl">,
+  deps: Required<Pick<AppDeps, "store" | "queue" | "now" | "signer" | "authority" | "csrSigner">> & Pick<AppDeps, "publicUrl" | "pushUrl" | "metrics">,
 ): Route[] {
+  const { metrics, store, now } = deps;
   return [
     ...tenantRoutes(deps),
     ...tokenRoutes(deps),
@@ -85,6 +96,8 @@ export function allRoutes(
     ...applyRoutes(deps),
     ...discoveredRoutes(deps),
     ...agentRoutes(deps),
+    ...agentMetricsRoutes(metrics ? { queue: metrics.queue, health: store.metricsHealth, now } : undefined),
+    ...metricsRoutes({ store, now, ...(metrics ? { reader: metrics } : {}), health: (tenantId) => metricsHealthOf(deps, tenantId) }),
     ...snapshotRoutes(deps),
     ...planRoutes(deps),
     ...certificateRoutes(deps),
@@ -104,6 +117,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     now,
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     ...(deps.pushUrl ? { pushUrl: deps.pushUrl } : {}),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
   const health = route({
     method: "get",

@@ -5,6 +5,7 @@ import { CaStore } from "./certificate-authorities";
 import { ChangeLog } from "./changes";
 import { ClusterStore } from "./clusters";
 import { DiscoveredStore } from "./discovered";
+import { MetricsHealthStore } from "./metrics-health";
 import { PushConnectionStore } from "./push-connections";
 import { RateLimitStore } from "./rate-limits";
 import { ResourceStore } from "./resources";
@@ -25,6 +26,7 @@ export interface Store {
   changes: ChangeLog;
   pushConnections: PushConnectionStore;
   appliedChanges: AppliedChangeStore;
+  metricsHealth: MetricsHealthStore;
 }
 
 /** The whole store over one table. */
@@ -42,6 +44,7 @@ export function createStore(deps: { doc: DynamoDBDocumentClient; table: string; 
     changes: new ChangeLog(deps),
     pushConnections: new PushConnectionStore(deps),
     appliedChanges: new AppliedChangeStore(deps),
+    metricsHealth: new MetricsHealthStore(deps),
   };
 }
 
@@ -53,4 +56,5 @@ export type { ClusterHead, SnapshotHead } from "./snapshots";
 export type { StoredReport } from "./agents";
 export type { Authority, CaRecord } from "./certificate-authorities";
 export { CHANGE_LOG_SLACK, type Change } from "./changes";
+export type { StoredMetricsHealth } from "./metrics-health";
 export type { AppliedChanges, AppliedResource } from "./applied-changes";

@@ -72,6 +72,8 @@ export const keys = {
   tenantIndexPk: "TENANTS",
   /** Marks that an operator credential exists (its hash lives in the token lookup). */
   operatorMarker: { PK: "OPERATOR", SK: "CREDENTIAL" } as Key,
+  /** How a cluster's agent last fared reading its Prometheus, or why its last metrics report was refused. */
+  metricsHealth: (tenantId: string, cluster: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: "M#HEALTH" }),
   /**
    * Policy versions that reached a cluster with one applied generation (change markers,
    * docs/observability.md#change-impact), sorted by when (epoch seconds), so a window is one range

@@ -65,14 +65,16 @@ export interface ControlPlane {
 
 /** Budgets no functional test reaches; rate limiting has its own tests. */
 const TEST_LIMITS: AppDeps["limits"] = Object.fromEntries(
-  (["read", "write", "plan", "agent", "operator", "refused"] as const).map((cls) => [cls, { limit: 1_000_000, windowMs: 10_000, lease: 100 }]),
+  (["read", "write", "plan", "agent", "metrics", "operator", "refused"] as const).map((cls) => [cls, { limit: 1_000_000, windowMs: 10_000, lease: 100 }]),
 );
 
 /**
  * A real control plane for one test file: a fresh table in the shared DynamoDB Local, a fresh FIFO
  * queue in the shared SQS emulator, and the hono app on a real HTTP port.
  */
-export async function startControlPlane(options: { table?: string; log?: Logger; limits?: AppDeps["limits"] } = {}): Promise<ControlPlane> {
+export async function startControlPlane(
+  options: { table?: string; log?: Logger; limits?: AppDeps["limits"]; metrics?: AppDeps["metrics"] } = {},
+): Promise<ControlPlane> {
   const dynamoEndpoint = inject("dynamoEndpoint");
   const sqsEndpoint = inject("sqsEndpoint");
   const suffix = randomBytes(4).toString("hex");
@@ -116,6 +118,7 @@ export async function startControlPlane(options: { table?: string; log?: Logger;
     // Suites that walk every route for several tenants would spend a real budget in seconds; the
     // budgets themselves are tested with explicit limits (rate-limits.test.ts).
     limits: options.limits ?? TEST_LIMITS,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));

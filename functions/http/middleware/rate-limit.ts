@@ -9,13 +9,13 @@ import { tenantPk } from "../../store/keys";
 import type { AppEnv } from "../context";
 import { problem } from "../problem";
 import type { Route } from "../route";
-import type { RateClass, RateLimiter } from "./rate-limiter";
+import { type RateClass, type RateLimiter, agentBucket, agentClassOf } from "./rate-limiter";
 import { bearer } from "./request-source";
 
 /** The budget a route spends from, or undefined for public routes (bounded by the stage throttle). */
 export function rateClassOf(route: Pick<Route, "access" | "method" | "path">): RateClass | undefined {
   if (route.access === "public") return undefined;
-  if (route.access === "agent") return "agent";
+  if (route.access === "agent") return agentClassOf(route.path);
   if (route.access === "operator") return "operator";
   if (route.path === "/v1/plan") return "plan";
   return route.method === "get" ? "read" : "write";
@@ -43,14 +43,14 @@ export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "m
   const cls = rateClassOf(route);
   return async (c, next) => {
     if (cls === undefined) return next();
-    const agent = cls === "agent" ? c.get("agent") : undefined;
+    const agent = route.access === "agent" ? c.get("agent") : undefined;
     const partition = cls === "operator" ? "OPERATOR" : tenantPk(c.get("tenantId"));
     const token = bearer(c);
     if (agent !== undefined) {
       limiter.learnAgent(partition, agent.cluster);
       if (route.method === "get" && limiter.freePoll(partition, agent.cluster)) return next();
     } else if (token !== undefined) limiter.learn(hashSecret(token), partition);
-    const bucket = agent === undefined ? cls : `agent#${agent.cluster}`;
+    const bucket = agent === undefined ? cls : agentBucket(cls, agent.cluster);
     const retryAfter = await limiter.take(partition, bucket, cls);
     return retryAfter === undefined ? next() : tooMany(c, limiter, cls, retryAfter);
   };

@@ -6,7 +6,7 @@ import type { RateLimitStore } from "../../store/rate-limits";
  * whole-tenant translation) does not use up reads. `refused` is what 401 and 403 answers spend, per
  * source and per presented credential: never a tenant's budget (docs/api.md, "Rate limits").
  */
-export type RateClass = "read" | "write" | "plan" | "agent" | "operator" | "refused";
+export type RateClass = "read" | "write" | "plan" | "agent" | "metrics" | "operator" | "refused";
 
 /** A token bucket: `limit` requests per `windowMs` sustained, `burst` of them at once. */
 export interface RateLimit {
@@ -33,9 +33,20 @@ export const DEFAULT_LIMITS: Record<RateClass, RateLimit> = {
   write: { limit: 600, windowMs: 60_000, burst: 60, lease: 5 },
   plan: { limit: 60, windowMs: 60_000, burst: 5, lease: 1 },
   agent: { limit: 120, windowMs: 60_000, burst: 30, lease: 1 },
+  /** An agent's metrics reports, per cluster: one every 5 minutes by default, every 60 s at most, and catch-up. */
+  metrics: { limit: 6, windowMs: 60_000, burst: 6, lease: 1 },
   operator: { limit: 3000, windowMs: 60_000, burst: 300, lease: 10 },
   refused: { limit: 60, windowMs: 60_000, burst: 60, lease: 1 },
 };
+
+/** Agent routes that spend a budget of their own instead of `agent`: the metrics reports. */
+export const AGENT_ROUTE_CLASSES: Readonly<Record<string, RateClass>> = { "/v1/agent/metrics": "metrics" };
+
+/** The budget an agent's request spends, per cluster: `agent`, or its route's own. */
+export const agentClassOf = (path: string): RateClass => AGENT_ROUTE_CLASSES[path] ?? "agent";
+
+/** The bucket of a cluster's budget of `cls` (`agent#<cluster>`, `metrics#<cluster>`). */
+export const agentBucket = (cls: RateClass, cluster: string): string => `${cls}#${cluster}`;
 
 /**
  * Snapshot polls a cluster's agent makes for free, per API instance: one every 10 s, three at once —

@@ -4,7 +4,7 @@ import { tenantPk } from "../../store/keys";
 import type { AppEnv } from "../context";
 import type { Route } from "../route";
 import { rateClassOf, tooMany } from "./rate-limit";
-import type { RateLimiter } from "./rate-limiter";
+import { type RateClass, type RateLimiter, agentBucket } from "./rate-limiter";
 import { bearer, sourceOf } from "./request-source";
 
 /** Tenant and cluster an agent JWT claims, read without verifying it (only to find its budget). */
@@ -39,10 +39,10 @@ export function refuseExhausted(limiter: RateLimiter, route: Pick<Route, "access
     const source = sourceOf(c);
     const credential = token === undefined ? undefined : hashSecret(token);
     const verifiedAs = credential === undefined ? undefined : limiter.tenantOf(credential);
-    const claimed = token === undefined || cls !== "agent" ? undefined : claimedAgent(token);
+    const claimed = token === undefined || route.access !== "agent" || cls === undefined ? undefined : claimedAgent(token);
     const claimedPartition = claimed === undefined ? undefined : tenantPk(claimed.tenant);
     let key: { partition: string; bucket: string } | undefined;
-    if (claimed !== undefined) key = { partition: tenantPk(claimed.tenant), bucket: `agent#${claimed.cluster}` };
+    if (claimed !== undefined) key = { partition: tenantPk(claimed.tenant), bucket: agentBucket(cls as RateClass, claimed.cluster) };
     else if (cls === "operator") key = { partition: "OPERATOR", bucket: cls };
     else if (cls !== undefined && verifiedAs !== undefined) key = { partition: verifiedAs, bucket: cls };
     const overBudget = cls === undefined || key === undefined ? undefined : limiter.exhausted(key.partition, key.bucket);
