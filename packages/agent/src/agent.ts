@@ -10,6 +10,7 @@ import { Kube } from "./kube/kube";
 import { LeaderElector } from "./loop/leader";
 import { type AgentState, StateStore, loadAgentKey, newAgentKey } from "./loop/state";
 import { SyncLoop } from "./loop/sync-loop";
+import { startMetrics } from "./metrics/start";
 import { startHealthServer } from "./observability/health";
 import { type Logger, createLogger } from "./observability/log";
 import { Metrics } from "./observability/metrics";
@@ -86,6 +87,7 @@ export async function startAgent(
   const life = { stopped: false };
   let timer: NodeJS.Timeout | undefined;
   let push: PushChannel | undefined;
+  let metricsLoop: { stop(): void } | undefined;
   const elector = new LeaderElector({
     kube,
     namespace: options.namespace,
@@ -143,6 +145,17 @@ export async function startAgent(
       onError: (what, error) => log.error(`${what} failed`, { detail: (error as Error)?.message ?? String(error) }),
     });
     await discovery.start();
+    // Golden signals on a timer of their own: nothing they do can stop the sync loop.
+    if (options.metrics) {
+      const watch = discovery;
+      metricsLoop = startMetrics(options.metrics, {
+        cluster: options.cluster,
+        objects: () => (watch.listed() ? watch.snapshot() : undefined),
+        post: (body) => client.postMetrics(body),
+        active: () => elector.isLeader(),
+        log,
+      });
+    }
     // One cycle at a time: a push that arrives mid-cycle runs the next one as soon as this one ends.
     let running = false;
     let again = false;
@@ -192,6 +205,7 @@ export async function startAgent(
       life.stopped = true;
       if (timer) clearTimeout(timer);
       push?.stop();
+      metricsLoop?.stop();
       discovery?.stop();
       await elector.stop();
       await booting;

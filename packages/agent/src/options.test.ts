@@ -63,6 +63,32 @@ describe("readOptions", () => {
     expect(o.pushUrl).toBe("wss://abc123.execute-api.eu-west-1.amazonaws.com/live");
   });
 
+  it("reads nothing of Prometheus unless a URL is set, and the metrics options the chart passes", () => {
+    const env = { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" };
+    expect(readOptions(["--cluster", "c1"], env, read).metrics).toBeUndefined();
+    expect(readOptions(["--cluster", "c1", "--prometheus-url=http://prom:9090", "--metrics=false"], env, read).metrics).toBeUndefined();
+    const o = readOptions(
+      ["--cluster", "c1", "--prometheus-url=http://prom.monitoring:9090", "--prometheus-auth=basic", "--prometheus-org-id=acme", "--metrics-send-every=60"],
+      { ...env, MESHPLANE_ISTIO_CLUSTER_ID: "east", MESHPLANE_METRICS_MAX_EDGES: "500" },
+      read,
+    );
+    expect(o.metrics).toEqual({
+      prometheus: {
+        url: "http://prom.monitoring:9090",
+        auth: { type: "basic", usernameFile: "/etc/meshplane/prometheus/username", passwordFile: "/etc/meshplane/prometheus/password" },
+        orgId: "acme",
+        timeoutMs: 20_000,
+        maxSeries: 100_000,
+        maxBodyBytes: 32 * 1024 * 1024,
+      },
+      intervalMs: 60_000,
+      sendEveryMs: 60_000,
+      maxEdges: 500,
+      settleMs: 30_000,
+      istioClusterId: "east",
+    });
+  });
+
   it("refuses plain http elsewhere, saying why", () => {
     expect(() =>
       readOptions(["--cluster", "c1", "--control-plane-url", "http://api.example.com"], { MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read),
@@ -86,6 +112,12 @@ describe("readOptions", () => {
     ],
     [["--cluster", "c1", "--push-url", "https://push.example.com"], "--push-url (MESHPLANE_PUSH_URL)"],
     [["--cluster", "c1", "--push-url", "ws://push.example.com"], "--push-url (MESHPLANE_PUSH_URL)"],
+    [["--cluster", "c1", "--metrics-send-every", "30"], "--metrics-send-every (MESHPLANE_METRICS_SEND_EVERY_SECONDS)"],
+    [["--cluster", "c1", "--metrics-send-every", "901"], "--metrics-send-every (MESHPLANE_METRICS_SEND_EVERY_SECONDS)"],
+    [["--cluster", "c1", "--metrics-max-edges", "1001"], "--metrics-max-edges (MESHPLANE_METRICS_MAX_EDGES)"],
+    [["--cluster", "c1", "--prometheus-auth", "oauth"], "--prometheus-auth (MESHPLANE_PROMETHEUS_AUTH)"],
+    [["--cluster", "c1", "--prometheus-url", "prom:9090"], "--prometheus-url (MESHPLANE_PROMETHEUS_URL)"],
+    [["--cluster", "c1", "--istio-cluster-id", "east cluster"], "--istio-cluster-id (MESHPLANE_ISTIO_CLUSTER_ID)"],
   ])("names the bad option in %j", (argv, path) => {
     try {
       readOptions(argv, { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" }, read);

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { type FieldError, ValidationError, dnsLabel, fieldErrors } from "@meshplane/core";
 import type { JWK } from "jose";
 import { z } from "zod";
+import { METRICS_FLAGS, type MetricsOptions, metricsFlags, metricsOptions } from "./metrics/options";
 
 /**
  * Everything the agent can be told, from flags or environment, parsed once here and handed to the
@@ -38,6 +39,8 @@ export interface AgentOptions {
   /** Unset = in-cluster configuration. */
   kubeconfig?: string;
   certificates: CertificateOptions;
+  /** Golden signals from the cluster's Prometheus (docs/agent.md#metrics); undefined: off (no URL, or `--metrics=false`). */
+  metrics?: MetricsOptions;
 }
 
 /** What the agent may do for shared trust (chart values `certificates.*`; docs/agent.md). */
@@ -73,6 +76,7 @@ const FLAGS = {
   "allow-insecure-control-plane": "MESHPLANE_ALLOW_INSECURE_CONTROL_PLANE",
   push: "MESHPLANE_PUSH",
   "push-url": "MESHPLANE_PUSH_URL",
+  ...METRICS_FLAGS,
 } as const;
 
 /**
@@ -110,6 +114,7 @@ const raw = z.strictObject({
   "allow-insecure-control-plane": yesNo(false),
   push: yesNo(true),
   "push-url": z.url({ protocol: /^wss?$/, error: "must be a ws(s) URL" }).optional(),
+  ...metricsFlags,
 });
 
 /** Hosts an `http://` control plane may be on without opting in: this machine only. */
@@ -184,8 +189,11 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
       autoRestartPods: o["auto-restart-pods"],
       restartPauseMs: o["restart-pause"] * 1000,
     },
+    ...withMetrics(metricsOptions(o)),
   };
 }
+
+const withMetrics = (metrics: MetricsOptions | undefined) => (metrics ? { metrics } : {});
 
 function asOption(e: FieldError): FieldError {
   const flag = e.path.split(".")[0] as keyof typeof FLAGS;

@@ -10,3 +10,11 @@ app.kubernetes.io/name: meshplane-agent
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- define "agent.bootstrapSecret" -}}{{ default (printf "%s-bootstrap" .Release.Name) .Values.bootstrap.existingSecret }}{{- end -}}
+{{- define "agent.metricsOn" -}}{{ if and .Values.metrics.enabled (ne (toString .Values.metrics.prometheus.url) "none") (ne (toString .Values.metrics.prometheus.url) "") }}true{{ end }}{{- end -}}
+{{- define "agent.prometheusAuth" -}}{{ if include "agent.metricsOn" . }}{{ .Values.metrics.prometheus.auth.type }}{{ else }}none{{ end }}{{- end -}}
+{{- define "agent.prometheusSecret" -}}{{ default (printf "%s-prometheus" .Release.Name) .Values.metrics.prometheus.auth.existingSecret }}{{- end -}}
+{{- define "agent.prometheusPort" -}}
+{{- $u := urlParse .Values.metrics.prometheus.url -}}
+{{- $hostport := splitList ":" (get $u "host") -}}
+{{- if gt (len $hostport) 1 }}{{ last $hostport }}{{ else if eq (get $u "scheme") "https" }}443{{ else }}80{{ end -}}
+{{- end -}}

@@ -121,6 +121,21 @@ export class ControlPlaneClient {
     return answerOf(csrResponse, "POST /v1/agent/csr", await this.post("/v1/agent/csr", request));
   }
 
+  /**
+   * Sends one metrics report (docs/observability.md#the-report), already gzipped by the caller, who
+   * sizes it against the control plane's limits: `POST /v1/agent/metrics` with
+   * `Content-Encoding: gzip`. Resolves once the control plane queued it (202); any other answer is an
+   * ApiError (0: unreachable; 429 and 503 carry `retryAfterSeconds`; 400 names the field).
+   */
+  async postMetrics(gzippedReport: Uint8Array): Promise<void> {
+    const res = await call(this.fetcher, `${this.options.url}/v1/agent/metrics`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${await this.token("POST")}`, "content-type": "application/json", "content-encoding": "gzip" },
+      body: gzippedReport,
+    });
+    await res.body?.cancel();
+  }
+
   private get fetcher(): typeof fetch {
     return this.options.fetch ?? fetch;
   }
