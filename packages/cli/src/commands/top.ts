@@ -56,16 +56,15 @@ export async function graphPages(client: Client, o: Omit<TopOptions, "sort" | "o
   return { pages, cut: next !== undefined };
 }
 
-/** The row of a destination: DESTINATION, CLUSTER, RPS, ERRORS, P50, P99, CALLERS (wide: REQUESTS, 5XX, P90, IN, OUT, MESH, RESOURCE). */
+/** The row of a destination: DESTINATION, CLUSTER, RPS, ERRORS, P50, P99, CALLERS (wide: REQUESTS, 5XX, P90, IN, OUT, RESOURCE). */
 export function destinationCells(r: DestinationRow, wide: boolean): string[] {
   const s = r.signals;
   const cells = [nodeName(r.node), clusterText(r.node), rateText(s.rps), ratioText(s.errorRatio), msText(s.p50Ms), msText(s.p99Ms), String(r.callers)];
-  if (wide)
-    cells.push(String(s.requests), String(s.errors5xx), msText(s.p90Ms), bytesText(s.bytesIn), bytesText(s.bytesOut), r.node.mesh ?? "", r.node.resource ?? "");
+  if (wide) cells.push(String(s.requests), String(s.errors5xx), msText(s.p90Ms), bytesText(s.bytesIn), bytesText(s.bytesOut), r.node.resource ?? "");
   return cells.map(printable);
 }
 export const DESTINATION_HEAD = ["DESTINATION", "CLUSTER", "RPS", "ERRORS", "P50", "P99", "CALLERS"];
-const DESTINATION_WIDE = ["REQUESTS", "5XX", "P90", "IN", "OUT", "MESH", "RESOURCE"];
+const DESTINATION_WIDE = ["REQUESTS", "5XX", "P90", "IN", "OUT", "RESOURCE"];
 
 /** The row of an edge: SOURCE, DESTINATION, CROSS-CLUSTER, RPS, ERRORS, P50, P99 (wide: PROTOCOL, REQUESTS, 5XX, P90, IN, OUT). */
 export function edgeCells(r: EdgeRow, wide: boolean): string[] {
