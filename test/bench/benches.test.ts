@@ -17,6 +17,7 @@ const TINY: Record<string, { args?: string[]; env?: Record<string, string> }> = 
   "cli-start": { env: { RUNS: "1" } },
   "cold-start": {},
   console: { env: { DESTINATIONS: "20", RUNS: "1" } },
+  "console-graph": { env: { NODES: "40", CLUSTERS: "2", RUNS: "1" } },
   fairness: { env: { SAMPLES: "10", FLOODERS: "2" } },
   "list-pages": { env: { POLICIES: "25", LIMIT: "10" } },
   poll: { env: { POLLS: "120" } },

@@ -10,6 +10,7 @@ import {
   type SnapshotView,
   readEach,
 } from "@meshplane/core/views";
+import type { DestinationMetrics, GraphView, ImpactList } from "./metrics-types";
 import { listAll, request } from "./api";
 import { COLLECTIONS, type Collection } from "./router";
 
@@ -56,5 +57,40 @@ export function placedObjects(all: readonly { cluster: { name: string }; snapsho
 }
 
 export const meshes = (signal?: AbortSignal) => listAll<MeshView>("/v1/meshes", signal ? { signal } : {});
+
+/** Windows the graph offers (`GET /v1/graph?window=`). */
+export const GRAPH_WINDOWS = ["5m", "15m", "1h", "6h", "24h"] as const;
+/** Windows a destination's charts offer (`GET /v1/destinations/{name}/metrics?window=`). */
+export const SERIES_WINDOWS = ["1h", "6h", "24h", "48h", "7d", "30d"] as const;
+
+/** The graph over `window`, every page of its edges merged into one view (nodes once each). */
+export async function graph(window: string, signal?: AbortSignal): Promise<GraphView> {
+  let next: string | undefined;
+  let all: GraphView | undefined;
+  const seen = new Set<string>();
+  do {
+    const query = new URLSearchParams({ window, limit: "1000", ...(next ? { continue: next } : {}) });
+    const { body } = await request<GraphView>("GET", `/v1/graph?${query}`, signal ? { signal } : {});
+    all ??= { ...body, nodes: [], edges: [] };
+    for (const n of body.nodes) if (!seen.has(n.id) && seen.add(n.id)) all.nodes.push(n);
+    all.edges.push(...body.edges);
+    next = body.metadata.continue;
+  } while (next); // an aborted signal ends it: the request throws
+  return { ...(all as GraphView), metadata: {} };
+}
+
+/** One destination's series over `window`, with the changes that reached it and their impact. */
+export async function destinationMetrics(name: string, window: string, signal?: AbortSignal): Promise<DestinationMetrics> {
+  const path = `/v1/destinations/${encodeURIComponent(name)}/metrics?${new URLSearchParams({ window })}`;
+  return (await request<DestinationMetrics>("GET", path, signal ? { signal } : {})).body;
+}
+
+/** How far back the overview looks for changes that hurt a destination. */
+export const IMPACTS_WINDOW = "6h";
+
+/** The tenant's destinations hurt by a change made in the last IMPACTS_WINDOW. */
+export async function impacts(signal?: AbortSignal): Promise<ImpactList> {
+  return (await request<ImpactList>("GET", `/v1/metrics/impacts?window=${IMPACTS_WINDOW}`, signal ? { signal } : {})).body;
+}
 
 export type { DestinationView, ResourceView };

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { GraphEdge, GraphNode, SignalSummary } from "@meshplane/core";
+import type { GraphEdge, GraphNode, SignalSummary } from "./metrics-types";
 import { describe, expect, it } from "vitest";
 import { chartModel, niceTop, timeTicks } from "./chart-model";
 import { MAX_ROWS, NODE_W, filterGraph, filterOptions, layoutGraph, sortEdges } from "./graph-model";
@@ -8,9 +8,6 @@ import { ERROR_SCALE, contrast, edgeWidth, errorBand, formatMs, formatRate, form
 const signals = (rps: number, errorRatio?: number, p99Ms?: number): SignalSummary => ({
   requests: Math.round(rps * 60),
   rps,
-  non2xx: 0,
-  errors5xx: 0,
-  grpcErrors: 0,
   bytesIn: 0,
   bytesOut: 0,
   tcpOpened: 0,

@@ -18,8 +18,9 @@ import { Tenants } from "./pages/tenants";
 import { Loading } from "./ui";
 import { ThemeToggle } from "./theme";
 
-// The graph layout and the code editor are the heavy parts: each loads with the first page that needs it.
+// The graph layouts and the code editor are the heavy parts: each loads with the first page that needs it.
 const Topology = lazy(() => import("./pages/topology").then((m) => ({ default: m.Topology })));
+const Graph = lazy(() => import("./pages/graph").then((m) => ({ default: m.Graph })));
 const Editor = lazy(() => import("./pages/editor").then((m) => ({ default: m.Editor })));
 
 function useSession(): ReturnType<typeof session.role> {
@@ -31,6 +32,7 @@ function useSession(): ReturnType<typeof session.role> {
 const TENANT_NAV = [
   ["overview", "Overview", href([])],
   ["topology", "Topology", href(["topology"])],
+  ["graph", "Graph", href(["graph"])],
   ["destinations", "Destinations", href(["destinations"])],
   ["workloads", "Workloads", href(["workloads"])],
   ["policies", "Policies", href(["policies"])],
@@ -48,12 +50,14 @@ function Page({ route }: { route: Route }) {
       return <Overview />;
     case "topology":
       return <Topology />;
+    case "graph":
+      return <Graph query={route.query} />;
     case "destinations":
       return <Destinations query={route.query} />;
     case "workloads":
       return <Workloads query={route.query} />;
     case "destination":
-      return <Destination name={route.name} {...(route.cluster ? { cluster: route.cluster } : {})} />;
+      return <Destination name={route.name} {...(route.cluster ? { cluster: route.cluster } : {})} {...(route.window ? { window: route.window } : {})} />;
     case "policies":
       return <Policies query={route.query} />;
     case "policy":

@@ -8,9 +8,10 @@ import { useEffect, useState } from "preact/hooks";
 export type Route =
   | { page: "overview" }
   | { page: "topology" }
+  | { page: "graph"; query: URLSearchParams }
   | { page: "destinations"; query: URLSearchParams }
   | { page: "workloads"; query: URLSearchParams }
-  | { page: "destination"; name: string; cluster?: string }
+  | { page: "destination"; name: string; cluster?: string; window?: string }
   | { page: "policies"; query: URLSearchParams }
   | { page: "policy"; collection: Collection; name: string }
   | { page: "edit"; collection?: Collection; name?: string }
@@ -30,10 +31,16 @@ export function parseRoute(hash: string): Route {
   const [head, a, b] = parts;
   if (parts.length === 0) return { page: "overview" };
   if (head === "topology" && parts.length === 1) return { page: "topology" };
+  if (head === "graph" && parts.length === 1) return { page: "graph", query };
   if (head === "destinations" && parts.length === 1) return { page: "destinations", query };
   if (head === "workloads" && parts.length === 1) return { page: "workloads", query };
   if (head === "destinations" && a && parts.length === 2)
-    return { page: "destination", name: a, ...(query.get("cluster") ? { cluster: query.get("cluster") as string } : {}) };
+    return {
+      page: "destination",
+      name: a,
+      ...(query.get("cluster") ? { cluster: query.get("cluster") as string } : {}),
+      ...(query.get("window") ? { window: query.get("window") as string } : {}),
+    };
   if (head === "policies" && parts.length === 1) return { page: "policies", query };
   if (head === "policies" && isCollection(a) && b && parts.length === 3) return { page: "policy", collection: a, name: b };
   if (head === "edit" && parts.length === 1) return { page: "edit" };

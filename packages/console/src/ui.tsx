@@ -124,6 +124,28 @@ export function Section({ title, children, id }: { title: string; children: Comp
   );
 }
 
+/**
+ * Calls `reload` every `ms` while the page is visible (a hidden tab reads nothing), and at once when
+ * it is shown again after missing a turn.
+ */
+export function useWhileVisible(reload: () => void, ms: number): void {
+  useEffect(() => {
+    let last = Date.now();
+    const tick = () => {
+      if (document.visibilityState !== "visible") return;
+      last = Date.now();
+      reload();
+    };
+    const timer = setInterval(tick, ms);
+    const shown = () => Date.now() - last >= ms && tick();
+    document.addEventListener("visibilitychange", shown);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", shown);
+    };
+  }, [reload, ms]);
+}
+
 /** Sets the document title, so each page is announced and findable in history. */
 export function useTitle(title: string): void {
   useEffect(() => {

@@ -8,7 +8,11 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useReducer, useRef, useState } from "preact/hooks";
 
 export interface Column<T> {
+  /** The column's name (and key); `header` replaces it in the header row when set, e.g. a sort button. */
   title: string;
+  header?: ComponentChildren;
+  /** The column the rows are sorted by, and which way. */
+  sort?: "ascending" | "descending";
   /** CSS grid track, e.g. "2fr" or "8rem". */
   width: string;
   cell: (row: T) => ComponentChildren;
@@ -54,8 +58,8 @@ export function VirtualRows<T>({
       <div role="rowgroup">
         <div role="row" aria-rowindex={1} class="vrow vhead" style={{ gridTemplateColumns: template }}>
           {columns.map((c) => (
-            <span role="columnheader" key={c.title}>
-              {c.title}
+            <span role="columnheader" key={c.title} aria-sort={c.sort}>
+              {c.header ?? c.title}
             </span>
           ))}
         </div>

@@ -3,6 +3,7 @@ import { listAll } from "../api";
 import { type DestinationView, health, placedObjects, resources } from "../data";
 import { collectionOf, href } from "../router";
 import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Errors } from "../ui";
+import { DestinationSignals } from "./destination-signals";
 import { GeneratedObjects } from "./generated";
 
 /** Its data plane, and the waypoint serving it when it has one or is ambient (docs/ambient.md#what-discovery-sees). */
@@ -23,10 +24,10 @@ function DataPlaneFacts({ spec }: { spec: DestinationView["spec"] }) {
 }
 
 /**
- * One destination: its data plane, the policies that apply in acceptance order (the fields each sets, conflicts),
+ * One destination: its data plane, its golden signals over `window` with the changes that reached it, the policies that apply in acceptance order (the fields each sets, conflicts),
  * who may call it, where it is federated, and its generated objects per cluster.
  */
-export function Destination({ name, cluster }: { name: string; cluster?: string }) {
+export function Destination({ name, cluster, window = "1h" }: { name: string; cluster?: string; window?: string }) {
   useTitle(name);
   const data = useAsync(
     async (signal) => {
@@ -78,6 +79,7 @@ export function Destination({ name, cluster }: { name: string; cluster?: string 
                 </dd>
                 <DataPlaneFacts spec={d.spec} />
               </dl>
+              <DestinationSignals name={name} {...(cluster ? { cluster } : {})} window={window} />
               <Section title="Policies, in acceptance order">
                 {view.policies.length === 0 ? (
                   <Empty>No TrafficPolicy selects it.</Empty>

@@ -1,6 +1,6 @@
 import { STALE_AFTER_S, ago, certificateDays, problemsOf, reasonsOf, secondsSince } from "@meshplane/core/views";
 import { useEffect } from "preact/hooks";
-import { health, resources } from "../data";
+import { health, impacts, resources } from "../data";
 import { collectionOf, href } from "../router";
 import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Table } from "../ui";
 
@@ -22,8 +22,16 @@ interface Problem {
 export function Overview() {
   useTitle("Overview");
   const data = useAsync(async (signal) => {
-    const [clusters, all] = await Promise.all([health(signal, { objects: false }), resources(signal)]);
-    return { clusters, all, now: new Date() };
+    // Change impacts are golden signals' word: when they cannot be read, the rest of the overview still shows, and says so.
+    const [clusters, all, hurt] = await Promise.all([
+      health(signal, { objects: false }),
+      resources(signal),
+      impacts(signal).then(
+        (list) => ({ items: list.items, error: undefined }),
+        (error: unknown) => ({ items: [], error: error instanceof Error ? error.message : String(error) }),
+      ),
+    ]);
+    return { clusters, all, hurt, now: new Date() };
   }, []);
   useEffect(() => {
     const timer = setInterval(data.reload, REFRESH_MS);
@@ -39,7 +47,7 @@ export function Overview() {
         </button>
       </p>
       <Loaded value={data} what="clusters and policies">
-        {({ clusters, all, now }) => {
+        {({ clusters, all, hurt, now }) => {
           const wrong = new Map(
             clusters.map((h) => [h.cluster.name, problemsOf(h, now, { staleAfterS: STALE_AFTER_S, certificateWarnDays: CERTIFICATE_WARN_DAYS })]),
           );
@@ -62,12 +70,20 @@ export function Overview() {
                   at: r.metadata.updatedAt ?? "",
                 })),
               ),
+            // A destination a change hurt: the message names the change; the link goes to the destination's charts.
+            ...hurt.items.map((i) => ({
+              subject: `destination ${i.destination}`,
+              link: href(["destinations", i.destination]),
+              text: i.message,
+              at: i.change.at,
+            })),
           ].sort((a, b) => b.at.localeCompare(a.at));
           const count = (h: (typeof clusters)[number]) => wrong.get(h.cluster.name)?.length ?? 0;
           const ranked = [...clusters].sort((a, b) => count(b) - count(a) || a.cluster.name.localeCompare(b.cluster.name));
           return (
             <>
               <Section title="Problems, newest first">
+                {hurt.error !== undefined && <p class="hint">Change impacts could not be read: {hurt.error}</p>}
                 {problems.length === 0 ? (
                   <Empty>Nothing is wrong: every cluster is in sync and every policy is accepted or pending.</Empty>
                 ) : (
