@@ -19,6 +19,7 @@ const TINY: Record<string, { args?: string[]; env?: Record<string, string> }> = 
   console: { env: { DESTINATIONS: "20", RUNS: "1" } },
   "console-graph": { env: { NODES: "40", CLUSTERS: "2", RUNS: "1" } },
   fairness: { env: { SAMPLES: "10", FLOODERS: "2" } },
+  graph: { env: { EDGES: "50", LIMIT: "10", RUNS: "2" } },
   "list-pages": { env: { POLICIES: "25", LIMIT: "10" } },
   poll: { env: { POLLS: "120" } },
   propagation: { env: { CLUSTERS: "2", WRITES: "1" } },

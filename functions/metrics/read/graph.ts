@@ -4,7 +4,7 @@
  * order; a page's nodes are those its edges reference.
  */
 import { type GraphEdge, type GraphNode, type GraphView, type Signals, addSignals, emptySignals, summarize } from "@meshplane/core/base";
-import type { OtherTraffic, Place, ResolvedRow } from "./resolve";
+import { type OtherTraffic, type Place, type ResolvedRow, placeKey } from "./resolve";
 import type { World } from "./world";
 
 export interface GraphFilter {
@@ -23,12 +23,11 @@ interface EdgeSum {
   signals: Signals;
 }
 
-const placeId = (p: Place) => p.cluster ?? `istio:${p.istioCluster}`;
 const UNKNOWN = "unknown";
 
 /** A node for one side of a row, with what discovery says of it. */
 function nodeOf(world: World, side: "workload" | "destination", p: Place, namespace: string, name: string): GraphNode {
-  const id = `${side === "workload" ? "w" : "d"}:${placeId(p)}/${namespace}/${name}`;
+  const id = `${side === "workload" ? "w" : "d"}:${placeKey(p)}/${namespace}/${name}`;
   const unknown = namespace === UNKNOWN || name === UNKNOWN;
   const node: GraphNode = {
     id,
@@ -55,38 +54,86 @@ function passes(filter: GraphFilter, a: GraphNode, b: GraphNode): boolean {
   );
 }
 
+/** A map's entry, made by `make` on first use. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
+  return value;
+}
+
 /** Every edge of the window, summed, in key order, and each destination node's traffic in. */
 export function graphEdges(world: World, rows: readonly ResolvedRow[], other: readonly OtherTraffic[]): { edges: EdgeSum[]; into: Map<string, Signals> } {
-  const edges = new Map<string, EdgeSum>();
+  // Many rows (one per minute) name the same nodes and edges: nested maps find them without
+  // building a key per row; an edge's key is made once, for the sort.
+  const edges: EdgeSum[] = [];
+  const byNodes = new Map<GraphNode, Map<GraphNode, Map<GraphEdge["protocol"], EdgeSum>>>();
   const into = new Map<string, Signals>();
   const add = (source: GraphNode, target: GraphNode, protocol: GraphEdge["protocol"], crossCluster: boolean, signals: Signals) => {
-    const key = `${source.id}\u0000${target.id}\u0000${protocol}`;
-    let edge = edges.get(key);
-    if (!edge) edges.set(key, (edge = { key, source, target, protocol, crossCluster, signals: emptySignals() }));
+    const byProtocol = entry(
+      entry(byNodes, source, () => new Map()),
+      target,
+      () => new Map<GraphEdge["protocol"], EdgeSum>(),
+    );
+    const edge = entry(byProtocol, protocol, () => {
+      const made = { key: `${source.id}\u0000${target.id}\u0000${protocol}`, source, target, protocol, crossCluster, signals: emptySignals() };
+      edges.push(made);
+      return made;
+    });
     addSignals(edge.signals, signals);
-    let total = into.get(target.id);
-    if (!total) into.set(target.id, (total = emptySignals()));
-    addSignals(total, signals);
   };
-  // Many rows (one per minute) name the same node: look each up once.
-  const nodes = new Map<string, GraphNode>();
-  const node = (side: "workload" | "destination", p: Place, namespace: string, name: string) => {
-    const id = `${side}\u0000${placeId(p)}\u0000${namespace}\u0000${name}`;
-    let n = nodes.get(id);
-    if (!n) nodes.set(id, (n = nodeOf(world, side, p, namespace, name)));
-    return n;
-  };
-  for (const r of rows) {
-    const source = node("workload", r.source, r.source.namespace, r.source.workload);
-    const target = node("destination", r.destination, r.destination.namespace, r.destination.service);
-    add(source, target, r.protocol, r.crossCluster, r.signals);
-  }
+  const nodes = new Map<string, Map<string, Map<string, GraphNode>>>();
+  const node = (side: "workload" | "destination", p: Place, namespace: string, name: string) =>
+    entry(
+      entry(
+        entry(nodes, `${side[0]}${placeKey(p)}`, () => new Map()),
+        namespace,
+        () => new Map<string, GraphNode>(),
+      ),
+      name,
+      () => nodeOf(world, side, p, namespace, name),
+    );
+  for (const r of rows)
+    add(
+      node("workload", r.source, r.source.namespace, r.source.workload),
+      node("destination", r.destination, r.destination.namespace, r.destination.service),
+      r.protocol,
+      r.crossCluster,
+      r.signals,
+    );
   for (const o of other) {
     const source: GraphNode = { id: `other:${o.cluster}/callers`, kind: "other", cluster: o.cluster, name: "other callers" };
     const target: GraphNode = { id: `other:${o.cluster}/destinations`, kind: "other", cluster: o.cluster, name: "other destinations" };
-    add(source, target, "http", false, o.signals);
+    add(
+      entry(
+        entry(
+          entry(nodes, `o${source.id}`, () => new Map()),
+          "",
+          () => new Map<string, GraphNode>(),
+        ),
+        "",
+        () => source,
+      ),
+      entry(
+        entry(
+          entry(nodes, `o${target.id}`, () => new Map()),
+          "",
+          () => new Map<string, GraphNode>(),
+        ),
+        "",
+        () => target,
+      ),
+      "http",
+      false,
+      o.signals,
+    );
   }
-  return { edges: [...edges.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)), into };
+  // A destination's traffic in: its edges summed, once each rather than once per row.
+  for (const edge of edges)
+    addSignals(
+      entry(into, edge.target.id, () => emptySignals()),
+      edge.signals,
+    );
+  return { edges: edges.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)), into };
 }
 
 export interface GraphPageInput {

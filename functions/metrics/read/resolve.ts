@@ -59,7 +59,8 @@ function place(id: string, bucket: StoredBucket, ids: ReadonlyMap<string, string
   return cluster ? { cluster } : { istioCluster: id };
 }
 
-const samePlace = (a: Place, b: Place) => (a.cluster ?? `istio:${a.istioCluster}`) === (b.cluster ?? `istio:${b.istioCluster}`);
+/** A place as one string: the cluster, or `istio:<id>`. */
+export const placeKey = (p: Place): string => p.cluster ?? `istio:${p.istioCluster}`;
 
 /**
  * The tenant's edges, each call counted once: a server-side row always; a client-side row only when
@@ -73,19 +74,28 @@ export function resolveRows(buckets: readonly StoredBucket[]): { rows: ResolvedR
   const rows: ResolvedRow[] = [];
   const other: OtherTraffic[] = [];
   for (const b of buckets) {
+    // A bucket names few cluster IDs: each placed once, and each row's sides built in one shape.
+    const places = new Map<string, Place & { id: string }>();
+    const placeOf = (id: string) => {
+      let p = places.get(id);
+      if (!p) {
+        const found = place(id, b, ids);
+        places.set(id, (p = { cluster: found.cluster, istioCluster: found.istioCluster, id: placeKey(found) }));
+      }
+      return p;
+    };
     for (const { edge, signals } of b.rows) {
-      const source = { ...place(edge.source.cluster, b, ids), namespace: edge.source.namespace, workload: edge.source.workload };
-      const destination = { ...place(edge.destination.cluster, b, ids), namespace: edge.destination.namespace, service: edge.destination.service };
-      if (edge.view === "client" && destination.cluster !== undefined && destination.cluster !== b.cluster && reported.has(`${destination.cluster}@${b.start}`))
-        continue;
+      const from = placeOf(edge.source.cluster);
+      const to = placeOf(edge.destination.cluster);
+      if (edge.view === "client" && to.cluster !== undefined && to.cluster !== b.cluster && reported.has(`${to.cluster}@${b.start}`)) continue;
       rows.push({
         start: b.start,
         seconds: b.seconds,
         reporter: b.cluster,
-        source,
-        destination,
+        source: { cluster: from.cluster, istioCluster: from.istioCluster, namespace: edge.source.namespace, workload: edge.source.workload },
+        destination: { cluster: to.cluster, istioCluster: to.istioCluster, namespace: edge.destination.namespace, service: edge.destination.service },
         protocol: edge.protocol,
-        crossCluster: !samePlace(source, destination),
+        crossCluster: from.id !== to.id,
         signals,
       });
     }
