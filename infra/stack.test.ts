@@ -62,14 +62,57 @@ describe("the AWS stack", () => {
 
   it("has a FIFO translate queue redriving to a FIFO DLQ, consumed with partial batch failures", () => {
     dev.template.hasResourceProperties("AWS::SQS::Queue", { FifoQueue: true, RedrivePolicy: { maxReceiveCount: 5, deadLetterTargetArn: Match.anyValue() } });
-    expect(Object.values(dev.template.findResources("AWS::SQS::Queue")).every((q) => (q as { Properties: { FifoQueue?: boolean } }).Properties.FifoQueue)).toBe(
-      true,
-    );
+    // Every queue is FIFO but the metrics queue and its dead-letter queue (standard: reports need no order).
+    const queues = Object.entries(dev.template.findResources("AWS::SQS::Queue")).filter(([id]) => !id.startsWith("Metrics"));
+    expect(queues.length).toBe(2);
+    expect(queues.every(([, q]) => (q as { Properties: { FifoQueue?: boolean } }).Properties.FifoQueue)).toBe(true);
     dev.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
       BatchSize: 10,
       FunctionResponseTypes: ["ReportBatchItemFailures"],
       ScalingConfig: { MaximumConcurrency: 20 },
     });
+  });
+
+  it("keeps metrics in an encrypted private bucket whose prefixes expire, fed by a standard queue and an ingest function of small concurrency", () => {
+    dev.template.hasResourceProperties("AWS::S3::Bucket", {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ Prefix: "seg/", ExpirationInDays: 1, Status: "Enabled" }),
+          Match.objectLike({ Prefix: "h/", ExpirationInDays: 3, Status: "Enabled" }),
+          Match.objectLike({ Prefix: "d/", ExpirationInDays: 32, Status: "Enabled" }),
+        ]),
+      },
+    });
+    const metricsQueue = Object.entries(dev.template.findResources("AWS::SQS::Queue")).find(([id]) => /^MetricsQueue/.test(id))?.[1] as {
+      Properties: { FifoQueue?: boolean; RedrivePolicy?: { maxReceiveCount: number }; VisibilityTimeout: number };
+    };
+    expect(metricsQueue.Properties.FifoQueue).toBeUndefined();
+    expect(metricsQueue.Properties.RedrivePolicy?.maxReceiveCount).toBe(5);
+    expect(metricsQueue.Properties.VisibilityTimeout).toBe(360);
+    dev.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      BatchSize: 10_000,
+      MaximumBatchingWindowInSeconds: 60,
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    dev.template.hasResourceProperties("AWS::Lambda::Function", { Description: "meshplane metrics ingest", ReservedConcurrentExecutions: 2, Timeout: 60 });
+    dev.template.hasResourceProperties("AWS::Events::Rule", {
+      ScheduleExpression: "cron(20 * * * ? *)",
+      Targets: [Match.objectLike({ Input: '{"task":"compact-metrics"}' })],
+    });
+    // The ingest function writes segments and nothing else; the API reads and sends; compaction writes rollups.
+    const writes = (role: RegExp) =>
+      statementsOf(dev.template, role)
+        .filter((st) => JSON.stringify(st.Action).includes("s3:PutObject"))
+        .map((st) => JSON.stringify(st.Resource));
+    expect(actionsOf(dev.template, /^MetricsIngestFunction/).filter((a) => !a.startsWith("xray:") && !a.startsWith("sqs:"))).toEqual(["s3:PutObject"]);
+    expect(writes(/^MetricsIngestFunction/).join()).toMatch(/\/seg\/\*/);
+    expect(writes(/^MetricsIngestFunction/).join()).not.toMatch(/\/(h|d)\/\*/);
+    expect(actionsOf(dev.template, /^ApiFunction/).filter((a) => a.startsWith("s3:"))).toEqual(["s3:GetObject", "s3:ListBucket"]);
+    expect(writes(/^MaintenanceFunction/).join()).toMatch(/\/h\/\*.*\/d\/\*/);
+    expect(writes(/^MaintenanceFunction/).join()).not.toMatch(/\/seg\/\*/);
   });
 
   it("signs with an ECC_NIST_P256 KMS key; only the worker may sign, the API may only read the public key", () => {
@@ -146,6 +189,9 @@ describe("the AWS stack", () => {
       "dynamodb:UpdateItem",
       "kms:GetPublicKey",
       "lambda:InvokeFunction",
+      "s3:GetObject",
+      "s3:ListBucket",
+      "sqs:SendMessage",
       "sqs:SendMessage",
     ]);
     expect(actionsOf(dev.template, /^WorkerFunction/).filter((a) => !a.startsWith("xray:") && !a.startsWith("sqs:"))).toEqual([
@@ -235,7 +281,7 @@ describe("the AWS stack", () => {
       (f) => (f as { Properties: { Runtime: string; Architectures?: string[]; Handler: string; Description?: string } }).Properties,
     );
     const ours = fns.filter((f) => typeof f.Description === "string" && f.Description.startsWith("meshplane"));
-    expect(ours).toHaveLength(6);
+    expect(ours).toHaveLength(7);
     expect(ours.every((f) => f.Runtime === "nodejs22.x" && f.Architectures?.includes("arm64"))).toBe(true);
   });
 
@@ -244,8 +290,8 @@ describe("the AWS stack", () => {
       .map(([id, f]) => [id, (f as { Properties: { Code: { S3Key?: string }; Handler: string; Description?: string } }).Properties] as const)
       .filter(([, f]) => typeof f.Description === "string" && f.Description.startsWith("meshplane"));
     const assets = fns.map(([id, f]) => [id, join(dev.app.outdir, `asset.${String(f.Code.S3Key).replace(/\.zip$/, "")}`)] as const);
-    expect(new Set(assets.map(([, dir]) => dir)).size).toBe(6);
-    expect(fns.map(([, f]) => f.Handler)).toEqual(Array(6).fill("index.handler"));
+    expect(new Set(assets.map(([, dir]) => dir)).size).toBe(7);
+    expect(fns.map(([, f]) => f.Handler)).toEqual(Array(7).fill("index.handler"));
     for (const [id, dir] of assets) {
       expect(existsSync(join(dir, "index.mjs")), id).toBe(true);
       expect(
@@ -342,7 +388,7 @@ describe("the AWS stack", () => {
     expect(alarms).toEqual(["ApproximateNumberOfMessagesVisible", "Errors", "Throttles", "Throttles", "5xx"].sort());
     dev.template.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
     dev.template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
-    dev.template.resourceCountIs("AWS::Events::Rule", 2);
+    dev.template.resourceCountIs("AWS::Events::Rule", 3);
     dev.template.hasOutput("ApiUrl", {});
     dev.template.hasOutput("JwksUrl", {});
   });

@@ -32,6 +32,11 @@ export interface Env {
    */
   pushUrl?: string;
   pushEndpoint?: string;
+  /**
+   * The metrics store (docs/aws.md#metrics): its bucket, the standard queue reports go to, the shards
+   * tenants are spread over, and for the local emulator the S3 endpoint. Absent: no metrics are kept.
+   */
+  metrics?: { bucket: string; queueUrl: string; shards: number; s3Endpoint?: string };
 }
 
 const RATE_CLASSES = ["read", "write", "plan", "agent", "metrics", "operator", "refused"];
@@ -81,6 +86,17 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   return value;
 }
 
+/** MESHPLANE_METRICS_BUCKET and MESHPLANE_METRICS_QUEUE_URL together, or neither. */
+function metrics(env: NodeJS.ProcessEnv): Env["metrics"] {
+  const bucket = env.MESHPLANE_METRICS_BUCKET;
+  const queueUrl = env.MESHPLANE_METRICS_QUEUE_URL;
+  if (!bucket && !queueUrl) return undefined;
+  if (!bucket || !queueUrl) throw new Error("set MESHPLANE_METRICS_BUCKET and MESHPLANE_METRICS_QUEUE_URL together");
+  const shards = positive(env, "MESHPLANE_METRICS_SHARDS", 2);
+  if (!Number.isInteger(shards)) throw new Error("MESHPLANE_METRICS_SHARDS must be a whole number");
+  return { bucket, queueUrl, shards, ...(env.MESHPLANE_S3_ENDPOINT ? { s3Endpoint: env.MESHPLANE_S3_ENDPOINT } : {}) };
+}
+
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const validityHours = positive(env, "MESHPLANE_SNAPSHOT_VALIDITY_HOURS", 168);
   const refreshHours = positive(env, "MESHPLANE_SNAPSHOT_REFRESH_HOURS", Math.min(48, validityHours / 2));
@@ -108,5 +124,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     ...(env.MESHPLANE_RATE_LIMITS ? { rateLimits: rateLimits(env.MESHPLANE_RATE_LIMITS) } : {}),
     ...(env.MESHPLANE_PUSH_URL ? { pushUrl: url(env, "MESHPLANE_PUSH_URL", ["wss:", "ws:"]) } : {}),
     ...(env.MESHPLANE_PUSH_ENDPOINT ? { pushEndpoint: url(env, "MESHPLANE_PUSH_ENDPOINT", ["https:", "http:"]) } : {}),
+    ...(metrics(env) ? { metrics: metrics(env) } : {}),
   };
 }

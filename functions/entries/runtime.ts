@@ -13,6 +13,21 @@ import type { Signer } from "../signer/signer";
 import { createDocumentClient } from "../store/client";
 import { type Store, createStore } from "../store/index";
 import type { WorkerDeps } from "../translation/job";
+import { type MetricsConfig, metricsApi } from "../metrics/index";
+
+/** The metrics store's configuration from the Env, or undefined when it keeps none. */
+export function metricsConfig(env: Env): MetricsConfig | undefined {
+  const m = env.metrics;
+  if (m === undefined) return undefined;
+  return {
+    region: env.region,
+    bucket: m.bucket,
+    queueUrl: m.queueUrl,
+    shards: m.shards,
+    ...(m.s3Endpoint ? { endpoint: m.s3Endpoint } : {}),
+    ...(env.sqsEndpoint ? { sqsEndpoint: env.sqsEndpoint } : {}),
+  };
+}
 
 /**
  * Configured requests per minute over the default limits of each class (every default's window is a
@@ -94,6 +109,7 @@ function kmsVault(region: string, keyId: string): KeyVault {
 export function createRuntime(env: Env): { store: Store; signer: Signer; app: AppDeps; worker: WorkerDeps; caSigner: CaSignerDeps } {
   const doc = createDocumentClient({ region: env.region, ...(env.dynamoEndpoint ? { endpoint: env.dynamoEndpoint } : {}) });
   const store = createStore({ doc, table: env.table, bootstrapTtlMs: env.bootstrapTtlMs });
+  const metrics = metricsConfig(env);
   const signer: Signer = env.kmsKeyIds ? kmsSigner(env.region, env.kmsKeyIds) : LocalKeySigner.open(env.signingKeyFile as string);
   const authority: AuthorityDeps = {
     vault: env.caKmsKeyId ? kmsVault(env.region, env.caKmsKeyId) : LocalKeyVault.open(env.caKekFile as string),
@@ -118,6 +134,7 @@ export function createRuntime(env: Env): { store: Store; signer: Signer; app: Ap
     ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
     ...(env.rateLimits ? { limits: limitsFrom(env.rateLimits) } : {}),
     ...(env.pushUrl ? { pushUrl: env.pushUrl } : {}),
+    ...(metrics ? { metrics: metricsApi(metrics) } : {}),
   };
   const worker: WorkerDeps = {
     store,

@@ -22,6 +22,7 @@ import { ensureTable } from "../store/table";
 import { bootstrapLocal } from "./bootstrap";
 import { JAVA_MISSING, hasJava, startDynamoLocal } from "./dynamo-local";
 import { startSqsLocal } from "./sqs-local";
+import { startMetricsLocal } from "./metrics-local";
 import { withConsole } from "./console";
 
 /** Where scripts/build-console.ts puts the web console (npm start builds it first). */
@@ -66,9 +67,19 @@ async function main(): Promise<void> {
   admin.destroy();
   const runtime = createRuntime(env);
   const first = await bootstrapLocal(runtime.store, new Date());
+  // Metrics in the emulator's S3 and a standard queue, in memory: kept only while this process runs.
+  // Batches of what arrives within a second (60 s on AWS), compaction every 10 minutes.
+  const metrics = await startMetricsLocal({
+    endpoint: sqs.endpoint,
+    region: env.region,
+    suffix: "local",
+    log: runtime.worker.log,
+    windowMs: 1000,
+    compactEveryMs: 600_000,
+  });
   // One process serves every tenant here: share it out in turns and hold refusals (on Lambda, more
   // instances start instead). CSRs go to the CA signer in-process: the code its Lambda function runs.
-  const app = createApp({ ...runtime.app, csrSigner: inProcessCsrSigner(runtime.caSigner), sharing: SINGLE_PROCESS_SHARING });
+  const app = createApp({ ...runtime.app, csrSigner: inProcessCsrSigner(runtime.caSigner), sharing: SINGLE_PROCESS_SHARING, metrics: metrics.api });
   const sqsClient = new SQSClient({ region: env.region, endpoint: sqs.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   // Agents' push channel on the API's own port: the worker tells it each generation it publishes.
   const hub = new PushHub({ store: runtime.store, now: () => new Date(), log: runtime.worker.log, publicUrl: env.publicUrl ?? `http://127.0.0.1:${port}` });
@@ -98,6 +109,7 @@ async function main(): Promise<void> {
     hub.close();
     await new Promise<void>((ok) => server.close(() => ok()));
     await poller.stop();
+    await metrics.stop();
     await sqs.stop();
     if (values["in-memory"]) rmSync(keyDir, { recursive: true, force: true });
     await dynamo.stop();

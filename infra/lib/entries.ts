@@ -6,6 +6,7 @@ export const FUNCTION_ENTRIES = {
   bootstrap: "functions/entries/bootstrap-operator.ts",
   push: "functions/entries/push.ts",
   caSigner: "functions/entries/ca-signer.ts",
+  metricsIngest: "functions/entries/metrics-ingest.ts",
 } as const;
 
 export type FunctionName = keyof typeof FUNCTION_ENTRIES;

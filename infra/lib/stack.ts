@@ -9,6 +9,7 @@ import { MeshplaneData } from "./data";
 import type { FunctionDefaults } from "./function";
 import { MeshplaneKeys } from "./keys";
 import { MeshplaneMaintenance } from "./maintenance";
+import { MeshplaneMetrics } from "./metrics";
 import { acknowledgeFindings } from "./nag";
 import { MeshplaneOperatorCredential } from "./operator";
 import { MeshplanePush } from "./push";
@@ -36,8 +37,11 @@ export class MeshplaneStack extends Stack {
     const removalPolicy = prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const data = new MeshplaneData(this, "Data", { removalPolicy, deletionProtection: prod });
     const keys = new MeshplaneKeys(this, { removalPolicy });
+    // Golden signals: a bucket and a standard queue of their own (docs/aws.md#metrics).
+    const metrics = new MeshplaneMetrics(this, "Metrics", { removalPolicy });
     const defaults: FunctionDefaults = {
       environment: {
+        ...metrics.environment,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
         MESHPLANE_TABLE: data.table.tableName,
         MESHPLANE_QUEUE_URL: data.queue.queueUrl,
@@ -55,7 +59,10 @@ export class MeshplaneStack extends Stack {
     new MeshplaneCaSigner(this, "CaSigner", { defaults, tableArn: table.tableArn, caKey: keys.caKey, signingKey: keys.signingKey, caller: api.function });
     const worker = new MeshplaneWorker(this, { defaults, apiUrl: api.url, table, queue, signingKey: keys.signingKey, caKey: keys.caKey });
     const push = new MeshplanePush(this, { defaults, apiUrl: api.url, table, api: api.function, worker: worker.function });
-    new MeshplaneMaintenance(this, { defaults, apiUrl: api.url, table, queue });
+    const maintenance = new MeshplaneMaintenance(this, { defaults, apiUrl: api.url, table, queue });
+    metrics.addIngest(defaults);
+    metrics.grantApi(api.function);
+    metrics.grantCompaction(maintenance.function);
     const operator = new MeshplaneOperatorCredential(this, { defaults, table });
     // The web console: S3 behind CloudFront, with the API on the same origin (docs/console.md).
     new MeshplaneConsole(this, "Console", { apiUrl: api.stage.url, removalPolicy });
