@@ -85,7 +85,7 @@ describe("the AWS stack", () => {
         ]),
       },
     });
-    const metricsQueue = Object.entries(dev.template.findResources("AWS::SQS::Queue")).find(([id]) => /^MetricsQueue/.test(id))?.[1] as {
+    const metricsQueue = Object.entries(dev.template.findResources("AWS::SQS::Queue")).find(([id]) => id.startsWith("MetricsQueue"))?.[1] as {
       Properties: { FifoQueue?: boolean; RedrivePolicy?: { maxReceiveCount: number }; VisibilityTimeout: number };
     };
     expect(metricsQueue.Properties.FifoQueue).toBeUndefined();
