@@ -9,7 +9,7 @@
  */
 import type { GraphView } from "@meshplane/core";
 import { percentile } from "./_harness";
-import { launchChromium, signIn, startLocalPlane } from "../support/console-browser";
+import { consoleBench, jsHeapMiB, signIn } from "../support/console-browser";
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const NODES = Number(process.env.NODES ?? 2000);
@@ -83,81 +83,63 @@ function syntheticGraph(nodes: number, clusters: number): GraphView {
   return view;
 }
 
-async function main(): Promise<void> {
-  const plane = await startLocalPlane();
-  const browser = await launchChromium();
+consoleBench(async (plane, browser) => {
   const view = syntheticGraph(NODES, CLUSTERS);
   const body = JSON.stringify(view);
-  try {
-    const picture: number[] = [];
-    const table: number[] = [];
-    let svgElements = 0;
-    let domRows = 0;
-    let heapMiB = 0;
-    for (let i = 0; i < RUNS + 1; i++) {
-      const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-      const page = await context.newPage();
-      await page.route(
-        (url) => url.pathname === "/v1/graph",
-        (route) => route.fulfill({ status: 200, contentType: "application/json", body }),
-      );
-      const failures: string[] = [];
-      page.on("pageerror", (e) => failures.push(e.message));
-      page.on("console", (m) => m.type() === "error" && failures.push(m.text()));
-      await signIn(page, plane.url, plane.adminToken);
-      const t0 = performance.now();
-      await page.goto(`${plane.url}/#/graph`);
-      await page.waitForSelector(".mesh-graph svg [data-node]").catch(async (error: unknown) => {
-        throw new Error(`no graph drawn: ${failures.join("; ") || (await page.textContent("main"))}`, { cause: error });
-      });
-      const drawn = performance.now() - t0;
-      await page.waitForSelector(".vscroll [role=row]");
-      const rows = performance.now() - t0;
-      const nodesDrawn = await page.locator(".mesh-graph svg [data-node]").count();
-      const edgesDrawn = await page.locator(".mesh-graph svg [data-edge]").count();
-      if (nodesDrawn !== view.nodes.length || edgesDrawn !== view.edges.length)
-        throw new Error(`the picture has ${nodesDrawn} nodes and ${edgesDrawn} edges, not ${view.nodes.length} and ${view.edges.length}`);
-      if (i > 0) {
-        // The first run warms the control plane and the OS file cache; it is not counted.
-        picture.push(drawn);
-        table.push(rows);
-      }
-      svgElements = await page.locator(".mesh-graph svg *").count();
-      domRows = await page.locator(".vscroll [role=row]").count();
-      const cdp = await context.newCDPSession(page);
-      await cdp.send("Performance.enable");
-      const { metrics } = await cdp.send("Performance.getMetrics");
-      heapMiB = Math.round(((metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0) / 1024 / 1024) * 10) / 10;
-      await context.close();
-      console.log(`run ${i}: picture ${drawn.toFixed(0)} ms, table ${rows.toFixed(0)} ms`);
-    }
-    const { layoutGraph } = await import("../../packages/console/src/graph-model");
-    const t1 = performance.now();
-    layoutGraph(view.nodes, view.edges);
-    const layoutMs = Math.round(performance.now() - t1);
-    console.log(
-      JSON.stringify({
-        bench: "console-graph",
-        runs: RUNS,
-        nodes: view.nodes.length,
-        edges: view.edges.length,
-        clusters: CLUSTERS,
-        answer_kib: Math.round(body.length / 1024),
-        first_graph_ms: med(picture),
-        first_table_rows_ms: med(table),
-        layout_ms_node: layoutMs,
-        svg_elements: svgElements,
-        dom_rows: domRows,
-        js_heap_mib: heapMiB,
-      }),
+  const picture: number[] = [];
+  const table: number[] = [];
+  let svgElements = 0;
+  let domRows = 0;
+  let heapMiB = 0;
+  for (let i = 0; i < RUNS + 1; i++) {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    const page = await context.newPage();
+    await page.route(
+      (url) => url.pathname === "/v1/graph",
+      (route) => route.fulfill({ status: 200, contentType: "application/json", body }),
     );
-  } finally {
-    await browser.close();
-    await plane.stop();
+    const failures: string[] = [];
+    page.on("pageerror", (e) => failures.push(e.message));
+    page.on("console", (m) => m.type() === "error" && failures.push(m.text()));
+    await signIn(page, plane.url, plane.adminToken);
+    const t0 = performance.now();
+    await page.goto(`${plane.url}/#/graph`);
+    await page.waitForSelector(".mesh-graph svg [data-node]").catch(async (error: unknown) => {
+      throw new Error(`no graph drawn: ${failures.join("; ") || (await page.textContent("main"))}`, { cause: error });
+    });
+    const drawn = performance.now() - t0;
+    await page.waitForSelector(".vscroll [role=row]");
+    const rows = performance.now() - t0;
+    const nodesDrawn = await page.locator(".mesh-graph svg [data-node]").count();
+    const edgesDrawn = await page.locator(".mesh-graph svg [data-edge]").count();
+    if (nodesDrawn !== view.nodes.length || edgesDrawn !== view.edges.length)
+      throw new Error(`the picture has ${nodesDrawn} nodes and ${edgesDrawn} edges, not ${view.nodes.length} and ${view.edges.length}`);
+    if (i > 0) {
+      // The first run warms the control plane and the OS file cache; it is not counted.
+      picture.push(drawn);
+      table.push(rows);
+    }
+    svgElements = await page.locator(".mesh-graph svg *").count();
+    domRows = await page.locator(".vscroll [role=row]").count();
+    heapMiB = await jsHeapMiB(page);
+    await context.close();
+    console.log(`run ${i}: picture ${drawn.toFixed(0)} ms, table ${rows.toFixed(0)} ms`);
   }
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+  const { layoutGraph } = await import("../../packages/console/src/graph-model");
+  const t1 = performance.now();
+  layoutGraph(view.nodes, view.edges);
+  return {
+    bench: "console-graph",
+    runs: RUNS,
+    nodes: view.nodes.length,
+    edges: view.edges.length,
+    clusters: CLUSTERS,
+    answer_kib: Math.round(body.length / 1024),
+    first_graph_ms: med(picture),
+    first_table_rows_ms: med(table),
+    layout_ms_node: Math.round(performance.now() - t1),
+    svg_elements: svgElements,
+    dom_rows: domRows,
+    js_heap_mib: heapMiB,
+  };
 });

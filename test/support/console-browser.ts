@@ -111,3 +111,32 @@ export function artefactDir(): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/** The page's JavaScript heap in use, MiB to one decimal (Chromium's DevTools protocol). */
+export async function jsHeapMiB(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  return Math.round(((metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0) / 1024 / 1024) * 10) / 10;
+}
+
+/**
+ * A console bench's frame: `npm start`'s control plane and Chromium for `run`, whose figures are
+ * printed as one JSON line (the bench's answer); both are stopped after, and a failure exits 1.
+ */
+export function consoleBench(run: (plane: LocalPlane, browser: Browser) => Promise<Record<string, unknown>>): void {
+  const main = async () => {
+    const plane = await startLocalPlane();
+    const browser = await launchChromium();
+    try {
+      console.log(JSON.stringify(await run(plane, browser)));
+    } finally {
+      await browser.close();
+      await plane.stop();
+    }
+  };
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
