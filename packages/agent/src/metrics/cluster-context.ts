@@ -1,5 +1,5 @@
 import { type ClusterObjects, istioClusterId } from "@meshplane/core";
-import type { WaypointSet } from "./minute";
+import type { RelaySet } from "./minute";
 
 /** What Istio calls a cluster whose istiod sets no `CLUSTER_ID`. */
 export const DEFAULT_ISTIO_CLUSTER_ID = "Kubernetes";
@@ -30,13 +30,25 @@ export function istiodClusterId(objects: Pick<ClusterObjects, "deployments">): s
 
 const rank = (name: string) => (name === "istiod" ? 0 : 1);
 
+/** The pod label Istio's east-west gateway charts set (sidecar multi-network, SNI passthrough on 15443). */
+const EAST_WEST_POD_LABEL = ["istio", "eastwestgateway"] as const;
+
 /**
- * The cluster's waypoints as workloads (`<namespace>/<name>`): the Gateways of class
- * `istio-waypoint`, whose proxy Deployment Istio names after the Gateway. ztunnel's hops to and from
- * them are not edges of their own (docs/observability.md#istios-metrics).
+ * The workloads that relay others' traffic (`<namespace>/<name>`), whose own series are hops, not
+ * edges (docs/observability.md#istios-metrics): waypoints, the Gateways of class `istio-waypoint`,
+ * and ambient east-west gateways (class `istio-east-west`), whose Deployments Istio names after the
+ * Gateway; and the sidecar-mode east-west gateways, the pod controllers whose pods carry
+ * `istio: eastwestgateway`. A request through them is counted from the proxies at its ends.
  */
-export function waypointWorkloads(objects: Pick<ClusterObjects, "gateways">): WaypointSet {
-  return new Set(
-    (objects.gateways ?? []).filter((g) => g.spec.gatewayClassName === "istio-waypoint").map((g) => `${g.metadata.namespace ?? "default"}/${g.metadata.name}`),
-  );
+export function relayWorkloads(objects: Pick<ClusterObjects, "gateways" | "deployments">): RelaySet {
+  const relays = new Set<string>();
+  for (const g of objects.gateways ?? []) {
+    if (g.spec.gatewayClassName === "istio-waypoint" || g.spec.gatewayClassName === "istio-east-west")
+      relays.add(`${g.metadata.namespace ?? "default"}/${g.metadata.name}`);
+  }
+  const [key, value] = EAST_WEST_POD_LABEL;
+  for (const d of objects.deployments) {
+    if (d.spec.template.metadata?.labels?.[key] === value) relays.add(`${d.metadata.namespace ?? "default"}/${d.metadata.name}`);
+  }
+  return relays;
 }

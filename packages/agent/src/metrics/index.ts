@@ -1,8 +1,8 @@
 // Golden signals from the cluster's Prometheus (docs/agent.md#metrics): the client, the queries of a
 // minute, the report and the timer that reads and sends.
-export { DEFAULT_ISTIO_CLUSTER_ID, istiodClusterId, waypointWorkloads } from "./cluster-context";
+export { DEFAULT_ISTIO_CLUSTER_ID, istiodClusterId, relayWorkloads } from "./cluster-context";
 export { type MetricsLoopDeps, MetricsLoop } from "./loop";
-export { type EdgeCounts, type MinuteCounts, type MinuteVectors, type WaypointSet, minuteCounts, readMinute } from "./minute";
+export { type EdgeCounts, type MinuteCounts, type MinuteVectors, type RelaySet, minuteCounts, readMinute } from "./minute";
 export { METRICS_FLAGS, type MetricsOptions, PROMETHEUS_ANSWER_LIMITS, metricsFlags, metricsOptions } from "./options";
 export { type PackedReport, packReports } from "./pack";
 export {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { MetricsLoop, type MetricsLoopDeps } from "./loop";
 import type { MinuteCounts } from "./minute";
 import { PrometheusError } from "./prometheus";
+import { testLoopDeps } from "./testing";
 
 const T0 = 1_700_000_040_000; // a minute's start, in ms
 
@@ -15,33 +16,27 @@ function harness(over: Partial<MetricsLoopDeps> = {}) {
   const sent: MetricsReport[] = [];
   const logs: string[] = [];
   const state = { failFrom: Number.POSITIVE_INFINITY, postError: undefined as unknown };
-  const loop = new MetricsLoop({
-    cluster: "cluster-1",
-    context: () => ({ istioClusterId: "east", waypoints: new Set() }),
-    readMinute: async (start) => {
-      if (start >= state.failFrom) throw new PrometheusError("unreachable", "Prometheus at http://prom:9090 is unreachable: ECONNREFUSED");
-      reads.push(start);
-      const edge = { source: { cluster: "east", namespace: "shop", workload: "web" }, destination: { cluster: "east", namespace: "shop", service: "api" } };
-      return {
-        start,
-        badValues: 0,
-        edges: new Map([["k", { edge: { ...edge, protocol: "http" as const, view: "server" as const }, signals: { ...emptySignals(), requests: 1 } }]]),
-      } satisfies MinuteCounts;
-    },
-    post: async (body) => {
-      if (state.postError) throw state.postError;
-      sent.push(JSON.parse(gunzipSync(body).toString()) as MetricsReport);
-    },
-    active: () => true,
-    log: { info: (m) => logs.push(m), error: (m) => logs.push(m) },
-    intervalMs: 60_000,
-    sendEveryMs: 300_000,
-    maxEdges: 1000,
-    settleMs: 30_000,
-    now: () => clock.now,
-    random: () => 0,
-    ...over,
-  });
+  const loop = new MetricsLoop(
+    testLoopDeps({
+      readMinute: async (start) => {
+        if (start >= state.failFrom) throw new PrometheusError("unreachable", "Prometheus at http://prom:9090 is unreachable: ECONNREFUSED");
+        reads.push(start);
+        const edge = { source: { cluster: "east", namespace: "shop", workload: "web" }, destination: { cluster: "east", namespace: "shop", service: "api" } };
+        return {
+          start,
+          badValues: 0,
+          edges: new Map([["k", { edge: { ...edge, protocol: "http" as const, view: "server" as const }, signals: { ...emptySignals(), requests: 1 } }]]),
+        } satisfies MinuteCounts;
+      },
+      post: async (body) => {
+        if (state.postError) throw state.postError;
+        sent.push(JSON.parse(gunzipSync(body).toString()) as MetricsReport);
+      },
+      log: { info: (m) => logs.push(m), error: (m) => logs.push(m) },
+      now: () => clock.now,
+      ...over,
+    }),
+  );
   return { loop, clock, reads, sent, logs, state };
 }
 

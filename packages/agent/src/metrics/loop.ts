@@ -2,7 +2,7 @@ import { METRICS_LIMITS, MINUTE_S, type MetricsSourceHealth } from "@meshplane/c
 import { ApiError } from "@meshplane/core/http-client";
 import { backoffMs } from "../backoff";
 import type { Logger } from "../observability/log";
-import type { MinuteCounts, WaypointSet } from "./minute";
+import type { MinuteCounts, RelaySet } from "./minute";
 import { packReports } from "./pack";
 
 /**
@@ -17,9 +17,9 @@ import { packReports } from "./pack";
 
 export interface MetricsLoopDeps {
   cluster: string;
-  /** The cluster's own Istio cluster ID and its waypoints, as discovery sees them now. */
-  context: () => { istioClusterId: string; waypoints: WaypointSet };
-  readMinute: (start: number, waypoints: WaypointSet) => Promise<MinuteCounts>;
+  /** The cluster's own Istio cluster ID and its relays, as discovery sees them now. */
+  context: () => { istioClusterId: string; relays: RelaySet };
+  readMinute: (start: number, relays: RelaySet) => Promise<MinuteCounts>;
   /** POSTs one gzipped report; an ApiError says why not. */
   post: (gzipped: Uint8Array) => Promise<void>;
   /** Only the leader reads and sends. */
@@ -123,13 +123,13 @@ export class MetricsLoop {
     try {
       context = this.deps.context();
     } catch (error) {
-      // Discovery has not listed the cluster yet: without its waypoints a minute cannot be read right.
+      // Discovery has not listed the cluster yet: without its relays a minute cannot be read right.
       return this.setHealth({ state: "unavailable", message: `not read yet: ${(error as Error).message}` });
     }
     let read = 0;
     for (let start = from; start <= last; start += MINUTE_S) {
       try {
-        this.keep(await this.deps.readMinute(start, context.waypoints));
+        this.keep(await this.deps.readMinute(start, context.relays));
         this.next = start + MINUTE_S;
         read++;
       } catch (error) {

@@ -16,8 +16,8 @@ const edge = (over: Record<string, string> = {}) => ({
 });
 const sample = (metric: Record<string, string>, value: number): Sample => ({ metric, value });
 const vectors = (v: Partial<MinuteVectors>): MinuteVectors => ({ requests: [], latency: [], sums: [], ...v });
-const only = (v: Partial<MinuteVectors>, waypoints: Set<string> = new Set()) => {
-  const counts = minuteCounts(60, vectors(v), waypoints);
+const only = (v: Partial<MinuteVectors>, relays: Set<string> = new Set()) => {
+  const counts = minuteCounts(60, vectors(v), relays);
   return { counts, edges: [...counts.edges.values()] };
 };
 
@@ -112,17 +112,18 @@ describe("a minute's bytes and connections", () => {
     expect(byProtocol.http).toMatchObject({ bytesIn: 300, bytesOut: 900 });
   });
 
-  it("drop ztunnel's hops to and from a waypoint: the waypoint's own series carry the edge", () => {
-    const waypoints = new Set(["bank/waypoint"]);
+  it("drop hops to and from a relay: ztunnel's through a waypoint, an east-west gateway's", () => {
+    const relays = new Set(["bank/waypoint", "istio-system/istio-eastwestgateway"]);
     const { edges } = only(
       {
         sums: [
           sample(tcp({ m: "tcp_received_bytes", destination_workload_namespace: "bank", destination_workload: "waypoint", view: "client" }), 700),
           sample(tcp({ m: "tcp_received_bytes", source_workload_namespace: "bank", source_workload: "waypoint" }), 700),
+          sample(tcp({ m: "tcp_received_bytes", source_workload_namespace: "istio-system", source_workload: "istio-eastwestgateway", view: "client" }), 90),
           sample(tcp({ m: "tcp_received_bytes" }), 10),
         ],
       },
-      waypoints,
+      relays,
     );
     expect(edges.map((e) => [e.edge.source.workload, e.signals.bytesIn])).toEqual([["web", 10]]);
   });

@@ -23,8 +23,8 @@ export interface MinuteCounts {
   badValues: number;
 }
 
-/** A waypoint's workload, `<namespace>/<name>`. */
-export type WaypointSet = ReadonlySet<string>;
+/** Workloads that relay others' traffic (waypoints, east-west gateways), as `<namespace>/<name>`. */
+export type RelaySet = ReadonlySet<string>;
 
 export interface MinuteVectors {
   requests: Sample[];
@@ -80,10 +80,11 @@ function outcomeSignals(metric: Record<string, string>, n: number): Signals {
 /**
  * The minute's edges from the three answers. Each edge's view is the one its `requests` rows came
  * in (bytes and latency of the other view, if any, are ignored); an edge with no request rows (TCP)
- * takes the view its sums came in. A hop whose source or destination workload is a waypoint is
- * dropped: the waypoint's own series name the real caller and destination.
+ * takes the view its sums came in. A hop whose source or destination workload is a relay is
+ * dropped: ztunnel's hops to and from a waypoint (the waypoint's own series name the real caller and
+ * destination), an east-west gateway's hop (the proxies at both ends count the requests it carries).
  */
-export function minuteCounts(start: number, vectors: MinuteVectors, waypoints: WaypointSet): MinuteCounts {
+export function minuteCounts(start: number, vectors: MinuteVectors, relays: RelaySet): MinuteCounts {
   const edges = new Map<string, EdgeCounts>();
   const views = new Map<string, string>();
   let badValues = 0;
@@ -117,7 +118,7 @@ export function minuteCounts(start: number, vectors: MinuteVectors, waypoints: W
     const n = count(value);
     const field = SUM_FIELDS[metric.m as SumMetric];
     if (n === undefined || field === undefined || !sameView(metric)) continue;
-    const via = (ns: string, name: string) => waypoints.has(`${metric[ns] ?? ""}/${metric[name] ?? ""}`);
+    const via = (ns: string, name: string) => relays.has(`${metric[ns] ?? ""}/${metric[name] ?? ""}`);
     if (via("source_workload_namespace", "source_workload") || via("destination_workload_namespace", "destination_workload")) continue;
     views.set(labelsKey(metric), metric.view ?? "");
     const s = emptySignals();
@@ -165,12 +166,12 @@ function histograms(samples: Sample[], bad: () => void): [Record<string, string>
 export async function readMinute(
   prometheus: { query(promql: string, timeSeconds: number): Promise<Sample[]> },
   start: number,
-  waypoints: WaypointSet,
+  relays: RelaySet,
 ): Promise<MinuteCounts> {
   const queries = minuteQueries();
   const end = start + MINUTE_S;
   const requests = await prometheus.query(queries.requests, end);
   const latency = await prometheus.query(queries.latency, end);
   const sums = await prometheus.query(queries.sums, end);
-  return minuteCounts(start, { requests, latency, sums }, waypoints);
+  return minuteCounts(start, { requests, latency, sums }, relays);
 }

@@ -69,8 +69,8 @@ const tagMetric = (s: string) => `label_replace(${s}, "m", "$1", "__name__", "is
  *   non2xx, errors5xx, grpcErrors and failures follow;
  * - `latency`: `istio_request_duration_milliseconds_bucket` by edge and `le` (cumulative);
  * - `sums`: request and response bytes (`_sum` of Istio's size histograms) and the four TCP counters,
- *   by edge and metric (`m`, the name without `istio_` and `_sum`/`_total`). Also by destination workload, so the hops of ztunnel through a
- *   waypoint can be told apart and dropped (the waypoint's own series carry the real edge).
+ *   by edge and metric (`m`, the name without `istio_` and `_sum`/`_total`). Also by destination workload, so that hops to and from a relay
+ *   (ztunnel's through a waypoint, an east-west gateway's) can be told apart and dropped.
  */
 export function minuteQueries(): { requests: string; latency: string; sums: string } {
   const sumNames = Object.values(SUM_METRICS).join("|");

@@ -1,6 +1,6 @@
 import type { ClusterObjects } from "@meshplane/core";
 import type { Logger } from "../observability/log";
-import { istiodClusterId, waypointWorkloads } from "./cluster-context";
+import { istiodClusterId, relayWorkloads } from "./cluster-context";
 import { MetricsLoop } from "./loop";
 import { readMinute } from "./minute";
 import type { MetricsOptions } from "./options";
@@ -18,7 +18,7 @@ export interface StartMetricsDeps {
 /**
  * Starts reading the cluster's Prometheus and sending golden signals (docs/agent.md#metrics), on a
  * timer of its own; the answer's `stop()` ends it. The Istio cluster ID is the configured one, else
- * istiod's; the waypoints are the ones discovery sees at each read. Nothing is read or sent before
+ * istiod's; the relays are the ones discovery sees at each read. Nothing is read or sent before
  * discovery has listed the cluster once.
  */
 export function startMetrics(options: MetricsOptions, deps: StartMetricsDeps): { stop(): void; loop: MetricsLoop } {
@@ -28,9 +28,9 @@ export function startMetrics(options: MetricsOptions, deps: StartMetricsDeps): {
     context: () => {
       const objects = deps.objects();
       if (!objects) throw new Error("discovery has not listed the cluster yet");
-      return { istioClusterId: options.istioClusterId ?? istiodClusterId(objects), waypoints: waypointWorkloads(objects) };
+      return { istioClusterId: options.istioClusterId ?? istiodClusterId(objects), relays: relayWorkloads(objects) };
     },
-    readMinute: (start, waypoints) => readMinute(prometheus, start, waypoints),
+    readMinute: (start, relays) => readMinute(prometheus, start, relays),
     post: deps.post,
     active: deps.active,
     log: deps.log,
