@@ -36,7 +36,7 @@ export const changeMarker = z.object({
   at: z.string(),
   kind: z.enum(["VirtualMesh", "TrafficPolicy", "AccessPolicy"]),
   name: z.string(),
-  /** The resource's version (`metadata.version`) that was applied. */
+  /** The resource's generation (`metadata.generation`) that was applied. */
   version: z.number().int(),
   cluster: z.string(),
   /** The snapshot generation that carried it. */
