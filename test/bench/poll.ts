@@ -11,23 +11,12 @@ import { FIRST_RECONNECT_SPREAD_MS, snapshotEtag } from "@meshplane/core";
 import { FREE_POLLS } from "../../functions/http/middleware/rate-limiter";
 import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { benchPlane, expectStatus } from "./_harness";
+import { PRICE } from "./_prices";
 
 const POLLS = Number(process.env.POLLS ?? 2000);
 
 const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
 const MONTH_S = 30 * 86_400;
-/** List prices, us-east-1, per unit. */
-const PRICE = {
-  httpApiRequest: 1.0 / 1e6,
-  lambdaRequest: 0.2 / 1e6,
-  /** arm64, 512 MB: $0.0000133334 per GB-second. */
-  lambdaMs: (0.0000133334 * 0.5) / 1000,
-  readUnit: 0.125 / 1e6,
-  writeUnit: 0.625 / 1e6,
-  logGb: 0.5,
-  webSocketMessage: 1.0 / 1e6,
-  webSocketMinute: 0.25 / 1e6,
-};
 
 /**
  * A cluster-month from counted per-poll figures. Polls are the interval plus the agent's mean 10 %
