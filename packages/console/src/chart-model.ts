@@ -39,7 +39,7 @@ export interface ChartModel {
 
 export const CHART_W = 720;
 export const CHART_H = 170;
-const M = { left: 64, right: 12, top: 10, bottom: 26 };
+const M = { left: 64, right: 24, top: 10, bottom: 26 };
 
 /** The smallest 1, 2 or 5 times a power of ten at or above `v` (and at least `min`). */
 export function niceTop(v: number, min: number): number {

@@ -58,6 +58,14 @@ describe("the graph's layout", () => {
     expect(l.edges).toHaveLength(3);
     expect(l.headings.map((h) => h.text)).toEqual(["shop", "shop", "bookinfo", "no namespace"]);
   });
+  it("draws a call into a cluster on the left from the caller's left side to the destination's right side", () => {
+    const westWeb = workload("west", "shop", "web");
+    const l = layoutGraph([api, westWeb], [edge(westWeb, api)]);
+    const at = new Map(l.nodes.map((p) => [p.node.id, p]));
+    const [start, end] = (l.edges[0]?.d.match(/^M([\d.]+) .* ([\d.]+) [\d.]+$/) ?? []).slice(1).map(Number);
+    expect(start).toBe(at.get(westWeb.id)?.x);
+    expect(end).toBe((at.get(api.id)?.x ?? 0) + NODE_W);
+  });
   it("is the same whatever order the API gives", () => {
     expect(layoutGraph(NODES.toReversed(), EDGES.toReversed())).toEqual(layoutGraph(NODES, EDGES));
   });

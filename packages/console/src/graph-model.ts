@@ -68,7 +68,7 @@ export interface PlacedNode {
 
 export interface PlacedEdge {
   edge: GraphEdge;
-  /** An SVG path from the caller's right side to the destination's left side. */
+  /** An SVG path from the caller's right side to the destination's left side (left to right when the destination's cluster is drawn to the left). */
   d: string;
   mid: { x: number; y: number };
 }
@@ -166,11 +166,13 @@ export function layoutGraph(nodes: readonly GraphNode[], edges: readonly GraphEd
     const s = placed.get(edge.source);
     const t = placed.get(edge.target);
     if (!s || !t) continue;
-    const x1 = s.x + s.w;
+    // A call into a cluster drawn further left leaves its caller's left side and enters the destination's right.
+    const back = t.x + t.w < s.x;
+    const x1 = back ? s.x : s.x + s.w;
     const y1 = s.y + s.h / 2;
-    const x2 = t.x;
+    const x2 = back ? t.x + t.w : t.x;
     const y2 = t.y + t.h / 2;
-    const bend = Math.max(50, Math.abs(x2 - x1) / 2);
+    const bend = (back ? -1 : 1) * Math.max(50, Math.abs(x2 - x1) / 2);
     out.edges.push({ edge, d: `M${x1} ${y1}C${x1 + bend} ${y1} ${x2 - bend} ${y2} ${x2} ${y2}`, mid: { x: (x1 + x2) / 2, y: (y1 + y2) / 2 } });
   }
   out.width = Math.max(x - GROUP_GAP + PAD, 2 * PAD);

@@ -43,8 +43,15 @@ function Signals({ m, window }: { m: DestinationMetrics; window: string }) {
     <>
       <p>
         Over the last {window}: {t.requests} requests ({formatRate(t.rps)}), {formatRatio(t.errorRatio)} failed, p50 {formatMs(t.p50Ms)}, p99{" "}
-        {formatMs(t.p99Ms)}; {t.tcpOpened} TCP connections opened. Into this destination from callers in every cluster, one point per{" "}
-        {m.stepSeconds >= 3600 ? `${m.stepSeconds / 3600} h` : `${m.stepSeconds / 60} min`}.
+        {formatMs(t.p99Ms)}; {t.tcpOpened} TCP connections opened. Into this destination from callers in every cluster, one point a{" "}
+        {m.stepSeconds === 60
+          ? "minute"
+          : m.stepSeconds === 3600
+            ? "hour"
+            : m.stepSeconds >= 3600
+              ? `${m.stepSeconds / 3600} hours`
+              : `${m.stepSeconds / 60} minutes`}
+        .
       </p>
       {m.combined && (
         <label class="check">
