@@ -21,6 +21,7 @@ const TINY: Record<string, { args?: string[]; env?: Record<string, string> }> = 
   fairness: { env: { SAMPLES: "10", FLOODERS: "2" } },
   graph: { env: { EDGES: "50", LIMIT: "10", RUNS: "2" } },
   "list-pages": { env: { POLICIES: "25", LIMIT: "10" } },
+  "metrics-agent": { env: { EDGES: "5", MINUTES: "2" } },
   "metrics-cost": { env: { CLUSTERS: "2", PER_TENANT: "1", EDGES: "20" } },
   poll: { env: { POLLS: "120" } },
   propagation: { env: { CLUSTERS: "2", WRITES: "1" } },

@@ -164,7 +164,7 @@ describe("the Prometheus client", () => {
 
   it("leaves out values that are no counts, and counts them", async () => {
     const row = (code: string, value: string) => ({
-      metric: { view: "server", request_protocol: "http", response_code: code, source_workload: "web", destination_service_name: "api" },
+      metric: { edge: "east|shop|web|east|shop|api|http", view: "server", response_code: code },
       value: [1, value],
     });
     const url = await serve((req, body, res) => {

@@ -1,6 +1,6 @@
 import { LATENCY_BUCKETS, MINUTE_S, type MetricsEdge, type Signals, addSignals, emptySignals, latencyBucketIndex } from "@meshplane/core";
 import type { Sample } from "./prometheus";
-import { EDGE_LABELS, type SumMetric, minuteQueries } from "./queries";
+import { EDGE_LABELS, EDGE_SEPARATOR, type SumMetric, minuteQueries } from "./queries";
 
 /**
  * One minute of the cluster's traffic, per edge (docs/observability.md#the-report): the three
@@ -32,27 +32,28 @@ export interface MinuteVectors {
   sums: Sample[];
 }
 
-/** Istio writes `unknown` for a value it does not know; Prometheus drops an empty label altogether. */
-const label = (metric: Record<string, string>, name: string) => metric[name] || "unknown";
+/** Where `request_protocol` is among the edge's parts. */
+const PROTOCOL_PART = EDGE_LABELS.indexOf("request_protocol");
 
-const PROTOCOLS: Record<string, MetricsEdge["protocol"]> = { http: "http", grpc: "grpc", tcp: "tcp" };
+/** The `edge` label's parts, in EDGE_LABELS' order (./queries.ts). */
+const edgeParts = (metric: Record<string, string>) => (metric.edge ?? "").split(EDGE_SEPARATOR);
 
-/** The edge a sample belongs to; an unknown protocol is kept as `http` names would be, and refused later. */
+/**
+ * The edge a sample belongs to. A part Istio left empty (Prometheus drops an empty label) is
+ * `unknown`, as Istio writes a value it does not know. Names are not checked here: an edge whose
+ * label did not split into its seven parts keeps the whole label as its source workload, and an
+ * unknown protocol as its protocol, which the report refuses and folds into `other`.
+ */
 function edgeOf(metric: Record<string, string>): MetricsEdge {
+  const parts = edgeParts(metric);
+  const [sc, sns, sw, dc, dns, ds, protocol] = parts.length === EDGE_LABELS.length ? parts.map((p) => p || "unknown") : [];
   return {
-    source: { cluster: label(metric, "source_cluster"), namespace: label(metric, "source_workload_namespace"), workload: label(metric, "source_workload") },
-    destination: {
-      cluster: label(metric, "destination_cluster"),
-      namespace: label(metric, "destination_service_namespace"),
-      service: label(metric, "destination_service_name"),
-    },
-    protocol: PROTOCOLS[metric.request_protocol ?? ""] ?? (metric.request_protocol as MetricsEdge["protocol"]),
+    source: { cluster: sc ?? "unknown", namespace: sns ?? "unknown", workload: sw ?? metric.edge ?? "" },
+    destination: { cluster: dc ?? "unknown", namespace: dns ?? "unknown", service: ds ?? "unknown" },
+    protocol: (protocol ?? "") as MetricsEdge["protocol"],
     view: metric.view === "server" ? "server" : "client",
   };
 }
-
-/** The edge's labels without its view: which view an edge's figures come from is chosen once per edge. */
-const labelsKey = (metric: Record<string, string>) => EDGE_LABELS.map((l) => metric[l] ?? "").join("\u0000");
 
 const SUM_FIELDS: Record<SumMetric, keyof Signals> = {
   request_bytes: "bytesIn",
@@ -63,18 +64,51 @@ const SUM_FIELDS: Record<SumMetric, keyof Signals> = {
   tcp_connections_closed: "tcpClosed",
 };
 
-/** Splits a request count into core's signals by its outcome. */
-function outcomeSignals(metric: Record<string, string>, n: number): Signals {
-  const s = emptySignals();
+/** Adds a request count into `s` by its outcome. */
+function addOutcome(s: Signals, protocol: string, metric: Record<string, string>, n: number): void {
   const code = metric.response_code ?? "";
-  const grpcError = metric.request_protocol === "grpc" && metric.grpc_response_status !== "0";
-  const is5xx = /^5\d\d$/.test(code);
-  s.requests = n;
-  s.non2xx = /^2\d\d$/.test(code) ? 0 : n;
-  s.errors5xx = is5xx ? n : 0;
-  s.grpcErrors = grpcError ? n : 0;
-  s.failures = code === "0" || is5xx || grpcError ? n : 0;
-  return s;
+  const grpcError = protocol === "grpc" && metric.grpc_response_status !== "0";
+  const is5xx = code.length === 3 && code[0] === "5";
+  s.requests += n;
+  if (!(code.length === 3 && code[0] === "2")) s.non2xx += n;
+  if (is5xx) s.errors5xx += n;
+  if (grpcError) s.grpcErrors += n;
+  if (code === "0" || is5xx || grpcError) s.failures += n;
+}
+
+/** The edges of one minute as the answers come in: each edge's view chosen once, its signals added to in place. */
+class MinuteBuilder {
+  readonly edges = new Map<string, EdgeCounts>();
+  /** Labels key → the view its figures are taken from. */
+  private readonly views = new Map<string, string>();
+  badValues = 0;
+
+  /** A value as a count; undefined (and counted) for NaN, ±Inf and negatives. */
+  count(value: number): number | undefined {
+    if (Number.isFinite(value) && value >= 0) return Math.round(value);
+    this.badValues++;
+    return undefined;
+  }
+
+  /**
+   * The signals of `metric`'s edge to add to, or undefined when its view is not the one chosen for
+   * the edge; `choose` makes its view the edge's when none is yet.
+   */
+  signals(metric: Record<string, string>, choose: boolean): Signals | undefined {
+    const labels = metric.edge ?? "";
+    const view = metric.view ?? "";
+    const chosen = this.views.get(labels);
+    if (chosen === undefined) {
+      if (choose) this.views.set(labels, view);
+    } else if (chosen !== view) return undefined;
+    const key = `${labels}\u0000${view}`;
+    let known = this.edges.get(key);
+    if (!known) {
+      known = { edge: edgeOf(metric), signals: emptySignals() };
+      this.edges.set(key, known);
+    }
+    return known.signals;
+  }
 }
 
 /**
@@ -85,47 +119,28 @@ function outcomeSignals(metric: Record<string, string>, n: number): Signals {
  * destination), an east-west gateway's hop (the proxies at both ends count the requests it carries).
  */
 export function minuteCounts(start: number, vectors: MinuteVectors, relays: RelaySet): MinuteCounts {
-  const edges = new Map<string, EdgeCounts>();
-  const views = new Map<string, string>();
-  let badValues = 0;
-  const count = (value: number): number | undefined => {
-    if (!Number.isFinite(value) || value < 0) {
-      badValues++;
-      return undefined;
-    }
-    return Math.round(value);
-  };
-  const add = (metric: Record<string, string>, signals: Signals) => {
-    const edge = edgeOf(metric);
-    const key = `${labelsKey(metric)}\u0000${edge.view}`;
-    const known = edges.get(key);
-    if (known) addSignals(known.signals, signals);
-    else edges.set(key, { edge, signals });
-  };
-  const sameView = (metric: Record<string, string>) => {
-    const chosen = views.get(labelsKey(metric));
-    return chosen === undefined || chosen === metric.view;
-  };
-
+  const b = new MinuteBuilder();
   for (const { metric, value } of vectors.requests) {
-    const n = count(value);
+    const n = b.count(value);
     if (n === undefined) continue;
-    views.set(labelsKey(metric), metric.view ?? "");
-    add(metric, outcomeSignals(metric, n));
+    const s = b.signals(metric, true) as Signals;
+    addOutcome(s, edgeParts(metric)[PROTOCOL_PART] ?? "", metric, n);
   }
-  for (const [metric, latency] of histograms(vectors.latency, () => badValues++)) if (sameView(metric)) add(metric, { ...emptySignals(), latency });
+  for (const [metric, latency] of histograms(vectors.latency, () => b.badValues++)) {
+    const s = b.signals(metric, false);
+    if (s) addSignals(s, { ...emptySignals(), latency });
+  }
+  const relayed = (ns: string | undefined, name: string | undefined) => relays.size > 0 && relays.has(`${ns ?? ""}/${name ?? ""}`);
   for (const { metric, value } of vectors.sums) {
-    const n = count(value);
+    const n = b.count(value);
     const field = SUM_FIELDS[metric.m as SumMetric];
-    if (n === undefined || field === undefined || !sameView(metric)) continue;
-    const via = (ns: string, name: string) => relays.has(`${metric[ns] ?? ""}/${metric[name] ?? ""}`);
-    if (via("source_workload_namespace", "source_workload") || via("destination_workload_namespace", "destination_workload")) continue;
-    views.set(labelsKey(metric), metric.view ?? "");
-    const s = emptySignals();
-    (s[field] as number) = n;
-    add(metric, s);
+    if (n === undefined || field === undefined) continue;
+    const [, sourceNamespace, sourceWorkload] = edgeParts(metric);
+    if (relayed(sourceNamespace, sourceWorkload) || relayed(metric.destination_workload_namespace, metric.destination_workload)) continue;
+    const s = b.signals(metric, true);
+    if (s) (s[field] as number) += n;
   }
-  return { start, edges, badValues };
+  return { start, edges: b.edges, badValues: b.badValues };
 }
 
 /**
@@ -137,14 +152,17 @@ function histograms(samples: Sample[], bad: () => void): [Record<string, string>
   const byEdge = new Map<string, { metric: Record<string, string>; rows: [number, number][] }>();
   for (const { metric, value } of samples) {
     const le = metric.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(metric.le);
-    if (Number.isNaN(le) || metric.le === undefined || !Number.isFinite(value) || value < 0) {
+    if (metric.le === undefined || Number.isNaN(le) || !Number.isFinite(value) || value < 0) {
       bad();
       continue;
     }
-    const key = `${labelsKey(metric)}\u0000${metric.view}`;
-    const entry = byEdge.get(key) ?? { metric, rows: [] };
+    const key = `${metric.edge ?? ""}\u0000${metric.view}`;
+    let entry = byEdge.get(key);
+    if (!entry) {
+      entry = { metric, rows: [] };
+      byEdge.set(key, entry);
+    }
     entry.rows.push([le, Math.round(value)]);
-    byEdge.set(key, entry);
   }
   return [...byEdge.values()].map(({ metric, rows }) => {
     const latency = Array.from({ length: LATENCY_BUCKETS }, () => 0);

@@ -9,9 +9,9 @@
  * baseline and gives no increase that minute. `increase()` is never used: it extrapolates to the
  * window's edges and answers fractions of requests.
  *
- * Sums are `by` an explicit list of Istio's labels, never the target labels a scrape setup adds. The
- * server's view (`reporter` `destination` or `waypoint`) is kept, and the client's (`source`) only
- * for an edge the server side reports nothing of (`or on(<edge labels>)`); `view` says which. Rows
+ * Sums are `by` an explicit list of Istio's labels, never the target labels a scrape setup adds; the
+ * edge's seven (EDGE_LABELS) are joined into one, `edge`, before summing. The server's view (`reporter` `destination` or `waypoint`) is kept, and the client's (`source`) only
+ * for an edge the server side reports nothing of (`or on(edge)`); `view` says which. Rows
  * that did not move are left out (`> 0`).
  */
 
@@ -25,6 +25,15 @@ export const EDGE_LABELS = [
   "destination_service_name",
   "request_protocol",
 ] as const;
+
+/**
+ * What joins the edge's labels in the one label `edge` the answers carry (a third of the bytes of
+ * seven labels, to read and parse each minute). No Kubernetes name or Istio cluster ID holds it, so a
+ * value that does is seen: its edge has more than seven parts.
+ */
+export const EDGE_SEPARATOR = "|";
+
+const joinEdge = (s: string) => `label_join(${s}, "edge", "${EDGE_SEPARATOR}", ${EDGE_LABELS.map((l) => `"${l}"`).join(", ")})`;
 
 const SERVER = 'reporter=~"destination|waypoint"';
 const CLIENT = 'reporter="source"';
@@ -45,8 +54,8 @@ export type SumMetric = keyof typeof SUM_METRICS;
  * `wrap` is applied to both ends alike (label_replace on a selector and its `offset`).
  */
 function increase(selector: string, wrap: (s: string) => string = (s) => s): string {
-  const now = wrap(selector);
-  const before = wrap(`${selector} offset 1m`);
+  const now = joinEdge(wrap(selector));
+  const before = joinEdge(wrap(`${selector} offset 1m`));
   return `(${now} - ${before} >= 0 or ${now} - 0 * ${before})`;
 }
 
@@ -57,26 +66,27 @@ function view(name: "server" | "client", by: readonly string[], selector: (repor
 
 /** The server's view of each edge, else the client's, rows that moved only. */
 function serverElseClient(by: readonly string[], selector: (reporter: string) => string, wrap?: (s: string) => string): string {
-  return `(${view("server", by, selector, wrap)} or on(${EDGE_LABELS.join(", ")}) ${view("client", by, selector, wrap)}) > 0`;
+  const edgeBy = ["edge", ...by];
+  return `(${view("server", edgeBy, selector, wrap)} or on(edge) ${view("client", edgeBy, selector, wrap)}) > 0`;
 }
 
 /** The label that tags each series of the `sums` query with its SUM_METRICS key. */
 const tagMetric = (s: string) => `label_replace(${s}, "m", "$1", "__name__", "istio_(${Object.keys(SUM_METRICS).join("|")})_(?:sum|total)")`;
 
 /**
- * The three queries of a minute:
- * - `requests`: by edge and outcome (`response_code`, `grpc_response_status`), from which requests,
+ * The three queries of a minute, each by `edge` and:
+ * - `requests`: by outcome (`response_code`, `grpc_response_status`), from which requests,
  *   non2xx, errors5xx, grpcErrors and failures follow;
- * - `latency`: `istio_request_duration_milliseconds_bucket` by edge and `le` (cumulative);
+ * - `latency`: `istio_request_duration_milliseconds_bucket` by `le` (cumulative);
  * - `sums`: request and response bytes (`_sum` of Istio's size histograms) and the four TCP counters,
- *   by edge and metric (`m`, the name without `istio_` and `_sum`/`_total`). Also by destination workload, so that hops to and from a relay
+ *   by metric (`m`, the name without `istio_` and `_sum`/`_total`). Also by destination workload, so that hops to and from a relay
  *   (ztunnel's through a waypoint, an east-west gateway's) can be told apart and dropped.
  */
 export function minuteQueries(): { requests: string; latency: string; sums: string } {
   const sumNames = Object.values(SUM_METRICS).join("|");
   return {
-    requests: serverElseClient([...EDGE_LABELS, "response_code", "grpc_response_status"], (r) => `istio_requests_total{${r}}`),
-    latency: serverElseClient([...EDGE_LABELS, "le"], (r) => `istio_request_duration_milliseconds_bucket{${r}}`),
-    sums: serverElseClient([...EDGE_LABELS, "m", "destination_workload_namespace", "destination_workload"], (r) => `{__name__=~"${sumNames}",${r}}`, tagMetric),
+    requests: serverElseClient(["response_code", "grpc_response_status"], (r) => `istio_requests_total{${r}}`),
+    latency: serverElseClient(["le"], (r) => `istio_request_duration_milliseconds_bucket{${r}}`),
+    sums: serverElseClient(["m", "destination_workload_namespace", "destination_workload"], (r) => `{__name__=~"${sumNames}",${r}}`, tagMetric),
   };
 }
