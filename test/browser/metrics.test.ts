@@ -3,7 +3,6 @@ import type * as Core from "@meshplane/core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
-import type * as Console from "../../packages/console/src/metrics-types";
 import { agentKey, discoveryOf } from "../support/agents";
 import { type LocalPlane, type PageWatch, artefactDir, axe, launchChromium, signIn, startLocalPlane, watch } from "../support/console-browser";
 import { type SeedAgent, seedMetrics } from "../support/metrics-seed";
@@ -21,12 +20,6 @@ const shots = artefactDir();
 const TENANT = "signals";
 const REVIEWS = "reviews-bookinfo-cluster-east";
 const agents: Record<string, SeedAgent & { client: ControlPlaneClient }> = {};
-
-// The console reads the API's answers with types of its own (its build cannot compile core's main
-// entry); core's types must be assignable to them, or this file does not compile.
-const asGraph = (v: Core.GraphView): Console.GraphView => v;
-const asSeries = (v: Core.DestinationMetrics): Console.DestinationMetrics => v;
-const asImpacts = (v: Core.ImpactList): Console.ImpactList => v;
 
 async function api<T>(method: string, path: string, body?: unknown, bearer = token): Promise<T> {
   const res = await fetch(plane.url + path, {
@@ -157,11 +150,11 @@ const clean = (seen: PageWatch) => {
 };
 
 /** A node as the table writes it: namespace/name, then its cluster. */
-const end = (n: Console.GraphNode | undefined) => `${n?.namespace ? `${n.namespace}/` : ""}${n?.name} ${n?.cluster ?? `istio:${n?.istioCluster}`}`;
+const end = (n: Core.GraphNode | undefined) => `${n?.namespace ? `${n.namespace}/` : ""}${n?.name} ${n?.cluster ?? `istio:${n?.istioCluster}`}`;
 
 describe("golden signals in the console", () => {
   it("graph: the reported nodes and edges, the same edges in the table, errors and the cross-cluster call marked", async () => {
-    const view = asGraph(await api<Core.GraphView>("GET", "/v1/graph?window=15m"));
+    const view = await api<Core.GraphView>("GET", "/v1/graph?window=15m");
     const { context, page, seen } = await fresh();
     await page.click("nav >> text=Graph");
     await page.waitForSelector(".mesh-graph svg [data-edge]");
@@ -201,7 +194,7 @@ describe("golden signals in the console", () => {
   });
 
   it("a destination clicked in the graph shows its charts with the change marked and its impact", async () => {
-    const series = asSeries(await api<Core.DestinationMetrics>("GET", `/v1/destinations/${REVIEWS}/metrics?window=1h`));
+    const series = await api<Core.DestinationMetrics>("GET", `/v1/destinations/${REVIEWS}/metrics?window=1h`);
     expect(series.markers.map((m) => m.name)).toEqual(["reviews-timeout"]);
     const { context, page, seen } = await fresh();
     await page.goto(`${plane.url}/#/graph`);
@@ -225,7 +218,7 @@ describe("golden signals in the console", () => {
   });
 
   it("overview: a destination a change hurt is a problem naming the change, linked to the destination", async () => {
-    const hurt = asImpacts(await api<Core.ImpactList>("GET", "/v1/metrics/impacts?window=6h"));
+    const hurt = await api<Core.ImpactList>("GET", "/v1/metrics/impacts?window=6h");
     expect(hurt.items.map((i) => i.destination)).toContain(REVIEWS);
     const { context, page, seen } = await fresh();
     await page.waitForSelector("ul.problems");

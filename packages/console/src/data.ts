@@ -10,7 +10,7 @@ import {
   type SnapshotView,
   readEach,
 } from "@meshplane/core/views";
-import type { DestinationMetrics, GraphView, ImpactList } from "./metrics-types";
+import type { DestinationMetrics, GraphView, ImpactList } from "@meshplane/core/views";
 import { listAll, request } from "./api";
 import { COLLECTIONS, type Collection } from "./router";
 

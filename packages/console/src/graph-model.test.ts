@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { GraphEdge, GraphNode, SignalSummary } from "./metrics-types";
+import type { GraphEdge, GraphNode, SignalSummary } from "@meshplane/core/views";
 import { describe, expect, it } from "vitest";
 import { chartModel, niceTop, timeTicks } from "./chart-model";
 import { MAX_ROWS, NODE_W, filterGraph, filterOptions, layoutGraph, sortEdges } from "./graph-model";

@@ -6,7 +6,7 @@
  * cluster, after them), callers on the left and destinations on the right, each side sorted by
  * namespace (with a heading row) then name and wrapped into columns of at most MAX_ROWS rows.
  */
-import type { GraphEdge, GraphNode, GraphView } from "./metrics-types";
+import type { GraphEdge, GraphNode, GraphView } from "@meshplane/core/views";
 
 export const NODE_W = 190;
 export const ROW_H = 26;

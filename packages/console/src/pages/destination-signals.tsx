@@ -1,4 +1,4 @@
-import type { DestinationMetrics, SeriesPoint } from "../metrics-types";
+import type { DestinationMetrics, SeriesPoint } from "@meshplane/core/views";
 import { useState } from "preact/hooks";
 import { ApiError } from "../api";
 import { SERIES_WINDOWS, destinationMetrics } from "../data";

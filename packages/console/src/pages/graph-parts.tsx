@@ -1,6 +1,6 @@
 /** The graph's words: the legend, each node's and edge's tooltip, where a destination links to. */
 import { groupOf } from "../graph-model";
-import type { GraphEdge, GraphNode } from "../metrics-types";
+import type { GraphEdge, GraphNode } from "@meshplane/core/views";
 import { href } from "../router";
 import { ERROR_SCALE, formatMs, formatRate, formatRatio } from "../signal-format";
 

@@ -1,4 +1,4 @@
-import type { GraphEdge, GraphNode } from "../metrics-types";
+import type { GraphEdge, GraphNode } from "@meshplane/core/views";
 import { useMemo } from "preact/hooks";
 import { type EdgeSort, groupOf, sortEdges } from "../graph-model";
 import { formatMs, formatRate, formatRatio } from "../signal-format";

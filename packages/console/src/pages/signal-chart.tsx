@@ -1,4 +1,4 @@
-import type { ChangeMarker } from "../metrics-types";
+import type { ChangeMarker } from "@meshplane/core/views";
 import { type ChartSeries, chartModel } from "../chart-model";
 import { collectionOf, href } from "../router";
 

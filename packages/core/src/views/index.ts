@@ -42,3 +42,14 @@ export {
 export { type ClusterHealth, type ClusterView, type SnapshotView, STALE_AFTER_S, ago, certificateDays, problemsOf, readEach, secondsSince } from "./health";
 export { claimantOf, type Claimant } from "../translate/virtual-mesh/claim-order";
 export { DEFAULT_HOSTNAME_SUFFIX } from "../translate/virtual-mesh/federated-host";
+export type {
+  ChangeImpact,
+  ChangeMarker,
+  DestinationMetrics,
+  GraphEdge,
+  GraphNode,
+  GraphView,
+  ImpactList,
+  SeriesPoint,
+  SignalSummary,
+} from "../metrics/views";
