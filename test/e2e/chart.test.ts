@@ -21,6 +21,12 @@ import { AGENT_NS, eventually, renderChart } from "./lab-agents";
 const ROOT = resolve(import.meta.dirname, "../..");
 const VALUES = { "controlPlane.url": "https://api.meshplane.example.com", "cluster.name": "cluster-1", "bootstrap.token": "mpb_example" };
 const JWKS = { "trust.jwks": JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", kid: "k1" }] }) };
+/** Metrics on: the cluster's Prometheus, bearer auth from a Secret the chart makes. */
+const METRICS = {
+  "metrics.prometheus.url": "http://prometheus.monitoring:9090",
+  "metrics.prometheus.auth.type": "bearer",
+  "metrics.prometheus.auth.token": "tok-1",
+};
 
 /**
  * What the agent may write whatever the values, as `group:resource`: the kinds meshplane generates,
@@ -311,6 +317,59 @@ describe("the agent's Helm chart", () => {
     expect(argsOf({}).some((a) => a.startsWith("--push-url"))).toBe(false);
   });
 
+  it("reads no Prometheus unless its URL is set: no flags, no credentials, no egress", () => {
+    const objects = renderChart({ ...VALUES, "networkPolicy.enabled": "true" }, JWKS) as Obj[];
+    expect(argsOf({})).toContain("--metrics=false");
+    expect(argsOf({}).some((a) => a.startsWith("--prometheus"))).toBe(false);
+    expect(objects.filter((o) => o.kind === "Secret").map((o) => o.metadata.name)).toEqual(["meshplane-agent-bootstrap"]);
+    expect(JSON.stringify(objects.find((o) => o.kind === "NetworkPolicy"))).not.toContain("9090");
+    expect(argsOf({ ...METRICS, "metrics.enabled": "false" })).toContain("--metrics=false");
+  });
+
+  it("with a Prometheus URL passes the metrics values, mounts its credentials and lets the agent reach its port", () => {
+    const objects = renderChart(
+      { ...VALUES, ...METRICS, "networkPolicy.enabled": "true", "metrics.prometheus.orgId": "acme", "metrics.istioClusterId": "east" },
+      JWKS,
+    ) as Obj[];
+    const deployment = objects.find((o) => o.kind === "Deployment") as unknown as {
+      spec: { template: { spec: { containers: { args: string[]; volumeMounts: unknown[] }[]; volumes: unknown[] } } };
+    };
+    const pod = deployment.spec.template.spec;
+    expect(pod.containers[0]?.args.filter((a) => /^--(prometheus|metrics|istio)/.test(a))).toEqual([
+      "--prometheus-url=http://prometheus.monitoring:9090",
+      "--prometheus-auth=bearer",
+      "--prometheus-org-id=acme",
+      "--prometheus-timeout=20",
+      "--metrics-interval=60",
+      "--metrics-send-every=300",
+      "--metrics-max-edges=1000",
+      "--istio-cluster-id=east",
+    ]);
+    expect(pod.containers[0]?.volumeMounts).toContainEqual({ name: "prometheus", mountPath: "/etc/meshplane/prometheus", readOnly: true });
+    expect(pod.volumes).toContainEqual({ name: "prometheus", secret: { secretName: "meshplane-agent-prometheus" } });
+    const secret = objects.find((o) => o.kind === "Secret" && o.metadata.name === "meshplane-agent-prometheus") as unknown as { stringData: unknown };
+    expect(secret.stringData).toEqual({ token: "tok-1" });
+    const policy = objects.find((o) => o.kind === "NetworkPolicy") as unknown as { spec: { egress: { ports: { port: number }[] }[] } };
+    expect(policy.spec.egress.at(-1)).toEqual({ ports: [{ port: 9090, protocol: "TCP" }] });
+    // An https URL without a port: 443.
+    const https = renderChart(
+      { ...VALUES, ...METRICS, "networkPolicy.enabled": "true", "metrics.prometheus.url": "https://mimir.example.com/prometheus" },
+      JWKS,
+    ) as Obj[];
+    expect((https.find((o) => o.kind === "NetworkPolicy") as unknown as { spec: { egress: unknown[] } }).spec.egress.at(-1)).toEqual({
+      ports: [{ port: 443, protocol: "TCP" }],
+    });
+  });
+
+  it("uses an existing Secret for Prometheus credentials, and refuses credentials it cannot find", () => {
+    const basic = { ...VALUES, "metrics.prometheus.url": "http://prom:9090", "metrics.prometheus.auth.type": "basic" };
+    const existing = renderChart({ ...basic, "metrics.prometheus.auth.existingSecret": "prom-reader" }, JWKS) as Obj[];
+    expect(existing.filter((o) => o.kind === "Secret").map((o) => o.metadata.name)).toEqual(["meshplane-agent-bootstrap"]);
+    expect(JSON.stringify(existing.find((o) => o.kind === "Deployment"))).toContain('"secretName":"prom-reader"');
+    expect(() => renderChart({ ...basic, "metrics.prometheus.auth.username": "reader" }, JWKS)).toThrow(/metrics\.prometheus\.auth\.password is required/);
+    expect(() => renderChart({ ...basic, "metrics.prometheus.auth.type": "oauth" }, JWKS)).toThrow(/must be none, bearer or basic/);
+  });
+
   // RBAC names resources by plural: a wrong plural or version in the table would grant nothing and
   // prune nothing, silently. The lab installs the CRDs Istio and OSM ship.
   it("names, for every generated kind, a resource the real CRDs serve in every version it is written in", async () => {
@@ -326,9 +385,10 @@ describe("the agent's Helm chart", () => {
 
   it("renders objects a real apiserver accepts (server-side dry run)", async () => {
     const objects = renderChart(
-      { ...VALUES, "networkPolicy.enabled": "true" },
+      { ...VALUES, "networkPolicy.enabled": "true", ...METRICS },
       {
         ...JWKS,
+        "metrics.prometheus.networkPolicyPeers": '[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]',
         "certificates.autoRestartPods.enabled": "true",
         "certificates.autoRestartPods.namespaces": '["shop"]',
         "certificates.autoRestartPods.workloads": '["web"]',

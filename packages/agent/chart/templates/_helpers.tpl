@@ -10,8 +10,14 @@ app.kubernetes.io/name: meshplane-agent
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- define "agent.bootstrapSecret" -}}{{ default (printf "%s-bootstrap" .Release.Name) .Values.bootstrap.existingSecret }}{{- end -}}
-{{- define "agent.metricsOn" -}}{{ if and .Values.metrics.enabled (ne (toString .Values.metrics.prometheus.url) "none") (ne (toString .Values.metrics.prometheus.url) "") }}true{{ end }}{{- end -}}
-{{- define "agent.prometheusAuth" -}}{{ if include "agent.metricsOn" . }}{{ .Values.metrics.prometheus.auth.type }}{{ else }}none{{ end }}{{- end -}}
+{{- /* Metrics run when enabled (true or "true") and a Prometheus URL is set. */ -}}
+{{- define "agent.metricsOn" -}}{{ if and (eq (toString .Values.metrics.enabled) "true") (ne (toString .Values.metrics.prometheus.url) "none") (ne (toString .Values.metrics.prometheus.url) "") }}true{{ end }}{{- end -}}
+{{- define "agent.prometheusAuth" -}}
+{{- if include "agent.metricsOn" . }}
+{{- if not (has .Values.metrics.prometheus.auth.type (list "none" "bearer" "basic")) }}{{ fail "metrics.prometheus.auth.type must be none, bearer or basic" }}{{ end }}
+{{- .Values.metrics.prometheus.auth.type }}
+{{- else }}none{{ end }}
+{{- end -}}
 {{- define "agent.prometheusSecret" -}}{{ default (printf "%s-prometheus" .Release.Name) .Values.metrics.prometheus.auth.existingSecret }}{{- end -}}
 {{- define "agent.prometheusPort" -}}
 {{- $u := urlParse .Values.metrics.prometheus.url -}}
