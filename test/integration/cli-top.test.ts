@@ -4,61 +4,29 @@
  * in through the metrics queue and bucket on the SQS/S3 emulator, read back through `GET /v1/graph`
  * and `GET /v1/destinations/{name}/metrics` (docs/cli.md#golden-signals-top-and-describe-destination).
  */
-import { randomBytes } from "node:crypto";
-import type { MetricsEdge, MetricsReport } from "@meshplane/core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { type MetricsLocal, startMetricsLocal } from "../../functions/local/metrics-local";
-import { createLogger } from "../../functions/shared/logger";
 import { discoveryOf, registeredAgent } from "../support/agents";
 import { type Cli, buildCli } from "../support/cli";
-import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
-import { type SeedAgent, sampleReport, seedMetrics } from "../support/metrics-seed";
+import type { ControlPlane } from "../support/control-plane";
+import {
+  type Flow,
+  type MetricsPlane,
+  type SeedAgent,
+  bookinfoEdge as edge,
+  flowReports,
+  recordChange,
+  sampleReport,
+  seedMetrics,
+  startMetrics,
+} from "../support/metrics-seed";
 
+let plane: MetricsPlane;
 let cp: ControlPlane;
 let cli: Cli;
-let metrics: MetricsLocal;
 let env: Record<string, string>;
 
 const MINUTE = 60;
-/** Latency histograms with every request in one bucket: 4 is (10, 25] ms, 6 is (50, 100] ms. */
-const latency = (bucket: number, requests: number) => Array.from({ length: 20 }, (_, i) => (i === bucket ? requests : 0));
-
-const edge = (from: string, workload: string, to: string, service: string): MetricsEdge => ({
-  source: { cluster: from, namespace: "bookinfo", workload },
-  destination: { cluster: to, namespace: "bookinfo", service },
-  protocol: "http",
-  view: "server",
-});
-
-interface Flow {
-  edge: MetricsEdge;
-  requests: number;
-  /** Failures in the minute starting then. */
-  failures: (start: number) => number;
-  bucket: number;
-}
-
-/** `cluster`'s reports of `flows` over `minutes`, at most 15 minutes each, as its agent would send them. */
-function reports(cluster: string, istioClusterId: string, flows: Flow[], minutes: number[]): MetricsReport[] {
-  const out: MetricsReport[] = [];
-  for (let i = 0; i < minutes.length; i += 15)
-    out.push({
-      cluster,
-      generatedAt: Date.now(),
-      istioClusterId,
-      health: { state: "ok" },
-      edges: flows.map((f) => f.edge),
-      minutes: minutes.slice(i, i + 15).map((start) => ({
-        start,
-        rows: flows.map((f, n) => {
-          const failures = f.failures(start);
-          return { edge: n, requests: f.requests, failures, non2xx: failures, errors5xx: failures, latency: latency(f.bucket, f.requests) };
-        }),
-      })),
-    });
-  return out;
-}
 
 /** A cluster of tenant acme as its agent, for seeding. */
 const agent = (cluster: string, key: SeedAgent["key"]): SeedAgent => ({ tenant: "acme", cluster, key });
@@ -71,13 +39,8 @@ const run = async (args: string[]) => {
 
 beforeAll(async () => {
   cli = buildCli();
-  metrics = await startMetricsLocal({
-    endpoint: inject("sqsEndpoint"),
-    region: "us-east-1",
-    suffix: randomBytes(4).toString("hex"),
-    log: createLogger({ service: "metrics" }, () => {}),
-  });
-  cp = await startControlPlane({ metrics: metrics.api });
+  plane = await startMetrics();
+  cp = plane.cp;
   const admin = await cp.tenant("acme");
   env = { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: admin };
 
@@ -89,31 +52,21 @@ beforeAll(async () => {
   const west = await registeredAgent(cp, admin, "acme", "cluster-west");
   await east.client.discovery(discoveryOf("istio-bookinfo", "cluster-east"));
   await west.client.discovery(discoveryOf("istio-bookinfo", "cluster-west"));
-  await cp.work();
-  // The first generation applied is the cluster's baseline; the policy's is a change.
-  await east.client.status({ generation: 1, results: [] });
-  await cp.work();
-  const policy = trafficPolicy("reviews-timeout", {
-    destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "reviews" }] } }],
-    policy: { requestTimeout: "1s" },
-  });
-  expect((await cp.request("POST", "/v1/trafficpolicies", { token: admin, body: policy })).status).toBe(201);
-  await cp.work();
-  await east.client.status({ generation: 2, results: [] });
+  await recordChange(cp, admin, { tenant: "acme", cluster: "cluster-east", client: east.client });
   cp.clock.now = new Date();
 
   // From 35 minutes ago to 3 minutes ahead, so that the reads' windows, which end at the current
   // minute, are whole however long this takes: reviews fails half of west's calls from the change on.
   const minutes = Array.from({ length: 38 }, (_, i) => now - (35 - i) * MINUTE);
-  const target = { url: cp.url, reader: metrics.api, ingest: () => metrics.drain() };
+  const { target } = plane;
   const eastFlows: Flow[] = [
     { edge: edge("east-1", "productpage-v1", "east-1", "reviews"), requests: 120, failures: () => 0, bucket: 4 },
     { edge: edge("west-1", "productpage-v1", "east-1", "reviews"), requests: 60, failures: (start) => (start >= changed ? 30 : 0), bucket: 4 },
     { edge: edge("east-1", "reviews-v2", "east-1", "ratings"), requests: 30, failures: () => 0, bucket: 6 },
   ];
   const westFlows: Flow[] = [{ edge: edge("west-1", "productpage-v1", "west-1", "details"), requests: 600, failures: () => 0, bucket: 4 }];
-  for (const r of reports("cluster-east", "east-1", eastFlows, minutes)) await seedMetrics(target, agent("cluster-east", east.key), r);
-  for (const r of reports("cluster-west", "west-1", westFlows, minutes)) await seedMetrics(target, agent("cluster-west", west.key), r);
+  for (const r of flowReports("cluster-east", "east-1", eastFlows, minutes)) await seedMetrics(target, agent("cluster-east", east.key), r);
+  for (const r of flowReports("cluster-west", "west-1", westFlows, minutes)) await seedMetrics(target, agent("cluster-west", west.key), r);
   // 1,200 more edges in namespace shop, from two clusters nothing was discovered in: more than a page.
   for (const cluster of ["cluster-load-a", "cluster-load-b"]) {
     const { key } = await registeredAgent(cp, admin, "acme", cluster);
@@ -122,8 +75,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await cp?.stop();
-  await metrics?.stop();
+  await plane?.stop();
 });
 
 describe("meshplane top", () => {

@@ -6,14 +6,15 @@
 import { randomBytes } from "node:crypto";
 import { constants, createGzip, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type MetricsLocal, startMetricsLocal } from "../../functions/local/metrics-local";
+import type { MetricsLocal } from "../../functions/local/metrics-local";
 import { HOUR_S, S3MetricsReader, S3ObjectBucket, compactDay } from "../../functions/metrics/index";
 import { createLogger } from "../../functions/shared/logger";
 import { S3Client } from "@aws-sdk/client-s3";
 import { registeredAgent } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
-import { type SeedAgent, postMetrics, sampleReport, seedMetrics } from "../support/metrics-seed";
+import { type MetricsPlane, type SeedAgent, postMetrics, sampleReport, seedMetrics, startMetrics } from "../support/metrics-seed";
 
+let plane: MetricsPlane;
 let cp: ControlPlane;
 let metrics: MetricsLocal;
 let admin: string;
@@ -21,16 +22,11 @@ let c1: SeedAgent;
 let c2: SeedAgent;
 let other: SeedAgent;
 const minute = Math.floor(Date.now() / 60_000) * 60 - 600;
-const target = () => ({ url: cp.url, reader: metrics.api, ingest: () => metrics.drain() });
+const target = () => plane.target;
 
 beforeAll(async () => {
-  metrics = await startMetricsLocal({
-    endpoint: inject("sqsEndpoint"),
-    region: "us-east-1",
-    suffix: randomBytes(4).toString("hex"),
-    log: createLogger({ service: "metrics" }, () => {}),
-  });
-  cp = await startControlPlane({ metrics: metrics.api });
+  plane = await startMetrics();
+  ({ cp, metrics } = plane);
   admin = await cp.tenant("acme");
   const globexAdmin = await cp.tenant("globex");
   c1 = { tenant: "acme", cluster: "c1", key: (await registeredAgent(cp, admin, "acme", "c1")).key };
@@ -38,8 +34,7 @@ beforeAll(async () => {
   other = { tenant: "globex", cluster: "g1", key: (await registeredAgent(cp, globexAdmin, "globex", "g1")).key };
 });
 afterAll(async () => {
-  await cp.stop();
-  await metrics.stop();
+  await plane?.stop();
 });
 
 const clusterMetrics = async (name: string) =>

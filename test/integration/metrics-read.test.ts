@@ -1,80 +1,57 @@
 /**
- * The metrics API's reads (docs/api.md#golden-signals) against DynamoDB Local: a destination's series
- * with the change an agent's status report recorded and the error burst after it, the graph a page
- * at a time, the impact list, bounds refused naming the parameter, and one tenant's metrics never
- * shown to another. The metrics store is a reader over buckets kept in memory per tenant: what the
- * S3 reader answers (functions/metrics/stored.ts), without the objects.
+ * The metrics API's reads (docs/api.md#golden-signals) against the real parts: DynamoDB Local, and
+ * the metrics queue and bucket on the SQS/S3 emulator with the ingest function's handler writing what
+ * an agent's reports bring. A destination's series with the change an agent's status report recorded
+ * and the error burst after it, the graph a page at a time, the impact list, bounds refused naming the
+ * parameter, and one tenant's metrics never shown to another.
  */
-import type { DestinationMetrics, GraphView, ImpactList, MetricsEdge, Signals } from "@meshplane/core";
-import { emptySignals } from "@meshplane/core";
+import type { DestinationMetrics, GraphView, ImpactList } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StoredBucket } from "../../functions/metrics/stored";
 import { discoveryOf, registeredAgent } from "../support/agents";
-import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
+import type { ControlPlane } from "../support/control-plane";
+import { type Flow, type MetricsPlane, bookinfoEdge, flowReports, recordChange, seedMetrics, startMetrics } from "../support/metrics-seed";
 
-const kept = new Map<string, StoredBucket[]>();
-const reader = {
-  buckets: async (tenantId: string, from: number, to: number) => (kept.get(tenantId) ?? []).filter((b) => b.start >= from && b.start < to),
-  queue: { send: async () => undefined },
-};
+const MINUTE = 60;
 
+let plane: MetricsPlane;
 let cp: ControlPlane;
 let acme: string;
 let other: string;
 let reviews: string;
 
-const sig = (requests: number, failures: number): Signals => ({ ...emptySignals(), requests, failures, non2xx: failures, errors5xx: failures });
-const edge = (workload: string): MetricsEdge => ({
-  source: { cluster: "east-1", namespace: "bookinfo", workload },
-  destination: { cluster: "east-1", namespace: "bookinfo", service: "reviews" },
-  protocol: "http",
-  view: "server",
-});
 const get = async <T>(path: string, token = acme) => {
   const res = await cp.request("GET", path, { token });
   return { status: res.status, body: (await res.json()) as T };
 };
 
 beforeAll(async () => {
-  cp = await startControlPlane({ metrics: reader as never });
+  plane = await startMetrics();
+  cp = plane.cp;
   acme = await cp.tenant("acme");
   other = await cp.tenant("other");
+  // The change lands 21 minutes ago: the control plane's clock is set back while it is made.
+  const now = Math.floor(Date.now() / 1000 / MINUTE) * MINUTE;
+  const changed = now - 21 * MINUTE;
+  cp.clock.now = new Date((changed + 5) * 1000);
   const east = await registeredAgent(cp, acme, "acme", "cluster-east");
   await east.client.discovery(discoveryOf("istio-bookinfo", "cluster-east"));
-  await cp.work();
-  // The first generation applied is the cluster's baseline; the policy's is a change.
-  await east.client.status({ generation: 1, results: [] });
-  await cp.work();
-  const policy = trafficPolicy("reviews-timeout", {
-    destinationSelector: [{ kubeServiceRefs: { services: [{ cluster: "cluster-east", namespace: "bookinfo", name: "reviews" }] } }],
-    policy: { requestTimeout: "1s" },
-  });
-  expect((await cp.request("POST", "/v1/trafficpolicies", { token: acme, body: policy })).status).toBe(201);
-  await cp.work();
-  await east.client.status({ generation: 2, results: [] });
-  const changed = Math.floor(cp.clock.now.getTime() / 60_000) * 60;
-  // Traffic into reviews from 30 minutes before the change to 20 after, errors in half of it after.
-  kept.set(
-    "acme",
-    Array.from({ length: 50 }, (_, i) => {
-      const start = changed + (i - 30) * 60;
-      return {
-        start,
-        seconds: 60,
-        cluster: "cluster-east",
-        istioClusterId: "east-1",
-        rows: [
-          { edge: edge("productpage-v1"), signals: sig(20, start >= changed ? 10 : 0) },
-          { edge: edge("ratings-v1"), signals: sig(2, 0) },
-        ],
-      } satisfies StoredBucket;
-    }),
-  );
-  cp.clock.now = new Date((changed + 21 * 60) * 1000);
+  await recordChange(cp, acme, { tenant: "acme", cluster: "cluster-east", client: east.client });
+  cp.clock.now = new Date();
+  // Traffic into reviews from 30 minutes before the change to 20 after, errors in half of it after,
+  // sent as the agent sends it: reports of at most 15 minutes, through the metrics queue into the bucket.
+  const minutes = Array.from({ length: 50 }, (_, i) => changed + (i - 30) * MINUTE);
+  const flows: Flow[] = [
+    { edge: bookinfoEdge("east-1", "productpage-v1", "east-1", "reviews"), requests: 20, failures: (start) => (start >= changed ? 10 : 0), bucket: 4 },
+    { edge: bookinfoEdge("east-1", "ratings-v1", "east-1", "reviews"), requests: 2, failures: () => 0, bucket: 4 },
+  ];
+  for (const report of flowReports("cluster-east", "east-1", flows, minutes))
+    await seedMetrics(plane.target, { tenant: "acme", cluster: "cluster-east", key: east.key }, report);
   const list = await get<{ items: { metadata: { name: string }; spec: { name: string } }[] }>("/v1/destinations?namespace=bookinfo");
   reviews = list.body.items.find((d) => d.spec.name === "reviews")?.metadata.name as string;
+}, 120_000);
+afterAll(async () => {
+  await plane?.stop();
 });
-afterAll(() => cp.stop());
 
 describe("a destination's series", () => {
   it("shows the traffic into it, the change that reached its cluster and the error burst after it", async () => {
