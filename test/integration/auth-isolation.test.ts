@@ -1,13 +1,18 @@
-import { USER_KINDS, type UserKind } from "@meshplane/core";
+import { type DestinationMetrics, type GraphView, type ImpactList, USER_KINDS, type UserKind } from "@meshplane/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allRoutes } from "../../functions/http/app";
 import type { Route } from "../../functions/http/route";
-import { type ControlPlane, accessPolicy, startControlPlane, trafficPolicy, virtualMesh } from "../support/control-plane";
+import { discoveryOf, registeredAgent } from "../support/agents";
+import { type ControlPlane, accessPolicy, trafficPolicy, virtualMesh } from "../support/control-plane";
+import { type MetricsPlane, bookinfoEdge, flowReports, recordChange, seedMetrics, startMetrics } from "../support/metrics-seed";
 
 /**
  * Every route the app serves, with two tenants: credentials are enforced on each, roles are
- * enforced on each, and tenant B can never see or change anything of tenant A.
+ * enforced on each, and tenant B can never see or change anything of tenant A — its metrics
+ * included: A's cluster is discovered, a change of A's is recorded, and its traffic kept in the
+ * metrics store on the SQS/S3 emulator.
  */
+let plane: MetricsPlane;
 let cp: ControlPlane;
 let adminA: string;
 let adminB: string;
@@ -37,6 +42,10 @@ function bodyFor(r: Route): unknown {
   return undefined;
 }
 
+/** Tenant A's discovered Destination whose traffic the metrics store keeps, hurt by A's change CHANGE_A. */
+const DESTINATION_A = "reviews-bookinfo-cluster-a";
+const CHANGE_A = "reviews-abort";
+
 /**
  * For each path parameter, by the route path up to it: the object of tenant A it names and the list
  * A sees that object in. A 404 for tenant B proves isolation only if the path names something A has,
@@ -51,6 +60,7 @@ function parameters(): Record<string, { value: string; listedAt: string }> {
     "/v1/trafficpolicies/{name}": { value: "tp-a", listedAt: "/v1/trafficpolicies" },
     "/v1/accesspolicies/{name}": { value: "ap-a", listedAt: "/v1/accesspolicies" },
     "/v1/virtualmeshes/{name}": { value: "vm-a", listedAt: "/v1/virtualmeshes" },
+    "/v1/destinations/{name}": { value: DESTINATION_A, listedAt: "/v1/destinations" },
   };
 }
 
@@ -93,21 +103,53 @@ async function snapshotA(): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane();
+  plane = await startMetrics();
+  cp = plane.cp;
   adminA = await cp.tenant("tenant-a");
   adminB = await cp.tenant("tenant-b");
   for (const doc of [trafficPolicy("tp-a"), accessPolicy("ap-a"), virtualMesh("vm-a")]) {
     const res = await cp.request("POST", `/v1/${USER_KINDS[doc.kind as UserKind].plural}`, { token: adminA, body: doc });
     expect(res.status).toBe(201);
   }
-  expect((await cp.request("POST", "/v1/clusters", { token: adminA, body: { name: "cluster-a" } })).status).toBe(201);
+  await metricsOfA();
   const t = (await (await cp.request("POST", "/v1/tokens", { token: adminA, body: { name: "a-viewer", role: "viewer" } })).json()) as { id: string };
   tokenIdA = t.id;
   for (const role of ["admin", "editor", "viewer"]) {
     tokensB[role] = ((await (await cp.request("POST", "/v1/tokens", { token: adminB, body: { name: `b-${role}`, role } })).json()) as { token: string }).token;
   }
 });
-afterAll(() => cp.stop());
+afterAll(async () => {
+  await plane?.stop();
+});
+
+/**
+ * Registers cluster-a with an agent whose discovery has reviews in bookinfo, records CHANGE_A 16
+ * minutes ago (the clock set back while it is made), and keeps traffic into reviews from 15 minutes
+ * before it to 14 after, failing half of it after: a series, a graph and an impact of A's.
+ */
+async function metricsOfA(): Promise<void> {
+  const now = Math.floor(Date.now() / 60_000) * 60;
+  const changed = now - 16 * 60;
+  cp.clock.now = new Date((changed + 5) * 1000);
+  const agent = await registeredAgent(cp, adminA, "tenant-a", "cluster-a");
+  await agent.client.discovery(discoveryOf("istio-bookinfo", "cluster-a"));
+  await recordChange(
+    cp,
+    adminA,
+    { tenant: "tenant-a", cluster: "cluster-a", client: agent.client },
+    {
+      name: CHANGE_A,
+      service: "reviews",
+      // tp-a sets every bookinfo destination's timeout: the change aborts half the requests instead.
+      policy: { faultInjection: { abort: { httpStatus: 503 }, percentage: 50 } },
+    },
+  );
+  cp.clock.now = new Date();
+  const flow = { edge: bookinfoEdge("a-1", "productpage-v1", "a-1", "reviews"), requests: 20, failures: (m: number) => (m >= changed ? 10 : 0), bucket: 4 };
+  const minutes = Array.from({ length: 30 }, (_, i) => changed + (i - 15) * 60);
+  for (const report of flowReports("cluster-a", "a-1", [flow], minutes))
+    await seedMetrics(plane.target, { tenant: "tenant-a", cluster: "cluster-a", key: agent.key }, report);
+}
 
 const secured = routes.filter((r) => r.access !== "public");
 
@@ -153,6 +195,20 @@ describe("roles on every route", () => {
 });
 
 describe("tenant isolation on every route", () => {
+  it("tenant A has metrics to hide: a series with its change, a graph, an impact; tenant B reads none of them", async () => {
+    const read = async <T>(path: string, token: string) => (await (await cp.request("GET", path, { token })).json()) as T;
+    const series = await read<DestinationMetrics>(`/v1/destinations/${DESTINATION_A}/metrics?window=1h`, adminA);
+    expect(series.total.requests).toBe(30 * 20);
+    expect(series.markers.map((m) => m.name)).toEqual([CHANGE_A]);
+    expect((await read<GraphView>("/v1/graph?window=1h", adminA)).edges).toHaveLength(1);
+    expect((await read<ImpactList>("/v1/metrics/impacts?window=1h", adminA)).items.map((i) => [i.destination, i.change.name])).toEqual([
+      [DESTINATION_A, CHANGE_A],
+    ]);
+    expect((await cp.request("GET", `/v1/destinations/${DESTINATION_A}/metrics?window=1h`, { token: adminB })).status).toBe(404);
+    expect((await read<GraphView>("/v1/graph?window=1h", adminB)).edges).toEqual([]);
+    expect((await read<ImpactList>("/v1/metrics/impacts?window=1h", adminB)).items).toEqual([]);
+  });
+
   it.each(secured.filter((r) => r.access !== "operator").map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))(
     "%s as tenant B leaves tenant A untouched",
     async (_name, r) => {
@@ -163,7 +219,7 @@ describe("tenant isolation on every route", () => {
         expect(res.status, text).toBe(404);
         await expectTenantAHas(r);
       }
-      for (const secretish of ["tp-a", "ap-a", "vm-a", "cluster-a", tokenIdA]) {
+      for (const secretish of ["tp-a", "ap-a", "vm-a", "cluster-a", CHANGE_A, tokenIdA]) {
         if (r.method === "get" && !r.path.includes("{")) expect(text).not.toContain(secretish);
       }
       expect(await snapshotA()).toEqual(before);
