@@ -1,4 +1,4 @@
-import { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { type SqsSender, sqsOnFirstUse } from "../shared/sqs";
 
 /** Where the API puts validated metrics reports: the metrics queue (SQS standard, not the FIFO translate queue). */
 export interface MetricsQueue {
@@ -6,19 +6,20 @@ export interface MetricsQueue {
   send(body: string, attributes: { tenant: string; cluster: string }): Promise<void>;
 }
 
-/** The metrics queue in SQS (or the local emulator when `endpoint` is set). */
+/**
+ * The metrics queue in SQS (or the local emulator when `endpoint` is set); its client, and the SDK's
+ * module, made on the first report, not at the API's start (docs/aws.md#function-bundles-and-cold-start).
+ */
 export class SqsMetricsQueue implements MetricsQueue {
-  private readonly sqs: SQSClient;
+  private readonly sqsClient: () => Promise<SqsSender>;
 
   constructor(private readonly options: { region: string; queueUrl: string; endpoint?: string }) {
-    this.sqs = new SQSClient({
-      region: options.region,
-      ...(options.endpoint ? { endpoint: options.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
-    });
+    this.sqsClient = sqsOnFirstUse(options);
   }
 
   async send(body: string, attributes: { tenant: string; cluster: string }): Promise<void> {
-    await this.sqs.send(
+    const { client, SendMessageCommand } = await this.sqsClient();
+    await client.send(
       new SendMessageCommand({
         QueueUrl: this.options.queueUrl,
         MessageBody: body,

@@ -1,5 +1,5 @@
-import type { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { z } from "zod";
+import { type SqsSender, sqsOnFirstUse } from "../shared/sqs";
 
 /** The body of a translate job. Parsed per record by the worker: the queue is a boundary too. */
 export const translateJob = z.strictObject({
@@ -28,9 +28,12 @@ export interface TranslateQueue {
  * same change is dropped by SQS itself.
  */
 export class SqsTranslateQueue implements TranslateQueue {
-  private sqs?: Promise<{ client: SQSClient; SendMessageCommand: typeof SendMessageCommand }>;
+  /** The SQS client, made (its module loaded) on the first enqueue: most cold starts enqueue nothing. */
+  private readonly sqsClient: () => Promise<SqsSender>;
 
-  constructor(private readonly config: QueueConfig) {}
+  constructor(private readonly config: QueueConfig) {
+    this.sqsClient = sqsOnFirstUse(config);
+  }
 
   async enqueue(job: TranslateJob, dedupId = `${job.tenantId}-${job.revision}`): Promise<void> {
     const { client, SendMessageCommand } = await this.sqsClient();
@@ -42,17 +45,5 @@ export class SqsTranslateQueue implements TranslateQueue {
         MessageDeduplicationId: dedupId,
       }),
     );
-  }
-
-  /** The SQS client, made (its module loaded) on the first enqueue: most cold starts enqueue nothing. */
-  private sqsClient() {
-    this.sqs ??= import("@aws-sdk/client-sqs").then((m) => ({
-      client: new m.SQSClient({
-        region: this.config.region,
-        ...(this.config.endpoint ? { endpoint: this.config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
-      }),
-      SendMessageCommand: m.SendMessageCommand,
-    }));
-    return this.sqs;
   }
 }
