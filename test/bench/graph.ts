@@ -109,6 +109,7 @@ if (seen.some((e, i) => i > 0 && (seen[i - 1] as string) >= e)) throw new Error(
 const sorted = [...firstPageMs].sort((a, b) => a - b);
 console.log(
   JSON.stringify({
+    bench: "graph",
     edges: EDGES,
     minutes: MINUTES,
     rows: buckets.reduce((n, b) => n + b.rows.length, 0),

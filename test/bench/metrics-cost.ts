@@ -177,6 +177,7 @@ sqs.destroy();
 await sqsServer.stop();
 console.log(
   JSON.stringify({
+    bench: "metrics-cost",
     clusters: CLUSTERS,
     edges: EDGES,
     report_api_cpu_ms: Math.round((apiMs / reports) * 10) / 10,
