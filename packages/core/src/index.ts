@@ -360,3 +360,4 @@ export {
   type ImpactWindowSignals,
   findImpact,
 } from "./metrics";
+export { pilotContainer } from "./discovery/istio-mesh";

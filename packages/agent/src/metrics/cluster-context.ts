@@ -1,4 +1,4 @@
-import { type ClusterObjects, istioClusterId } from "@meshplane/core";
+import { type ClusterObjects, istioClusterId, pilotContainer } from "@meshplane/core";
 import type { RelaySet } from "./minute";
 
 /** What Istio calls a cluster whose istiod sets no `CLUSTER_ID`. */
@@ -19,11 +19,8 @@ export function istiodClusterId(objects: Pick<ClusterObjects, "deployments">): s
         `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
     );
   for (const d of istiods) {
-    for (const c of d.spec.template.spec.containers) {
-      if (c.name !== "discovery" && !c.image?.includes("pilot")) continue;
-      const value = c.env?.find((e) => e.name === "CLUSTER_ID")?.value;
-      if (value && istioClusterId.safeParse(value).success) return value;
-    }
+    const value = pilotContainer(d)?.env?.find((e) => e.name === "CLUSTER_ID")?.value;
+    if (value && istioClusterId.safeParse(value).success) return value;
   }
   return DEFAULT_ISTIO_CLUSTER_ID;
 }

@@ -29,9 +29,10 @@ export interface ContainerPort {
 }
 
 /**
- * A container's environment variable. Discovery reads one, by name (istiod's
- * `AMBIENT_ENABLE_MULTI_NETWORK`, docs/ambient.md#ambient-multicluster), and no other: values may be
- * secrets, and none leaves the agent but that one's meaning.
+ * A container's environment variable. The agent reads two of istiod's, by name, and no other: values
+ * may be secrets, and none leaves the agent but those two's meaning — `AMBIENT_ENABLE_MULTI_NETWORK`
+ * (discovery, docs/ambient.md#ambient-multicluster) and `CLUSTER_ID` (the cluster's Istio cluster ID in
+ * its metrics reports, docs/observability.md#clusters).
  */
 export interface EnvVar {
   name: string;
