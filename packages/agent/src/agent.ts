@@ -154,6 +154,7 @@ export async function startAgent(
         post: (body) => client.postMetrics(body),
         active: () => elector.isLeader(),
         log,
+        counters: metrics.telemetry,
       });
     }
     // One cycle at a time: a push that arrives mid-cycle runs the next one as soon as this one ends.

@@ -106,6 +106,21 @@ describe("the metrics loop", () => {
     expect(h.logs).toContain("metrics: report refused, its minutes are dropped");
   });
 
+  it("counts minutes read, failed reads and reports sent or dropped, for the agent's /metrics", async () => {
+    const counters = { minutesRead: 0, readFailures: 0, reportsSent: 0, reportsDropped: 0, reportBytes: 0 };
+    const h = harness({ counters });
+    h.state.failFrom = T0 / 1000 - 120;
+    await h.loop.read();
+    expect(counters).toMatchObject({ minutesRead: 3, readFailures: 1 });
+    await h.loop.send();
+    expect(counters).toMatchObject({ reportsSent: 1, reportsDropped: 0 });
+    expect(counters.reportBytes).toBeGreaterThan(0);
+    h.state.postError = new ApiError(403, "report for another cluster");
+    await h.loop.read();
+    await h.loop.send();
+    expect(counters).toMatchObject({ reportsSent: 1, reportsDropped: 1 });
+  });
+
   it("keeps at most 15 minutes, dropping the oldest with a log line", async () => {
     const h = harness();
     h.state.postError = new ApiError(503, "unavailable");

@@ -32,6 +32,8 @@ export interface MetricsLoopDeps {
   settleMs: number;
   now?: () => number;
   random?: () => number;
+  /** Counts what the loop does, for the agent's own /metrics. */
+  counters?: { minutesRead: number; readFailures: number; reportsSent: number; reportsDropped: number; reportBytes: number };
 }
 
 const MAX_MINUTES = METRICS_LIMITS.minutes;
@@ -132,8 +134,10 @@ export class MetricsLoop {
         this.keep(await this.deps.readMinute(start, context.relays));
         this.next = start + MINUTE_S;
         read++;
+        if (this.deps.counters) this.deps.counters.minutesRead++;
       } catch (error) {
         this.next = start;
+        if (this.deps.counters) this.deps.counters.readFailures++;
         const message = `minute ${iso(start)}: ${(error as Error).message}`.slice(0, METRICS_LIMITS.message);
         return this.setHealth({ state: read > 0 ? "partial" : "unavailable", message });
       }
@@ -184,6 +188,10 @@ export class MetricsLoop {
     for (const pack of packs) {
       try {
         await this.deps.post(pack.body);
+        if (this.deps.counters) {
+          this.deps.counters.reportsSent++;
+          this.deps.counters.reportBytes += pack.body.byteLength;
+        }
       } catch (error) {
         if (retryable(error)) {
           this.failures++;
@@ -195,6 +203,7 @@ export class MetricsLoop {
           this.deps.log.error("metrics: report not sent, will retry", { detail: (error as Error).message, retryInMs: wait });
           return;
         }
+        if (this.deps.counters) this.deps.counters.reportsDropped++;
         this.deps.log.error("metrics: report refused, its minutes are dropped", { detail: (error as Error).message, minutes: pack.minutes.length });
       }
       const sent = new Set(pack.minutes);

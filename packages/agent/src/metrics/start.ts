@@ -1,7 +1,7 @@
 import type { ClusterObjects } from "@meshplane/core";
 import type { Logger } from "../observability/log";
 import { istiodClusterId, relayWorkloads } from "./cluster-context";
-import { MetricsLoop } from "./loop";
+import { MetricsLoop, type MetricsLoopDeps } from "./loop";
 import { readMinute } from "./minute";
 import type { MetricsOptions } from "./options";
 import { PrometheusClient } from "./prometheus";
@@ -13,6 +13,7 @@ export interface StartMetricsDeps {
   post: (gzipped: Uint8Array) => Promise<void>;
   active: () => boolean;
   log: Logger;
+  counters?: MetricsLoopDeps["counters"];
 }
 
 /**
@@ -38,6 +39,7 @@ export function startMetrics(options: MetricsOptions, deps: StartMetricsDeps): {
     sendEveryMs: options.sendEveryMs,
     maxEdges: options.maxEdges,
     settleMs: options.settleMs,
+    ...(deps.counters ? { counters: deps.counters } : {}),
   });
   loop.start();
   deps.log.info("metrics: reading Prometheus", { prometheus: new URL(options.prometheus.url).origin, sendEverySeconds: options.sendEveryMs / 1000 });

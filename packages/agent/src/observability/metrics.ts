@@ -12,6 +12,8 @@ export class Metrics {
   certificateErrors = new Map<string, number>();
   /** Restarts the agent made, by what it restarted (`istiod`, `workload`). */
   restarts = new Map<string, number>();
+  /** Golden signals (docs/agent.md#metrics): minutes read from Prometheus, reads that failed, reports sent and dropped. */
+  telemetry = { minutesRead: 0, readFailures: 0, reportsSent: 0, reportsDropped: 0, reportBytes: 0 };
   private pollCount = 0;
   private pollSeconds = 0;
   private readonly buckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -66,6 +68,19 @@ export class Metrics {
       "# HELP meshplane_agent_restarts_total Rollouts the agent started after a CA change, by target.",
       "# TYPE meshplane_agent_restarts_total counter",
       ...[...this.restarts].map(([what, n]) => `meshplane_agent_restarts_total{target="${what}"} ${n}`),
+      "# HELP meshplane_agent_telemetry_minutes_read_total Minutes of golden signals read from the cluster's Prometheus.",
+      "# TYPE meshplane_agent_telemetry_minutes_read_total counter",
+      `meshplane_agent_telemetry_minutes_read_total ${this.telemetry.minutesRead}`,
+      "# HELP meshplane_agent_telemetry_read_failures_total Reads of the cluster's Prometheus that failed (the minute is read again later).",
+      "# TYPE meshplane_agent_telemetry_read_failures_total counter",
+      `meshplane_agent_telemetry_read_failures_total ${this.telemetry.readFailures}`,
+      "# HELP meshplane_agent_telemetry_reports_total Metrics reports, by outcome: sent, or dropped when the control plane refused them.",
+      "# TYPE meshplane_agent_telemetry_reports_total counter",
+      `meshplane_agent_telemetry_reports_total{outcome="sent"} ${this.telemetry.reportsSent}`,
+      `meshplane_agent_telemetry_reports_total{outcome="dropped"} ${this.telemetry.reportsDropped}`,
+      "# HELP meshplane_agent_telemetry_report_bytes_total Bytes of metrics reports sent (gzip).",
+      "# TYPE meshplane_agent_telemetry_report_bytes_total counter",
+      `meshplane_agent_telemetry_report_bytes_total ${this.telemetry.reportBytes}`,
       "# HELP meshplane_agent_poll_duration_seconds Snapshot poll latency.",
       "# TYPE meshplane_agent_poll_duration_seconds histogram",
       ...this.buckets.map((b, i) => `meshplane_agent_poll_duration_seconds_bucket{le="${b}"} ${this.bucketCounts[i]}`),
