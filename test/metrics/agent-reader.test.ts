@@ -6,17 +6,9 @@ import { type EdgeCounts, readMinute } from "../../packages/agent/src/metrics/mi
 import { PROMETHEUS_ANSWER_LIMITS } from "../../packages/agent/src/metrics/options";
 import { PrometheusClient } from "../../packages/agent/src/metrics/prometheus";
 import { testLoopDeps } from "../../packages/agent/src/metrics/testing";
-import { type PrometheusServer, startPrometheus } from "../support/prometheus/server";
-import {
-  CLUSTER_IDS,
-  type ClusterName,
-  EAST_WEST_GATEWAY,
-  type ExpectedEdge,
-  type TrafficModel,
-  WAYPOINT_WORKLOAD,
-  edgeId,
-  trafficModel,
-} from "./traffic-model";
+import type { PrometheusServer } from "../support/prometheus/server";
+import { CLUSTER_OF_ID as clusterOf, MODEL_CLUSTERS as CLUSTERS, modelInPrometheus } from "./model-prometheus";
+import { CLUSTER_IDS, type ClusterName, EAST_WEST_GATEWAY, type ExpectedEdge, type TrafficModel, WAYPOINT_WORKLOAD, edgeId } from "./traffic-model";
 
 /**
  * The agent's reader against the traffic model (./traffic-model.ts) in a real Prometheus per
@@ -25,8 +17,6 @@ import {
  * ztunnel-only paths, the cross-cluster edge as the client sees it in cluster-1 and as the server
  * sees it in cluster-2, gRPC errors, the error burst, the latency shift and the pod restart.
  */
-const CLUSTERS = Object.keys(CLUSTER_IDS) as ClusterName[];
-const clusterOf = Object.fromEntries(Object.entries(CLUSTER_IDS).map(([name, id]) => [id, name])) as Record<string, ClusterName>;
 /** What the agent learns from discovery: the waypoint (a Gateway) and the east-west gateway (its pods' `istio` label). */
 const RELAYS: Record<ClusterName, Set<string>> = {
   "cluster-1": new Set([`${EAST_WEST_GATEWAY.namespace}/${EAST_WEST_GATEWAY.workload}`]),
@@ -34,20 +24,16 @@ const RELAYS: Record<ClusterName, Set<string>> = {
 };
 
 let model: TrafficModel;
-const servers = {} as Record<ClusterName, PrometheusServer>;
+let servers: Record<ClusterName, PrometheusServer>;
+let stopServers = async () => {};
 const clients = {} as Record<ClusterName, PrometheusClient>;
 
 beforeAll(async () => {
-  const base = Math.floor(Date.now() / 60_000) * 60 - 3600;
-  model = trafficModel({ base });
-  await Promise.all(CLUSTERS.map(async (c) => (servers[c] = await startPrometheus())));
-  await Promise.all(CLUSTERS.map((c) => servers[c].write(model.series[c])));
+  ({ model, servers, stop: stopServers } = await modelInPrometheus());
   for (const c of CLUSTERS) clients[c] = new PrometheusClient({ url: servers[c].url, auth: { type: "none" }, timeoutMs: 10_000, ...PROMETHEUS_ANSWER_LIMITS });
 }, 600_000);
 
-afterAll(async () => {
-  await Promise.all(Object.values(servers).map((s) => s.stop()));
-});
+afterAll(() => stopServers());
 
 /** The model's id of an edge the agent names (Istio cluster IDs mapped to cluster names). */
 function modelId({ source: s, destination: d, protocol }: MetricsEdge): string {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PrometheusServer, parseValue, startPrometheus } from "../support/prometheus/server";
+import { type PrometheusServer, parseValue } from "../support/prometheus/server";
+import { CLUSTER_OF_ID as clusterOf, MODEL_CLUSTERS as CLUSTERS, modelInPrometheus } from "./model-prometheus";
 import {
-  CLUSTER_IDS,
   type ClusterName,
   EAST_WEST_GATEWAY,
   type EdgeKey,
@@ -10,7 +10,6 @@ import {
   type TrafficModel,
   WAYPOINT_WORKLOAD,
   edgeId,
-  trafficModel,
 } from "./traffic-model";
 
 /**
@@ -19,7 +18,6 @@ import {
  * (Prometheus 3.16: the last sample at or before the window's start, no extrapolation) gives a minute's
  * exact increase, a counter reset included; "server view, else client view" is the `or` of two sums.
  */
-const CLUSTERS = Object.keys(CLUSTER_IDS) as ClusterName[];
 const BY =
   "source_cluster, source_workload_namespace, source_workload, destination_cluster, destination_service_namespace, destination_service_name, request_protocol";
 /** ztunnel's hops to and from a waypoint, and the east-west gateway's hop: not edges. */
@@ -29,8 +27,6 @@ const increase = (metric: string, matchers: string, by = BY) => `sum by (${by}) 
 /** Each request once: the server side's series (sidecar `destination`, waypoint), else the client's. */
 const deduped = (metric: string, matchers = "", by = BY) =>
   `${increase(metric, `reporter=~"destination|waypoint"${matchers ? `, ${matchers}` : ""}`, by)} or ${increase(metric, `reporter="source"${matchers ? `, ${matchers}` : ""}`, by)}`;
-
-const clusterOf = Object.fromEntries(Object.entries(CLUSTER_IDS).map(([name, id]) => [id, name])) as Record<string, ClusterName>;
 
 function keyOf(metric: Record<string, string>): EdgeKey {
   return {
@@ -45,20 +41,14 @@ function keyOf(metric: Record<string, string>): EdgeKey {
 }
 
 let model: TrafficModel;
-const servers = {} as Record<ClusterName, PrometheusServer>;
+let servers: Record<ClusterName, PrometheusServer>;
+let stopServers = async () => {};
 
 beforeAll(async () => {
-  // Minute-aligned, an hour in the past: the whole model is history, as a test's data always is.
-  const base = Math.floor(Date.now() / 60_000) * 60 - 3600;
-  model = trafficModel({ base });
-  // Each kept as soon as it is up, so that afterAll stops it even when the other fails to start.
-  await Promise.all(CLUSTERS.map(async (c) => (servers[c] = await startPrometheus())));
-  await Promise.all(CLUSTERS.map((c) => servers[c].write(model.series[c])));
+  ({ model, servers, stop: stopServers } = await modelInPrometheus());
 }, 600_000);
 
-afterAll(async () => {
-  await Promise.all(Object.values(servers).map((s) => s.stop()));
-});
+afterAll(() => stopServers());
 
 /** Per minute start, per edge id, the query's value: one range query over the whole model. */
 async function perMinute(cluster: ClusterName, promql: string): Promise<Map<number, Map<string, number>>> {
