@@ -22,28 +22,30 @@ const med = (xs: number[]) =>
     ),
   );
 
+/** A node's or an edge's signals, varied by its index. */
+const summary = (i: number) => {
+  const requests = 60 * (1 + (i % 50));
+  const failures = i % 7 === 0 ? Math.round(requests * ((i % 5) * 0.05)) : 0;
+  return {
+    requests,
+    rps: requests / 900,
+    errorRatio: failures / requests,
+    non2xx: failures,
+    errors5xx: failures,
+    grpcErrors: 0,
+    p50Ms: 5 + (i % 20),
+    p90Ms: 20 + (i % 40),
+    p99Ms: 40 + (i % 300),
+    bytesIn: requests * 300,
+    bytesOut: requests * 900,
+    tcpOpened: 0,
+    tcpClosed: 0,
+  };
+};
+
 /** A tenant's graph: per cluster, a quarter of its nodes callers and the rest destinations. */
 function syntheticGraph(nodes: number, clusters: number): GraphView {
   const view: GraphView = { from: new Date(Date.now() - 900_000).toISOString(), to: new Date().toISOString(), nodes: [], edges: [], metadata: {} };
-  const summary = (i: number) => {
-    const requests = 60 * (1 + (i % 50));
-    const failures = i % 7 === 0 ? Math.round(requests * ((i % 5) * 0.05)) : 0;
-    return {
-      requests,
-      rps: requests / 900,
-      errorRatio: failures / requests,
-      non2xx: failures,
-      errors5xx: failures,
-      grpcErrors: 0,
-      p50Ms: 5 + (i % 20),
-      p90Ms: 20 + (i % 40),
-      p99Ms: 40 + (i % 300),
-      bytesIn: requests * 300,
-      bytesOut: requests * 900,
-      tcpOpened: 0,
-      tcpClosed: 0,
-    };
-  };
   const callers: string[][] = Array.from({ length: clusters }, () => []);
   for (let i = 0; i < nodes; i++) {
     const c = i % clusters;

@@ -75,6 +75,11 @@ async function failure(c: PrometheusClient): Promise<{ error: PrometheusError; m
   return { error: error as PrometheusError, ms: Date.now() - t };
 }
 
+const row = (code: string, value: string) => ({
+  metric: { edge: "east|shop|web|east|shop|api|http", view: "server", response_code: code },
+  value: [1, value],
+});
+
 describe("the Prometheus client", () => {
   it("POSTs a form with the query, its time, timeout and series limit, and the credentials and org the options name", async () => {
     const seen: { headers: IncomingMessage["headers"]; form: URLSearchParams; url: string }[] = [];
@@ -163,10 +168,6 @@ describe("the Prometheus client", () => {
   });
 
   it("leaves out values that are no counts, and counts them", async () => {
-    const row = (code: string, value: string) => ({
-      metric: { edge: "east|shop|web|east|shop|api|http", view: "server", response_code: code },
-      value: [1, value],
-    });
     const url = await serve((req, body, res) => {
       const q = new URLSearchParams(body).get("query") ?? "";
       json(200, vector(q.includes("istio_requests_total") ? [row("200", "NaN"), row("500", "-Inf"), row("404", "3")] : []))(req, body, res);

@@ -70,10 +70,10 @@ describe.each(CLUSTERS)("the agent reading %s's Prometheus", (cluster) => {
   });
 });
 
-describe("the events, as the agent reads them", () => {
-  const cart = (minute: number) =>
-    readMinute(clients["cluster-1"], minute, RELAYS["cluster-1"]).then((m) => [...m.edges.values()].find((e) => e.edge.destination.service === "cart"));
+const cart = (minute: number) =>
+  readMinute(clients["cluster-1"], minute, RELAYS["cluster-1"]).then((m) => [...m.edges.values()].find((e) => e.edge.destination.service === "cart"));
 
+describe("the events, as the agent reads them", () => {
   it("counts the error burst's 503s and reset streams as failures, only in its minutes", async () => {
     const { from, to } = model.events.errorBurst;
     for (const minute of model.minuteStarts) {

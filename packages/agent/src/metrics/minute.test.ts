@@ -103,10 +103,9 @@ describe("a minute's latency", () => {
   });
 });
 
-describe("a minute's bytes and connections", () => {
-  const tcp = (over: Record<string, string>) =>
-    edge({ request_protocol: "tcp", destination_workload_namespace: "bank", destination_workload: "vault", ...over });
+const tcp = (over: Record<string, string>) => edge({ request_protocol: "tcp", destination_workload_namespace: "bank", destination_workload: "vault", ...over });
 
+describe("a minute's bytes and connections", () => {
   it("add request and response bytes, and TCP's four counters, to their edge", () => {
     const { edges } = only({
       sums: [

@@ -60,7 +60,7 @@ describe("packing reports", () => {
     const many = Array.from({ length: 6 }, (_, m) =>
       minute(
         60 * (m + 1),
-        ...Array.from({ length: METRICS_LIMITS.edges }, (_, i) =>
+        ...Array.from({ length: METRICS_LIMITS.edges }, (_edge, i) =>
           counts(edge(names[i] as string), {
             requests: 2_147_483_648 + noise(),
             bytesIn: noise(),

@@ -6,7 +6,7 @@ import { rowSignals, summarize } from "./summary";
 import type { ChangeMarker } from "./views";
 
 const histogram = (entries: Record<number, number>) => {
-  const h = new Array<number>(LATENCY_BUCKETS).fill(0);
+  const h = Array.from({ length: LATENCY_BUCKETS }, () => 0);
   for (const [i, c] of Object.entries(entries)) h[Number(i)] = c;
   return h;
 };
@@ -96,20 +96,21 @@ describe("the report schema", () => {
   });
 });
 
+const marker = (at: number, name = "reviews-timeout"): ChangeMarker => ({
+  at: new Date(at * 1000).toISOString(),
+  kind: "TrafficPolicy",
+  name,
+  version: 3,
+  cluster: "cluster-1",
+  generation: 7,
+});
+const minutes = (from: number, count: number, requests: number, failures: number, bucket = 4) =>
+  Array.from({ length: count }, (_, i): [number, ReturnType<typeof rowSignals>] => [
+    from + i * 60,
+    rowSignals({ requests, failures, non2xx: failures, errors5xx: failures, latency: histogram({ [bucket]: requests }) }),
+  ]);
+
 describe("change impact", () => {
-  const marker = (at: number, name = "reviews-timeout"): ChangeMarker => ({
-    at: new Date(at * 1000).toISOString(),
-    kind: "TrafficPolicy",
-    name,
-    version: 3,
-    cluster: "cluster-1",
-    generation: 7,
-  });
-  const minutes = (from: number, count: number, requests: number, failures: number, bucket = 4) =>
-    Array.from({ length: count }, (_, i): [number, ReturnType<typeof rowSignals>] => [
-      from + i * 60,
-      rowSignals({ requests, failures, non2xx: failures, errors5xx: failures, latency: histogram({ [bucket]: requests }) }),
-    ]);
   const t0 = 1_700_000_000 - (1_700_000_000 % 60);
 
   it("names the change after which the error ratio rose", () => {

@@ -75,11 +75,12 @@ const counts = {
   latency: z.array(count).length(LATENCY_BUCKETS, `must have ${LATENCY_BUCKETS} buckets`).optional(),
 };
 
+/** A count not refused for itself, which can be compared with others. */
+const valid = (v: number | undefined) => v === undefined || (Number.isSafeInteger(v) && v >= 0);
+
 /** Requests of a kind can never outnumber requests. */
 function consistent(row: { requests?: number; non2xx?: number; errors5xx?: number; grpcErrors?: number; failures?: number }, ctx: z.RefinementCtx) {
   const requests = row.requests ?? 0;
-  // A count already refused for itself is not compared again.
-  const valid = (v: number | undefined) => v === undefined || (Number.isSafeInteger(v) && v >= 0);
   if (!valid(row.requests) || !valid(row.non2xx)) return;
   for (const field of ["non2xx", "errors5xx", "grpcErrors", "failures"] as const) {
     if (valid(row[field]) && (row[field] ?? 0) > requests) ctx.addIssue({ code: "custom", path: [field], message: "must not exceed requests" });

@@ -60,7 +60,7 @@ export function emptySignals(): Signals {
 export function addSignals(into: Signals, add: Readonly<Signals>): Signals {
   for (const field of COUNTER_FIELDS) into[field] += add[field];
   if (add.latency.length > 0) {
-    if (into.latency.length === 0) into.latency = new Array<number>(LATENCY_BUCKETS).fill(0);
+    if (into.latency.length === 0) into.latency = Array.from({ length: LATENCY_BUCKETS }, () => 0);
     for (let i = 0; i < LATENCY_BUCKETS; i++) into.latency[i] = (into.latency[i] ?? 0) + (add.latency[i] ?? 0);
   }
   return into;
