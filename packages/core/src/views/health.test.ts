@@ -122,6 +122,20 @@ describe("problemsOf", () => {
     ]);
   });
 
+  it("reports an agent that could not read its Prometheus, or whose metrics report was refused", () => {
+    const at = before(30);
+    expect(problemsOf(health({ metrics: { state: "ok", at } }), NOW, OPTIONS)).toEqual([]);
+    expect(problemsOf(health({ metrics: { state: "unavailable", message: "Prometheus at http://prom:9090 is unreachable", at } }), NOW, OPTIONS)).toEqual([
+      "its agent could not read the cluster's Prometheus: Prometheus at http://prom:9090 is unreachable (the agent chart's metrics.prometheus values say where and how)",
+    ]);
+    expect(problemsOf(health({ metrics: { state: "partial", at } }), NOW, OPTIONS)).toEqual([
+      "its agent read only part of the cluster's Prometheus (the agent chart's metrics.prometheus values say where and how)",
+    ]);
+    expect(problemsOf(health({ metrics: { state: "refused", message: "edges.0.source.workload: must be at most 253 characters", at } }), NOW, OPTIONS)).toEqual(
+      ["the control plane refused its agent's metrics report: edges.0.source.workload: must be at most 253 characters"],
+    );
+  });
+
   it("reports an applied generation behind the latest, but not before the first snapshot", () => {
     expect(problemsOf(health({}, { generation: 7, appliedGeneration: 5, inSync: false }), NOW, OPTIONS)).toEqual(["applied generation 5, latest 7"]);
     expect(problemsOf(health({}, { generation: 0, appliedGeneration: 0 }), NOW, OPTIONS)).toEqual([]);

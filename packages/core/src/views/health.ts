@@ -74,6 +74,15 @@ export function problemsOf(h: ClusterHealth, now: Date, options: { staleAfterS: 
       else if (days < options.certificateWarnDays) problems.push(`the intermediate CA of mesh ${c.mesh} expires in ${days} day(s) (${c.notAfter})`);
     }
   }
+  const metrics = cluster.metrics;
+  if (metrics && metrics.state !== "ok") {
+    const detail = metrics.message ? `: ${metrics.message}` : "";
+    problems.push(
+      metrics.state === "refused"
+        ? `the control plane refused its agent's metrics report${detail}`
+        : `its agent ${metrics.state === "partial" ? "read only part of" : "could not read"} the cluster's Prometheus${detail} (the agent chart's metrics.prometheus values say where and how)`,
+    );
+  }
   return problems;
 }
 
