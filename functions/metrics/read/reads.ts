@@ -36,8 +36,8 @@ export interface MetricsReadDeps {
 /** How far before a window the minutes are read: the impact rule compares a change with the minutes before it. */
 const BEFORE_S = IMPACT_RULE.windowMinutes * MINUTE_S;
 
-/** The tenant's registered clusters, what their agents discovered, and the VirtualMeshes. */
-async function loadWorld(store: Store, tenantId: string): Promise<World & { destinations: Destination[] }> {
+/** The tenant's registered clusters, what their agents discovered, and the VirtualMeshes: what every read starts with. */
+export async function loadWorld(store: Store, tenantId: string): Promise<World & { destinations: Destination[] }> {
   const clusters = (await store.clusters.list(tenantId)).map((c) => c.name);
   const [meshes, workloads, destinations, virtualMeshes] = await Promise.all([
     store.discovered.list(tenantId, clusters, "Mesh") as Promise<Mesh[]>,
