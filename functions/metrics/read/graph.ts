@@ -63,23 +63,23 @@ function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 
 /** Every edge of the window, summed, in key order, and each destination node's traffic in. */
 export function graphEdges(world: World, rows: readonly ResolvedRow[], other: readonly OtherTraffic[]): { edges: EdgeSum[]; into: Map<string, Signals> } {
-  // Many rows (one per minute) name the same nodes and edges: nested maps find them without
-  // building a key per row; an edge's key is made once, for the sort.
+  // Many rows (one per minute) name the same nodes and edges: the rows of one stored edge share a
+  // link, whose summed edge is found once; nested maps find the rest without building a key per
+  // row; an edge's key is made once, for the sort.
   const edges: EdgeSum[] = [];
   const byNodes = new Map<GraphNode, Map<GraphNode, Map<GraphEdge["protocol"], EdgeSum>>>();
   const into = new Map<string, Signals>();
-  const add = (source: GraphNode, target: GraphNode, protocol: GraphEdge["protocol"], crossCluster: boolean, signals: Signals) => {
+  const edgeOf = (source: GraphNode, target: GraphNode, protocol: GraphEdge["protocol"], crossCluster: boolean): EdgeSum => {
     const byProtocol = entry(
       entry(byNodes, source, () => new Map()),
       target,
       () => new Map<GraphEdge["protocol"], EdgeSum>(),
     );
-    const edge = entry(byProtocol, protocol, () => {
+    return entry(byProtocol, protocol, () => {
       const made = { key: `${source.id}\u0000${target.id}\u0000${protocol}`, source, target, protocol, crossCluster, signals: emptySignals() };
       edges.push(made);
       return made;
     });
-    addSignals(edge.signals, signals);
   };
   const nodes = new Map<string, Map<string, Map<string, GraphNode>>>();
   const node = (side: "workload" | "destination", p: Place, namespace: string, name: string) =>
@@ -92,18 +92,24 @@ export function graphEdges(world: World, rows: readonly ResolvedRow[], other: re
       name,
       () => nodeOf(world, side, p, namespace, name),
     );
-  for (const r of rows)
-    add(
-      node("workload", r.source, r.source.namespace, r.source.workload),
-      node("destination", r.destination, r.destination.namespace, r.destination.service),
-      r.protocol,
-      r.crossCluster,
-      r.signals,
-    );
+  const byLink = new Map<object, EdgeSum>();
+  for (const r of rows) {
+    let edge = byLink.get(r.link);
+    if (edge === undefined) {
+      edge = edgeOf(
+        node("workload", r.source, r.source.namespace, r.source.workload),
+        node("destination", r.destination, r.destination.namespace, r.destination.service),
+        r.protocol,
+        r.crossCluster,
+      );
+      byLink.set(r.link, edge);
+    }
+    addSignals(edge.signals, r.signals);
+  }
   for (const o of other) {
     const source: GraphNode = { id: `other:${o.cluster}/callers`, kind: "other", cluster: o.cluster, name: "other callers" };
     const target: GraphNode = { id: `other:${o.cluster}/destinations`, kind: "other", cluster: o.cluster, name: "other destinations" };
-    add(
+    const edge = edgeOf(
       entry(
         entry(
           entry(nodes, `o${source.id}`, () => new Map()),
@@ -124,8 +130,8 @@ export function graphEdges(world: World, rows: readonly ResolvedRow[], other: re
       ),
       "http",
       false,
-      o.signals,
     );
+    addSignals(edge.signals, o.signals);
   }
   // A destination's traffic in: its edges summed, once each rather than once per row.
   for (const edge of edges)

@@ -251,3 +251,23 @@ describe("the graph", () => {
     expect(page(100, { filter: { cluster: "east" } }).view.edges).toHaveLength(2);
   });
 });
+
+describe("an edge over many minutes", () => {
+  it("sums one edge once whether its minutes share the stored edge object or come from reports of their own", () => {
+    const shared = edge(["c1", "shop", "web"], ["c1", "shop", "reviews"]);
+    const buckets = [
+      bucket("east", "c1", T0, [[shared, sig(1)]]),
+      bucket("east", "c1", T0 + 60, [[shared, sig(2)]]),
+      bucket("east", "c1", T0 + 120, [[{ ...shared }, sig(4)]]),
+      bucket("west", "c2", T0, [[{ ...shared, source: { ...shared.source, cluster: "c2" } }, sig(8)]]),
+    ];
+    const { rows, other } = resolveRows(buckets);
+    expect(rows[0]?.link).toBe(rows[1]?.link);
+    expect(rows[0]?.source).toBe(rows[1]?.source);
+    const { view } = graphPage({ world, rows, other, from: T0, to: T0 + 300, filter: {}, limit: 10 });
+    expect(view.edges.map((e) => [e.source, e.target, e.signals.requests])).toEqual([
+      ["w:east/shop/web", "d:east/shop/reviews", 7],
+      ["w:west/shop/web", "d:east/shop/reviews", 8],
+    ]);
+  });
+});

@@ -23,7 +23,15 @@ export interface ResolvedRow {
   protocol: MetricsEdge["protocol"];
   crossCluster: boolean;
   signals: Signals;
+  /**
+   * The same object for every row of one stored edge as one cluster reported it (over the minutes of
+   * the window), whose sides are then the same objects too: a caller summing rows per edge may key on it.
+   */
+  link: object;
 }
+
+/** The placed sides of one stored edge as one cluster reported it, shared by its rows. */
+type Sides = Pick<ResolvedRow, "source" | "destination" | "crossCluster"> & { to: Place };
 
 /** Traffic a cluster's agent did not name (beyond its report's edges), per bucket. */
 export interface OtherTraffic {
@@ -73,7 +81,13 @@ export function resolveRows(buckets: readonly StoredBucket[]): { rows: ResolvedR
   const reported = new Set(buckets.map((b) => `${b.cluster}@${b.start}`));
   const rows: ResolvedRow[] = [];
   const other: OtherTraffic[] = [];
+  // The minutes of one cluster's report share its edge objects: each edge is placed once per
+  // reporting cluster and Istio cluster ID (what placing it depends on), not once per row.
+  const placed = new Map<string, Map<MetricsEdge, Sides>>();
   for (const b of buckets) {
+    const context = `${b.cluster}\u0000${b.istioClusterId}`;
+    let sidesOf = placed.get(context);
+    if (!sidesOf) placed.set(context, (sidesOf = new Map()));
     // A bucket names few cluster IDs: each placed once, and each row's sides built in one shape.
     const places = new Map<string, Place & { id: string }>();
     const placeOf = (id: string) => {
@@ -85,18 +99,30 @@ export function resolveRows(buckets: readonly StoredBucket[]): { rows: ResolvedR
       return p;
     };
     for (const { edge, signals } of b.rows) {
-      const from = placeOf(edge.source.cluster);
-      const to = placeOf(edge.destination.cluster);
+      let sides = sidesOf.get(edge);
+      if (!sides) {
+        const from = placeOf(edge.source.cluster);
+        const to = placeOf(edge.destination.cluster);
+        sides = {
+          source: { cluster: from.cluster, istioCluster: from.istioCluster, namespace: edge.source.namespace, workload: edge.source.workload },
+          destination: { cluster: to.cluster, istioCluster: to.istioCluster, namespace: edge.destination.namespace, service: edge.destination.service },
+          crossCluster: from.id !== to.id,
+          to,
+        };
+        sidesOf.set(edge, sides);
+      }
+      const to = sides.to;
       if (edge.view === "client" && to.cluster !== undefined && to.cluster !== b.cluster && reported.has(`${to.cluster}@${b.start}`)) continue;
       rows.push({
         start: b.start,
         seconds: b.seconds,
         reporter: b.cluster,
-        source: { cluster: from.cluster, istioCluster: from.istioCluster, namespace: edge.source.namespace, workload: edge.source.workload },
-        destination: { cluster: to.cluster, istioCluster: to.istioCluster, namespace: edge.destination.namespace, service: edge.destination.service },
+        source: sides.source,
+        destination: sides.destination,
         protocol: edge.protocol,
-        crossCluster: from.id !== to.id,
+        crossCluster: sides.crossCluster,
         signals,
+        link: sides,
       });
     }
     if (b.other) other.push({ start: b.start, seconds: b.seconds, cluster: b.cluster, edges: b.other.edges, signals: b.other.signals });
