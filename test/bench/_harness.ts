@@ -10,6 +10,7 @@ import { type AppDeps, createApp } from "../../functions/http/app";
 import { SINGLE_PROCESS_SHARING } from "../../functions/http/middleware/concurrency";
 import { startDynamoLocal } from "../../functions/local/dynamo-local";
 import { startSqsLocal } from "../../functions/local/sqs-local";
+import { withConsole } from "../../functions/local/console";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
 import { createLogger } from "../../functions/shared/logger";
 import type { AuthorityDeps } from "../../functions/trust/authority";
@@ -63,9 +64,10 @@ async function benchTable(): Promise<{ endpoint: string; table: string; stop(): 
 
 /**
  * The local control plane, in this process, for benchmarks: DynamoDB Local (benchTable), the SQS
- * emulator, the API on a real HTTP port, and (optionally) the worker polling the queue as in `npm start`.
+ * emulator, the API on a real HTTP port, and (optionally) the worker polling the queue as in `npm start`,
+ * the metrics store (`metrics`) and the web console built in `consoleDir` in front of the API (the lab).
  */
-export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["limits"] } = {}) {
+export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["limits"]; metrics?: AppDeps["metrics"]; consoleDir?: string } = {}) {
   const dynamo = await benchTable();
   const sqs = await startSqsLocal();
   const table = dynamo.table;
@@ -94,8 +96,10 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
     csrSigner: inProcessCsrSigner({ store, authority, trustedKeys: async () => (await signer.jwks()).keys, log: silent, now: () => new Date() }),
     sharing: SINGLE_PROCESS_SHARING,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
-  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  // The lab serves the web console in front of the API, as `npm start` does.
+  const server = serve({ fetch: options.consoleDir ? withConsole(app.fetch, options.consoleDir) : app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((ok) => server.once("listening", () => ok()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The push channel on the same server, as `npm start` serves it (docs/push.md).

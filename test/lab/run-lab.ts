@@ -1,7 +1,10 @@
 /**
  * `npm run lab`: a complete local world to try meshplane in — the control plane (DynamoDB Local, the
- * SQS emulator, the API and its worker) and two real Kubernetes API servers seeded with a Bookinfo-like
- * app on Istio, each with an agent running under the chart's RBAC. Ctrl-C stops everything.
+ * SQS emulator, the API and its worker, the metrics store, the web console) and two real Kubernetes API
+ * servers seeded with a Bookinfo-like app on Istio, each with an agent running under the chart's RBAC.
+ * With golden signals (traffic-lab.ts, traffic-story.ts): the traffic model's namespaces in both
+ * clusters, a real Prometheus per cluster the model is written into live, the agents reading them,
+ * and a policy change followed by an error burst that the API names as its impact. Ctrl-C stops everything.
  *
  * `npm run lab -- --bare`: the same clusters with no agent and nothing registered, for trying
  * `meshplane cluster register NAME --install` as a user would: helm installs the chart, and a stand-in
@@ -11,11 +14,12 @@
  * (ambient-lab.ts), a VirtualMesh over them and the policies of ambient-policies.yaml; it prints what
  * a user should look at (ambient-report.ts) before it waits.
  */
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { benchPlane } from "../bench/_harness";
 import { parseArgs } from "node:util";
 import { certificateInfo, fingerprintSha256, splitPemBundle, verifyChain } from "@meshplane/core";
-import { AGENT_NS, type DeploymentRunner, type LabAgent, addTrustDomainAlias, eventually, runAgentDeployment, startLabAgent } from "../e2e/lab-agents";
+import { AGENT_NS, type DeploymentRunner, type LabAgent, addTrustDomainAlias, eventually, runAgentDeployment } from "../e2e/lab-agents";
 import { type LabCluster, serviceAccountIdentity, startCluster } from "./cluster";
 import { seedCluster } from "../support/seed-cluster";
 import { FIXTURES } from "../support/agents";
@@ -23,13 +27,35 @@ import { buildCli } from "../support/cli";
 import { applyAmbientPolicies, settledStatuses, startAmbientLab } from "./ambient-lab";
 import { ambientReport } from "./ambient-report";
 import type { ControlPlane } from "../support/control-plane";
+import { startSqsLocal } from "../../functions/local/sqs-local";
+import { startMetricsLocal } from "../../functions/local/metrics-local";
+import { createLogger } from "../../functions/shared/logger";
+import { type TrafficLab, startTrafficLab } from "./traffic-lab";
+import { trafficStory } from "./traffic-story";
+import type { LiveTraffic } from "./live-traffic";
 
 const args = parseArgs({ options: { "shared-trust": { type: "boolean" }, bare: { type: "boolean" }, ambient: { type: "boolean" } } }).values;
 if (args.ambient && (args.bare || args["shared-trust"])) {
   console.error("npm run lab: --ambient starts its own agents and VirtualMesh; use it without --bare and --shared-trust");
   process.exit(2);
 }
-const plane = await benchPlane({ worker: true });
+const ROOT = join(import.meta.dirname, "../..");
+// The web console the control plane serves at / (rebuilt only when its sources changed), as `npm start` does.
+execFileSync(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "scripts/build-console.ts"), "--if-stale"], {
+  cwd: ROOT,
+  stdio: ["ignore", "ignore", "inherit"],
+});
+// The metrics store on an SQS/S3 emulator of its own, in memory: batches of what arrives within a second.
+const metricsSqs = await startSqsLocal();
+const metrics = await startMetricsLocal({
+  endpoint: metricsSqs.endpoint,
+  region: "us-east-1",
+  suffix: "lab",
+  log: createLogger({}, () => undefined),
+  windowMs: 1000,
+  compactEveryMs: 600_000,
+});
+const plane = await benchPlane({ worker: true, metrics: metrics.api, consoleDir: join(ROOT, "packages/console/dist") });
 const admin: string = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "lab" })).json()) as { adminToken: string }).adminToken;
 // startLabAgent needs only these parts of the test harness's control plane.
 const cp = {
@@ -39,9 +65,15 @@ const cp = {
 } as unknown as ControlPlane;
 const agents: LabAgent[] = [];
 const bare: { cluster: LabCluster; kubelet: DeploymentRunner }[] = [];
+let trafficLab: TrafficLab | undefined;
+let traffic: LiveTraffic | undefined;
 const stop = async () => {
+  await traffic?.stop();
   await Promise.all([...agents.map((a) => a.stop()), ...bare.map(async (b) => (await b.kubelet.stop(), await b.cluster.stop()))]);
+  await Promise.all(Object.values(trafficLab?.prometheus ?? {}).map((p) => p.stop()));
   await plane.stop();
+  await metrics.stop();
+  await metricsSqs.stop();
   process.exit(0);
 };
 process.once("SIGINT", () => void stop());
@@ -76,12 +108,13 @@ Ctrl-C stops everything.`);
 
 if (args.ambient) agents.push(...(await startAmbientLab(cp, admin)));
 else {
-  agents.push(await startLabAgent(cp, admin, "cluster-east", join(FIXTURES, "istio-bookinfo.yaml")));
-  agents.push(await startLabAgent(cp, admin, "cluster-west", join(FIXTURES, "istio-revision-eastwest.yaml")));
+  // The default lab's Bookinfo and payments, with the traffic model's namespaces and a Prometheus per cluster.
+  trafficLab = await startTrafficLab(cp, admin);
+  agents.push(trafficLab.agents["cluster-1"], trafficLab.agents["cluster-2"]);
 }
 
 console.log(`meshplane lab is up
-  control plane    ${plane.url}   (tenant "lab", admin token: ${admin})
+  control plane    ${plane.url}   (tenant "lab", admin token: ${admin}; the console at ${plane.url}/)
   operator token   ${plane.operatorToken}`);
 for (const a of agents) {
   console.log(
@@ -109,7 +142,13 @@ Try:
   curl -s $MP/v1/destinations -H "Authorization: Bearer $TOKEN"
   curl -s -X POST $MP/v1/trafficpolicies -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"apiVersion":"meshplane.dev/v1","kind":"TrafficPolicy","metadata":{"name":"reviews-timeout"},"spec":{"destinationSelector":[{"kubeServiceRefs":{"services":[{"cluster":"cluster-east","namespace":"bookinfo","name":"reviews"}]}}],"policy":{"requestTimeout":"5s"}}}'
   KUBECONFIG=<cluster-east kubeconfig above> kubectl get virtualservices -A     (or curl the apiserver with the kubeconfig's token)
+  alias meshplane="node ${buildCli().bin}"; export MESHPLANE_URL=${plane.url} MESHPLANE_TOKEN=${admin}
 Ctrl-C stops everything.`);
+if (trafficLab) {
+  const story = await trafficStory(cp, admin, trafficLab, (text) => console.log(text));
+  traffic = story.traffic;
+  story.done.catch((error: unknown) => console.error(`golden signals: ${(error as Error).message}`));
+}
 
 /**
  * `npm run lab -- --shared-trust`: a two-cluster VirtualMesh with a generated root, federation and
