@@ -13,19 +13,12 @@
  * resolved, summed, sorted, one page cut and written as JSON) — `assembly_p99_ms`, to tell a slower
  * assembly from slower reads.
  */
-import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
-import { serve } from "@hono/node-server";
 import { type GraphView, METRICS_LIMITS, type MetricsEdge, type MetricsReport } from "@meshplane/core";
-import { createApp } from "../../functions/http/app";
-import { SINGLE_PROCESS_SHARING } from "../../functions/http/middleware/concurrency";
 import { startMetricsLocal } from "../../functions/local/metrics-local";
+import { startSqsLocal } from "../../functions/local/sqs-local";
 import { graphPage, loadWorld, resolveRows } from "../../functions/metrics/read/index";
-import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
 import { createLogger } from "../../functions/shared/logger";
-import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
-import { agentKey } from "../support/agents";
 import { istioMesh } from "../support/ambient-discovery";
 import { benchPlane, expectStatus, percentile } from "./_harness";
 
@@ -116,25 +109,11 @@ const figures = (samples: number[]) => {
   return { p50: Math.round(percentile(sorted, 50)), p99: Math.round(percentile(sorted, 99)) };
 };
 
-const plane = await benchPlane();
-const silent = createLogger({}, () => undefined);
-const metrics = await startMetricsLocal({ endpoint: plane.endpoints.sqs, region: "us-east-1", suffix: randomBytes(4).toString("hex"), log: silent });
-// The API as `npm start` serves it with its metrics store: benchPlane's own app keeps no metrics.
-const app = createApp({
-  store: plane.store,
-  signer: plane.signer,
-  queue: new SqsTranslateQueue({ region: "us-east-1", queueUrl: plane.queueUrl, endpoint: plane.endpoints.sqs }),
-  log: silent,
-  authority: plane.worker.authority,
-  csrSigner: { sign: () => Promise.reject(new Error("no CSR in this bench")) },
-  sharing: SINGLE_PROCESS_SHARING,
-  metrics: metrics.api,
-});
-const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+// The metrics store on an emulator of its own, as the lab starts it (test/lab/run-lab.ts).
+const metricsSqs = await startSqsLocal();
+const metrics = await startMetricsLocal({ endpoint: metricsSqs.endpoint, region: "us-east-1", suffix: "bench", log: createLogger({}, () => undefined) });
+const plane = await benchPlane({ metrics: metrics.api });
 try {
-  await new Promise<void>((ok) => server.once("listening", () => ok()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const get = (path: string, token: string) => fetch(url + path, { headers: { authorization: `Bearer ${token}` } });
   const admin = await plane.tenant(TENANT);
 
   const seeded = performance.now();
@@ -142,11 +121,7 @@ try {
   const callers = Math.ceil(Math.max(...edges.map((e) => e.length)) / 3);
   const agents = await Promise.all(
     CLUSTERS.map(async (cluster) => {
-      const res = await expectStatus(plane.request("POST", "/v1/clusters", admin, { name: cluster }), 201, `POST /v1/clusters ${cluster}`);
-      const { bootstrapToken } = (await res.json()) as { bootstrapToken: string };
-      const key = await agentKey();
-      await ControlPlaneClient.register(url, bootstrapToken, key.publicJwk, "bench");
-      const client = new ControlPlaneClient({ url, tenant: TENANT, cluster, key, now: () => new Date() });
+      const { client } = await plane.agent(admin, TENANT, cluster);
       await client.discovery(discoveryOf(cluster, callers) as never);
       return client;
     }),
@@ -165,7 +140,11 @@ try {
 
   const path = `/v1/graph?window=${MINUTES}m&limit=${LIMIT}`;
   const pageOf = async (after?: string) => {
-    const res = await expectStatus(get(after === undefined ? path : `${path}&continue=${encodeURIComponent(after)}`, admin), 200, `GET ${path}`);
+    const res = await expectStatus(
+      plane.request("GET", after === undefined ? path : `${path}&continue=${encodeURIComponent(after)}`, admin),
+      200,
+      `GET ${path}`,
+    );
     const text = await res.text();
     return { text, view: JSON.parse(text) as GraphView };
   };
@@ -238,7 +217,7 @@ try {
     }),
   );
 } finally {
-  await new Promise<void>((ok) => server.close(() => ok()));
-  await metrics.stop();
   await plane.stop();
+  await metrics.stop();
+  await metricsSqs.stop();
 }
