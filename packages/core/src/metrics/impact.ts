@@ -38,11 +38,16 @@ export function findImpact(destination: string, minutes: ImpactWindowSignals, ma
   const sorted = [...markers].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   const window = IMPACT_RULE.windowMinutes * MINUTE_S;
   const impacts: ChangeImpact[] = [];
-  sorted.forEach((marker, i) => {
+  const changeMinutes = [...new Set(sorted.map((m) => minuteOf(m.at)))];
+  sorted.forEach((marker) => {
     // The minute the change landed in is the first minute after it: a burst starting then is its.
     const changeMinute = minuteOf(marker.at);
-    const previous = i > 0 ? minuteOf((sorted[i - 1] as ChangeMarker).at) + MINUTE_S : -Infinity;
-    const next = i + 1 < sorted.length ? minuteOf((sorted[i + 1] as ChangeMarker).at) : Infinity;
+    // Changes of one minute (a policy reaching two clusters at once) share their windows: the
+    // neighbours are the changes of the minutes before and after.
+    const previousMinute = changeMinutes.findLast((m) => m < changeMinute);
+    const nextMinute = changeMinutes.find((m) => m > changeMinute);
+    const previous = previousMinute === undefined ? -Infinity : previousMinute + MINUTE_S;
+    const next = nextMinute ?? Infinity;
     const before = windowSum(minutes, Math.max(changeMinute - window, previous), changeMinute);
     const after = windowSum(minutes, changeMinute, Math.min(changeMinute + window, next));
     if (before.requests < IMPACT_RULE.minRequests || after.requests < IMPACT_RULE.minRequests) return;

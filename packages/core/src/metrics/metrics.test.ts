@@ -130,6 +130,12 @@ describe("change impact", () => {
     expect(IMPACT_RULE.minRequests).toBeGreaterThan(15);
     expect(findImpact("d", thin, [marker(t0 + 900)])).toEqual([]);
   });
+  it("judges changes of one minute together: a policy reaching two clusters at once is named on each", () => {
+    const series = new Map([...minutes(t0, 15, 100, 0), ...minutes(t0 + 900, 15, 100, 40)]);
+    const east = { ...marker(t0 + 905), cluster: "cluster-east" };
+    const west = { ...marker(t0 + 930), cluster: "cluster-west" };
+    expect(findImpact("d", series, [east, west]).map((i) => i.change.cluster)).toEqual(["cluster-east", "cluster-west"]);
+  });
   it("blames the later of two changes for a burst after it", () => {
     const series = new Map([...minutes(t0, 20, 100, 0), ...minutes(t0 + 1200, 10, 100, 50)]);
     const found = findImpact("d", series, [marker(t0 + 600, "first"), marker(t0 + 1200, "second")]);
