@@ -104,7 +104,34 @@ export class DiscoveredStore {
       .filter((obj) => matches(obj, filter))
       .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
   }
+
+  /**
+   * Every discovered object of `clusters`, by kind: one Query per cluster over all its discovered
+   * kinds (its `D#` items), the clusters in parallel. Each kind's list is ordered by name (code-unit
+   * order), a name held by two clusters in `clusters`' order. For a reader wanting every kind at once
+   * (the metrics API's world); `list` stays the way to read one kind.
+   */
+  async allKinds(tenantId: string, clusters: readonly string[]): Promise<{ meshes: Mesh[]; workloads: Workload[]; destinations: Destination[] }> {
+    const pages = await Promise.all(clusters.map((c) => queryItems(this.deps.doc, this.deps.table, clusterPk(tenantId, c), DISCOVERED_PREFIX)));
+    const out = { meshes: [] as Mesh[], workloads: [] as Workload[], destinations: [] as Destination[] };
+    for (const item of pages.flat()) {
+      const obj = JSON.parse(item.body as string) as Discovered;
+      if (obj.kind === "Mesh") out.meshes.push(obj);
+      else if (obj.kind === "Workload") out.workloads.push(obj);
+      else if (obj.kind === "Destination") out.destinations.push(obj);
+    }
+    // A stable sort: equal names keep the order of `clusters`, as the pages were flattened.
+    out.meshes.sort(byName);
+    out.workloads.sort(byName);
+    out.destinations.sort(byName);
+    return out;
+  }
 }
+
+/** The SK prefix of every discovered kind in a cluster's partition. */
+const DISCOVERED_PREFIX = "D#";
+
+const byName = (a: Discovered, b: Discovered): number => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
 
 function decodeDiscovered(item: Record<string, unknown>, filter: DiscoveredFilter): Decoded<Discovered> | undefined {
   const body = item.body as string;

@@ -4,16 +4,7 @@
  * changes, and hands them to the pure assembly beside it. The tenant comes from the credential only;
  * no read names another's.
  */
-import {
-  type Destination,
-  type DestinationMetrics,
-  IMPACT_RULE,
-  type ImpactList,
-  MINUTE_S,
-  type Mesh,
-  type MetricsSourceHealth,
-  type Workload,
-} from "@meshplane/core/base";
+import { type Destination, type DestinationMetrics, IMPACT_RULE, type ImpactList, MINUTE_S, type MetricsSourceHealth } from "@meshplane/core/base";
 import { NotFoundError } from "../../shared/errors";
 import type { Store } from "../../store/index";
 import type { MetricsReader, StoredBucket } from "../stored";
@@ -38,13 +29,12 @@ const BEFORE_S = IMPACT_RULE.windowMinutes * MINUTE_S;
 
 /** The tenant's registered clusters, what their agents discovered, and the VirtualMeshes: what every read starts with. */
 export async function loadWorld(store: Store, tenantId: string): Promise<World & { destinations: Destination[] }> {
-  const clusters = (await store.clusters.list(tenantId)).map((c) => c.name);
-  const [meshes, workloads, destinations, virtualMeshes] = await Promise.all([
-    store.discovered.list(tenantId, clusters, "Mesh") as Promise<Mesh[]>,
-    store.discovered.list(tenantId, clusters, "Workload") as Promise<Workload[]>,
-    store.discovered.list(tenantId, clusters, "Destination") as Promise<Destination[]>,
+  // The VirtualMeshes beside the clusters; then each cluster's partition once, for every discovered kind.
+  const [clusters, virtualMeshes] = await Promise.all([
+    store.clusters.list(tenantId).then((list) => list.map((c) => c.name)),
     store.resources.list(tenantId, "VirtualMesh") as Promise<Parameters<typeof worldOf>[0]["virtualMeshes"][number][]>,
   ]);
+  const { meshes, workloads, destinations } = await store.discovered.allKinds(tenantId, clusters);
   return { ...worldOf({ clusters, meshes, workloads, destinations, virtualMeshes }), destinations };
 }
 
