@@ -151,8 +151,12 @@ try {
   }
   const applyMs = Math.round(performance.now() - published);
   // The agent's own measure of the apply step (without the wait for its next poll).
-  const applyStepMs = Number(new RegExp(`"generation":${generation},"applyMs":(\\d+)`).exec(agent.output())?.[1] ?? -1);
-  if (applyStepMs < 0) throw new Error(`the agent applied generation ${generation} but logged no applyMs for it`);
+  // Its log line reaches this process through a pipe, possibly after the metric moved: wait for it.
+  const logged = new RegExp(`"generation":${generation},"applyMs":(\\d+)`);
+  let applyStepMs = -1;
+  for (const until = Date.now() + 10_000; applyStepMs < 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 50)))
+    applyStepMs = Number(logged.exec(agent.output())?.[1] ?? -1);
+  if (applyStepMs < 0) throw new Error(`the agent applied generation ${generation} but logged no applyMs for it within 10 s`);
   for (const i of [0, OBJECTS - 1]) {
     const vs = await c.request("GET", `/apis/networking.istio.io/v1/namespaces/load/virtualservices/vs-${i}`);
     if (vs.status !== 200) throw new Error(`generation ${generation} applied, but VirtualService load/vs-${i} is ${vs.status}`);
