@@ -2,7 +2,9 @@
  * The stored form of buckets: one cluster's buckets with one edge dictionary, each row an array of
  * numbers (the edge's index, the nine counters in COUNTER_FIELDS order, then the latency histogram if
  * any request was timed). Compact as JSON and smaller still gzipped; the same form in segments, hour
- * objects and day objects (docs/aws.md#metrics).
+ * objects and day objects (docs/aws.md#metrics). A bucket's rows are stored as their own JSON text,
+ * so a reader of a few minutes of an hour parses and builds the rows of those minutes only (objects
+ * written before, with the rows as arrays, read the same).
  */
 import { COUNTER_FIELDS, type MetricsEdge, type Signals, addSignals, edgeKey, emptySignals } from "@meshplane/core/base";
 import type { StoredBucket } from "../stored";
@@ -13,7 +15,16 @@ export interface PackedCluster {
   istioClusterId: string;
   seconds: 60 | 3600;
   edges: MetricsEdge[];
-  buckets: { start: number; generatedAt: number; rows: number[][]; other?: number[] }[];
+  buckets: { start: number; generatedAt: number; rows: PackedRows; other?: number[] }[];
+}
+
+/** A bucket's rows: the JSON text of their arrays as written now, the arrays themselves as written before. */
+export type PackedRows = string | number[][];
+
+/** Buckets that start in [from, to) (epoch seconds): what a reader unpacks of an object. */
+export interface StartWindow {
+  from: number;
+  to: number;
 }
 
 /** A bucket with the report time it came from, for choosing the latest of two reports of one minute. */
@@ -25,15 +36,24 @@ export function packSignals(s: Readonly<Signals>): number[] {
   return s.latency.length > 0 ? out.concat(s.latency) : out;
 }
 
-/** `packSignals` undone, reading from `offset`. */
+/**
+ * `packSignals` undone, reading from `offset`. One object literal, the fields in COUNTER_FIELDS order
+ * (a reader builds one per stored row; packed.test.ts holds the order to COUNTER_FIELDS).
+ */
 export function unpackSignals(packed: readonly number[], offset = 0): Signals {
-  const s = emptySignals();
-  COUNTER_FIELDS.forEach((f, i) => {
-    s[f] = packed[offset + i] ?? 0;
-  });
-  const latency = packed.slice(offset + COUNTER_FIELDS.length);
-  if (latency.length > 0) s.latency = latency;
-  return s;
+  const at = offset + COUNTER_FIELDS.length;
+  return {
+    requests: packed[offset] ?? 0,
+    non2xx: packed[offset + 1] ?? 0,
+    errors5xx: packed[offset + 2] ?? 0,
+    grpcErrors: packed[offset + 3] ?? 0,
+    failures: packed[offset + 4] ?? 0,
+    bytesIn: packed[offset + 5] ?? 0,
+    bytesOut: packed[offset + 6] ?? 0,
+    tcpOpened: packed[offset + 7] ?? 0,
+    tcpClosed: packed[offset + 8] ?? 0,
+    latency: packed.length > at ? packed.slice(at) : [],
+  };
 }
 
 /**
@@ -58,27 +78,34 @@ export function pack(buckets: readonly DatedBucket[]): PackedCluster[] {
       buckets: own.map((b) => ({
         start: b.start,
         generatedAt: b.generatedAt,
-        rows: b.rows.map((r) => [index.get(edgeKey(r.edge)) as number, ...packSignals(r.signals)]).sort((x, y) => (x[0] as number) - (y[0] as number)),
+        rows: JSON.stringify(
+          b.rows.map((r) => [index.get(edgeKey(r.edge)) as number, ...packSignals(r.signals)]).sort((x, y) => (x[0] as number) - (y[0] as number)),
+        ),
         ...(b.other ? { other: [b.other.edges, ...packSignals(b.other.signals)] } : {}),
       })),
     };
   });
 }
 
-/** `pack` undone. */
-export function unpack(packed: readonly PackedCluster[]): DatedBucket[] {
+/**
+ * `pack` undone: every bucket, or only those starting in `window` — the others' rows are neither
+ * parsed nor built.
+ */
+export function unpack(packed: readonly PackedCluster[], window?: StartWindow): DatedBucket[] {
   return packed.flatMap((p) =>
-    p.buckets.map((b) => {
+    p.buckets.flatMap((b) => {
+      if (window !== undefined && !(b.start >= window.from && b.start < window.to)) return [];
+      const rows = typeof b.rows === "string" ? (JSON.parse(b.rows) as number[][]) : b.rows;
       const bucket: DatedBucket = {
         start: b.start,
         seconds: p.seconds,
         cluster: p.cluster,
         istioClusterId: p.istioClusterId,
         generatedAt: b.generatedAt,
-        rows: b.rows.map((r) => ({ edge: p.edges[r[0] as number] as MetricsEdge, signals: unpackSignals(r, 1) })),
+        rows: rows.map((r) => ({ edge: p.edges[r[0] as number] as MetricsEdge, signals: unpackSignals(r, 1) })),
       };
       if (b.other) bucket.other = { edges: b.other[0] ?? 0, signals: unpackSignals(b.other, 1) };
-      return bucket;
+      return [bucket];
     }),
   );
 }

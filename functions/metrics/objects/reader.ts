@@ -6,7 +6,7 @@
 import type { MetricsReader, StoredBucket } from "../stored";
 import type { ObjectBucket } from "./bucket";
 import { HOUR_S, RETENTION_DAYS, dayObjectKey, dayStart, hourObjectKey, hourStart, segmentPrefix, shardOf } from "./keys";
-import { type DatedBucket, latestPerBucket } from "./packed";
+import { type DatedBucket, type StartWindow, latestPerBucket } from "./packed";
 import { decodeRollup, inParallel } from "./rollups";
 import { tenantBlock } from "./segments";
 
@@ -18,7 +18,10 @@ const PARALLEL_GETS = 16;
 export class S3MetricsReader implements MetricsReader {
   constructor(private readonly deps: { bucket: ObjectBucket; shards: number; now: () => Date }) {}
 
-  /** Contract: functions/metrics/stored.ts. Hour objects whose retention has run out are not asked for. */
+  /**
+   * Contract: functions/metrics/stored.ts. Hour objects whose retention has run out are not asked for;
+   * of each object, only the buckets starting in the window are built.
+   */
   async buckets(tenantId: string, from: number, to: number): Promise<StoredBucket[]> {
     if (!(to > from)) return [];
     const now = Math.floor(this.deps.now().getTime() / 1000);
@@ -28,25 +31,27 @@ export class S3MetricsReader implements MetricsReader {
     const minuteHours = hours.filter((h) => h >= minutesFrom);
     const days = [...new Set(hours.filter((h) => h < minutesFrom).map(dayStart))];
     const [minutes, hourly] = await Promise.all([
-      inParallel(minuteHours, PARALLEL_GETS, (h) => this.hour(tenantId, h, now)),
+      inParallel(minuteHours, PARALLEL_GETS, (h) => this.hour(tenantId, h, now, { from: Math.max(from, h), to: Math.min(to, h + HOUR_S) })),
       inParallel(days, PARALLEL_GETS, async (d) => {
         const bytes = await this.deps.bucket.get(dayObjectKey(tenantId, d));
-        return bytes === undefined ? [] : decodeRollup(bytes).filter((b) => b.start < minutesFrom);
+        return bytes === undefined ? [] : decodeRollup(bytes, { from, to: Math.min(to, minutesFrom) });
       }),
     ]);
     return [...minutes.flat(), ...hourly.flat()]
-      .filter((b) => b.start >= from && b.start < to)
       .sort((a, b) => a.start - b.start || a.cluster.localeCompare(b.cluster))
       .map(({ generatedAt: _generatedAt, ...bucket }): StoredBucket => bucket);
   }
 
-  /** The tenant's minute buckets of the hour `h`: its hour object, or the segments while it has none. */
-  private async hour(tenantId: string, h: number, now: number): Promise<DatedBucket[]> {
+  /**
+   * The tenant's minute buckets of the hour `h` that start in `window` (within the hour): from its hour
+   * object, or from the segments while it has none.
+   */
+  private async hour(tenantId: string, h: number, now: number, window: StartWindow): Promise<DatedBucket[]> {
     const rollup = await this.deps.bucket.get(hourObjectKey(tenantId, h));
-    if (rollup !== undefined) return decodeRollup(rollup);
+    if (rollup !== undefined) return decodeRollup(rollup, window);
     if (h < hourStart(now) - UNCOMPACTED_HOURS * HOUR_S) return [];
     const keys = await this.deps.bucket.list(segmentPrefix(shardOf(tenantId, this.deps.shards), h));
-    const blocks = await inParallel(keys, PARALLEL_GETS, (key) => tenantBlock(this.deps.bucket, key, tenantId));
-    return latestPerBucket(blocks.flat()).filter((b) => b.start >= h && b.start < h + HOUR_S);
+    const blocks = await inParallel(keys, PARALLEL_GETS, (key) => tenantBlock(this.deps.bucket, key, tenantId, window));
+    return latestPerBucket(blocks.flat());
   }
 }

@@ -3,7 +3,7 @@
  * gzipped JSON in the packed form (docs/aws.md#metrics).
  */
 import { gunzipSync, gzipSync } from "node:zlib";
-import { type DatedBucket, type PackedCluster, pack, unpack } from "./packed";
+import { type DatedBucket, type PackedCluster, type StartWindow, pack, unpack } from "./packed";
 
 interface Rollup {
   v: 1;
@@ -17,7 +17,9 @@ interface Rollup {
 export const encodeRollup = (tenant: string, start: number, buckets: readonly DatedBucket[]): Uint8Array =>
   gzipSync(JSON.stringify({ v: 1, tenant, start, clusters: pack(buckets) } satisfies Rollup));
 
-export const decodeRollup = (bytes: Uint8Array): DatedBucket[] => unpack((JSON.parse(gunzipSync(bytes).toString("utf8")) as Rollup).clusters);
+/** The object's buckets: all of them, or those starting in `window` (the others' rows are not built). */
+export const decodeRollup = (bytes: Uint8Array, window?: StartWindow): DatedBucket[] =>
+  unpack((JSON.parse(gunzipSync(bytes).toString("utf8")) as Rollup).clusters, window);
 
 /** `fn` over `items`, at most `limit` at once, results in order. */
 export async function inParallel<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

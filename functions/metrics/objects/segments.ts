@@ -8,7 +8,7 @@
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { ObjectBucket } from "./bucket";
-import { type DatedBucket, type PackedCluster, pack, unpack } from "./packed";
+import { type DatedBucket, type PackedCluster, type StartWindow, pack, unpack } from "./packed";
 
 const MAGIC = "MPS1";
 /** Bytes read first from a segment: its header, and with few tenants their blocks too. */
@@ -45,7 +45,8 @@ function headerOf(bytes: Buffer): { header: SegmentHeader; bodyAt: number } | "s
   return { header: JSON.parse(bytes.toString("utf8", 8, 8 + length)) as SegmentHeader, bodyAt: 8 + length };
 }
 
-const decodeBlock = (block: Uint8Array): DatedBucket[] => unpack(JSON.parse(gunzipSync(block).toString("utf8")) as PackedCluster[]);
+const decodeBlock = (block: Uint8Array, window?: StartWindow): DatedBucket[] =>
+  unpack(JSON.parse(gunzipSync(block).toString("utf8")) as PackedCluster[], window);
 
 /** Every tenant's buckets in a whole segment, each tenant's block still compressed until asked for. */
 export function segmentBlocks(bytes: Uint8Array): { tenant: string; buckets: () => DatedBucket[] }[] {
@@ -59,10 +60,11 @@ export function segmentBlocks(bytes: Uint8Array): { tenant: string; buckets: () 
 }
 
 /**
- * One tenant's buckets in the segment `key`: the header and, unless it came with it, the tenant's block,
- * each by Range GET. Empty when the tenant has none there (or the segment is gone).
+ * One tenant's buckets in the segment `key` (those starting in `window` when given): the header and,
+ * unless it came with it, the tenant's block, each by Range GET. Empty when the tenant has none there
+ * (or the segment is gone).
  */
-export async function tenantBlock(bucket: ObjectBucket, key: string, tenantId: string): Promise<DatedBucket[]> {
+export async function tenantBlock(bucket: ObjectBucket, key: string, tenantId: string, window?: StartWindow): Promise<DatedBucket[]> {
   const peek = await bucket.range(key, 0, SEGMENT_PEEK_BYTES - 1);
   if (peek === undefined) return [];
   let bytes = Buffer.from(peek.buffer, peek.byteOffset, peek.byteLength);
@@ -77,7 +79,7 @@ export async function tenantBlock(bucket: ObjectBucket, key: string, tenantId: s
   if (entry === undefined) return [];
   const start = parsed.bodyAt + entry[1];
   const end = start + entry[2];
-  if (end <= bytes.length) return decodeBlock(bytes.subarray(start, end));
+  if (end <= bytes.length) return decodeBlock(bytes.subarray(start, end), window);
   const block = await bucket.range(key, start, end - 1);
-  return block === undefined ? [] : decodeBlock(block);
+  return block === undefined ? [] : decodeBlock(block, window);
 }
