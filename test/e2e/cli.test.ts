@@ -195,7 +195,15 @@ spec:
   it("on a terminal, --wait redraws its progress in place, in colour, and ends with the cursor shown again", async () => {
     const file = join(cli.dir, "timeout-6s.yaml");
     writeFileSync(file, reviewsTimeout("6s"));
-    const res = await cli.runInTerminal(["apply", "-f", file, "--wait", "--timeout", "120"]);
+    // cluster-west's agent is held for a while, so that the first frames wait for it however fast the
+    // rest is: the command has something to redraw on any machine.
+    const held = west().kubelet.current()?.process;
+    held?.kill("SIGSTOP");
+    const release = setTimeout(() => held?.kill("SIGCONT"), 8000);
+    const res = await cli.runInTerminal(["apply", "-f", file, "--wait", "--timeout", "120"]).finally(() => {
+      clearTimeout(release);
+      held?.kill("SIGCONT");
+    });
     const screen = res.stdout;
     writeFileSync(join(cli.dir, "terminal.log"), screen); // for a person to look at when this fails
     expect(res.code, screen).toBe(0);
