@@ -219,7 +219,7 @@ describe("golden signals in the console", () => {
 
   it("overview: a destination a change hurt is a problem naming the change, linked to the destination", async () => {
     const hurt = await api<Core.ImpactList>("GET", "/v1/metrics/impacts?window=6h");
-    expect(hurt.items.map((i) => i.destination)).toContain(REVIEWS);
+    expect(hurt.impacts.map((i) => i.destination)).toContain(REVIEWS);
     const { context, page, seen } = await fresh();
     await page.waitForSelector("ul.problems");
     // Both its error ratio and its p99 rose after the change: two problems, each naming it.

@@ -179,7 +179,7 @@ describe("golden signals from two clusters' Prometheus", () => {
     expect(changedIn).toContain(LAB_CLUSTERS["cluster-1"]);
     const impact = await eventually(
       "cart's impact",
-      async () => (await get<{ items: ChangeImpact[] }>("/v1/metrics/impacts?window=15m")).items.find((i) => i.destination === CART),
+      async () => (await get<{ impacts: ChangeImpact[] }>("/v1/metrics/impacts?window=15m")).impacts.find((i) => i.destination === CART),
       240_000,
     );
     expect(impact).toMatchObject({

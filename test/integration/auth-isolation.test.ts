@@ -201,12 +201,12 @@ describe("tenant isolation on every route", () => {
     expect(series.total.requests).toBe(30 * 20);
     expect(series.markers.map((m) => m.name)).toEqual([CHANGE_A]);
     expect((await read<GraphView>("/v1/graph?window=1h", adminA)).edges).toHaveLength(1);
-    expect((await read<ImpactList>("/v1/metrics/impacts?window=1h", adminA)).items.map((i) => [i.destination, i.change.name])).toEqual([
+    expect((await read<ImpactList>("/v1/metrics/impacts?window=1h", adminA)).impacts.map((i) => [i.destination, i.change.name])).toEqual([
       [DESTINATION_A, CHANGE_A],
     ]);
     expect((await cp.request("GET", `/v1/destinations/${DESTINATION_A}/metrics?window=1h`, { token: adminB })).status).toBe(404);
     expect((await read<GraphView>("/v1/graph?window=1h", adminB)).edges).toEqual([]);
-    expect((await read<ImpactList>("/v1/metrics/impacts?window=1h", adminB)).items).toEqual([]);
+    expect((await read<ImpactList>("/v1/metrics/impacts?window=1h", adminB)).impacts).toEqual([]);
   });
 
   it.each(secured.filter((r) => r.access !== "operator").map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))(

@@ -101,8 +101,8 @@ describe("the graph", () => {
 describe("the impact list", () => {
   it("names the change that hurt the destination; another tenant's is empty", async () => {
     const { body } = await get<ImpactList>("/v1/metrics/impacts?window=1h");
-    expect(body.items.map((i) => [i.destination, i.change.name, i.signal])).toEqual([[reviews, "reviews-timeout", "errorRatio"]]);
-    expect((await get<ImpactList>("/v1/metrics/impacts?window=1h", other)).body.items).toEqual([]);
+    expect(body.impacts.map((i) => [i.destination, i.change.name, i.signal])).toEqual([[reviews, "reviews-timeout", "errorRatio"]]);
+    expect((await get<ImpactList>("/v1/metrics/impacts?window=1h", other)).body.impacts).toEqual([]);
   });
 });
 

@@ -43,7 +43,7 @@ At ${clock(changeAt)} UTC the lab applies TrafficPolicy ${CART_CHANGE.metadata.n
       "the change's impact",
       async () => {
         const res = await cp.request("GET", "/v1/metrics/impacts?window=15m", { token: admin });
-        return ((await res.json()) as { items: ChangeImpact[] }).items.find((i) => i.destination === CART);
+        return ((await res.json()) as { impacts: ChangeImpact[] }).impacts.find((i) => i.destination === CART);
       },
       600_000,
     );

@@ -36,6 +36,8 @@ const minute = (cluster: string, m: number, generatedAt = 1): DatedBucket => ({
   other: { edges: 3, signals: signals(m + 2, false) },
 });
 const hourOf = (cluster: string) => Array.from({ length: 60 }, (_, m) => minute(cluster, m));
+/** A bucket as the reader answers it: without the report's time. */
+const strip = ({ generatedAt: _g, ...b }: DatedBucket) => b;
 const byStart = (a: DatedBucket, b: DatedBucket) => a.start - b.start || (a.cluster < b.cluster ? -1 : 1);
 
 describe("the packed form", () => {
@@ -90,7 +92,6 @@ describe("the reader of a window", () => {
     objects.set(segmentKey(0, HOUR + 3600, 2, "b"), encodeSegment(new Map([["t1", [next(1, 2)]]])));
     const reader = new S3MetricsReader({ bucket: memoryBucket(objects), shards: 1, now: () => new Date((HOUR + 3600 + 300) * 1000) });
     const got = await reader.buckets("t1", HOUR + 57 * 60, HOUR + 3600 + 2 * 60);
-    const strip = ({ generatedAt: _g, ...b }: DatedBucket) => b;
     expect(got).toEqual([minute("east", 57), minute("east", 58), minute("east", 59), next(0), next(1, 2)].map(strip));
   });
 });

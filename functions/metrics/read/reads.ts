@@ -4,7 +4,7 @@
  * changes, and hands them to the pure assembly beside it. The tenant comes from the credential only;
  * no read names another's.
  */
-import { type Destination, type DestinationMetrics, IMPACT_RULE, type ImpactList, MINUTE_S, type MetricsSourceHealth } from "@meshplane/core/base";
+import { type Destination, type DestinationMetrics, IMPACT_RULE, type ImpactList, MAX_IMPACTS, MINUTE_S, type MetricsSourceHealth } from "@meshplane/core/base";
 import { NotFoundError } from "../../shared/errors";
 import type { Store } from "../../store/index";
 import type { MetricsReader, StoredBucket } from "../stored";
@@ -98,6 +98,11 @@ export async function readImpacts(deps: MetricsReadDeps, tenantId: string, windo
     bucketsOf(deps, tenantId, range.from - BEFORE_S, range.to),
     deps.store.appliedChanges.between(tenantId, new Date((range.from - BEFORE_S) * 1000), new Date(range.to * 1000)),
   ]);
-  const items = impactsIn(world, resolveRows(buckets).rows, records, range.from, range.to);
-  return { from: new Date(range.from * 1000).toISOString(), to: new Date(range.to * 1000).toISOString(), items };
+  const impacts = impactsIn(world, resolveRows(buckets).rows, records, range.from, range.to);
+  return {
+    from: new Date(range.from * 1000).toISOString(),
+    to: new Date(range.to * 1000).toISOString(),
+    impacts: impacts.slice(0, MAX_IMPACTS),
+    ...(impacts.length > MAX_IMPACTS ? { truncated: true } : {}),
+  };
 }

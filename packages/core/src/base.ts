@@ -202,6 +202,7 @@ export {
   graphNode,
   graphView,
   impactList,
+  MAX_IMPACTS,
   seriesPoint,
   signalSummary,
   IMPACT_RULE,

@@ -354,6 +354,7 @@ export {
   graphNode,
   graphView,
   impactList,
+  MAX_IMPACTS,
   seriesPoint,
   signalSummary,
   IMPACT_RULE,

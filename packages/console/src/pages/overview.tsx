@@ -27,7 +27,7 @@ export function Overview() {
       health(signal, { objects: false }),
       resources(signal),
       impacts(signal).then(
-        (list) => ({ items: list.items, error: undefined }),
+        (list) => ({ items: list.impacts, error: undefined }),
         (error: unknown) => ({ items: [], error: error instanceof Error ? error.message : String(error) }),
       ),
     ]);

@@ -49,6 +49,7 @@ export {
   graphNode,
   graphView,
   impactList,
+  MAX_IMPACTS,
   seriesPoint,
   signalSummary,
 } from "./views";

@@ -119,6 +119,19 @@ export const graphView = z.object({
 });
 export type GraphView = z.infer<typeof graphView>;
 
-/** The tenant's destinations hurt by a change in a window (`GET /v1/metrics/impacts`), for the overview's problems. */
-export const impactList = z.object({ from: z.string(), to: z.string(), items: z.array(changeImpact) });
+/**
+ * The tenant's destinations hurt by a change in a window (`GET /v1/metrics/impacts`), for the
+ * overview's problems: newest change first, at most MAX_IMPACTS (`truncated` when more were found).
+ * Not a paged list: a bounded answer.
+ */
+export const MAX_IMPACTS = 200;
+export const impactList = z.object({
+  from: z.string(),
+  to: z.string(),
+  impacts: z.array(changeImpact),
+  truncated: z
+    .boolean()
+    .optional()
+    .meta({ description: `present, true, when more than ${MAX_IMPACTS} impacts were found: the newest are listed` }),
+});
 export type ImpactList = z.infer<typeof impactList>;
