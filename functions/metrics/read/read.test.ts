@@ -99,6 +99,12 @@ describe("dedupe", () => {
     const { rows } = resolveRows([bucket("east", "c1", T0, [[client, sig(10)]]), bucket("west", "c2", T0, [[cross, sig(9)]])]);
     expect(rows.map((r) => [r.reporter, r.signals.requests])).toEqual([["west", 9]]);
   });
+  it("never lets a cluster write another reporting cluster's destination, whatever view its rows claim", () => {
+    // east claims a server view of west's reviews (a compromised agent): west's own rows stand alone.
+    const forged = { ...cross, view: "server" as const };
+    const { rows } = resolveRows([bucket("east", "c1", T0, [[forged, sig(500, 500)]]), bucket("west", "c2", T0, [[cross, sig(9)]])]);
+    expect(rows.map((r) => [r.reporter, r.signals.requests])).toEqual([["west", 9]]);
+  });
   it("uses the source cluster's client row for a minute the destination cluster sent nothing", () => {
     const { rows } = resolveRows([bucket("east", "c1", T0, [[client, sig(10)]]), bucket("west", "c2", T0 + 60, [[cross, sig(9)]])]);
     expect(rows.map((r) => [r.reporter, r.start, r.signals.requests])).toEqual([
@@ -259,7 +265,9 @@ describe("an edge over many minutes", () => {
       bucket("east", "c1", T0, [[shared, sig(1)]]),
       bucket("east", "c1", T0 + 60, [[shared, sig(2)]]),
       bucket("east", "c1", T0 + 120, [[{ ...shared }, sig(4)]]),
-      bucket("west", "c2", T0, [[{ ...shared, source: { ...shared.source, cluster: "c2" } }, sig(8)]]),
+      // A call from west's web, as east's side (the destination's) reports it; west's report maps c2 to west.
+      bucket("east", "c1", T0 + 180, [[{ ...shared, source: { ...shared.source, cluster: "c2" } }, sig(8)]]),
+      bucket("west", "c2", T0, []),
     ];
     const { rows, other } = resolveRows(buckets);
     expect(rows[0]?.link).toBe(rows[1]?.link);

@@ -71,10 +71,12 @@ function place(id: string, bucket: StoredBucket, ids: ReadonlyMap<string, string
 export const placeKey = (p: Place): string => p.cluster ?? `istio:${p.istioCluster}`;
 
 /**
- * The tenant's edges, each call counted once: a server-side row always; a client-side row only when
- * its destination is in the reporter's own cluster or maps to no cluster (the agent chose between
- * its own two views), or when the destination's cluster sent no bucket for that time — otherwise
- * the destination cluster's server side has it.
+ * The tenant's edges, each call counted once: a row whose destination is in the reporter's own
+ * cluster or maps to no cluster (the agent chose between its own two views); a row whose destination
+ * is another cluster's only when that cluster sent no bucket for that time — otherwise the
+ * destination cluster's own side has it. A row's `view` is the agent's word and decides nothing
+ * here: a cluster that calls its row about another cluster's destination `server` cannot put
+ * traffic into that destination's series while that cluster reports.
  */
 export function resolveRows(buckets: readonly StoredBucket[]): { rows: ResolvedRow[]; other: OtherTraffic[] } {
   const ids = clusterIds(buckets);
@@ -112,7 +114,10 @@ export function resolveRows(buckets: readonly StoredBucket[]): { rows: ResolvedR
         sidesOf.set(edge, sides);
       }
       const to = sides.to;
-      if (edge.view === "client" && to.cluster !== undefined && to.cluster !== b.cluster && reported.has(`${to.cluster}@${b.start}`)) continue;
+      // Whatever view a row claims, only the destination's own cluster speaks for the server side: a
+      // row about another reporting cluster's destination is that cluster's to give, never one cluster's
+      // to write into another's series.
+      if (to.cluster !== undefined && to.cluster !== b.cluster && reported.has(`${to.cluster}@${b.start}`)) continue;
       rows.push({
         start: b.start,
         seconds: b.seconds,
