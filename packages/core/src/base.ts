@@ -123,6 +123,7 @@ export {
   workloadSelector,
   workloadSpec,
 } from "./api/index";
+export { AUTHORED_NAME, type ResourceSource, authoredName, parseAuthoredName, resourceName, resourceSource } from "./api/index";
 export { type FieldError, MeshplaneError, ValidationError } from "./errors";
 // What the API catches of the PKI, without the X.509 code behind it.
 export { PkiError } from "./pki/errors";

@@ -41,6 +41,7 @@ export {
 export { type AccessPolicySpec, accessPolicySpec } from "./access-policy";
 export { type RoutingApi, routingApi, type VirtualMeshSpec, virtualMeshSpec, type WaypointMode, waypointMode } from "./virtual-mesh";
 export { type ResourceStatus, type State, STATES, pendingStatus, resourceStatus, state } from "./status";
+export { AUTHORED_NAME, type ResourceSource, authoredName, parseAuthoredName, resourceName, resourceSource } from "./source";
 export {
   type InputMetadata,
   type StoredMetadata,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { API_VERSION, clientMap, dnsLabel, labelMap } from "./common";
 import { accessPolicySpec } from "./access-policy";
+import { resourceName, resourceSource } from "./source";
 import { resourceStatus } from "./status";
 import { trafficPolicySpec } from "./traffic-policy";
 import { virtualMeshSpec } from "./virtual-mesh";
@@ -58,7 +59,8 @@ export const DOCUMENT_SCHEMAS = {
 export type UserDocument = z.infer<(typeof DOCUMENT_SCHEMAS)[UserKind]>;
 
 export const storedMetadata = z.strictObject({
-  name: dnsLabel,
+  /** A DNS label, or `<name>.<namespace>.<cluster>` for a resource authored in a cluster (docs/gitops.md#names-and-sources). */
+  name: resourceName,
   labels: labelMap.optional(),
   annotations: annotationMap.optional(),
   uid: z.string(),
@@ -66,6 +68,8 @@ export const storedMetadata = z.strictObject({
   resourceVersion: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** Set on a resource authored in a cluster: where it came from (docs/gitops.md#names-and-sources). */
+  source: resourceSource.optional(),
 });
 export type StoredMetadata = z.infer<typeof storedMetadata>;
 

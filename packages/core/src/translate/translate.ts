@@ -1,3 +1,4 @@
+import { GrantStep } from "../authoring/apply";
 import { resourceKeyOf } from "../identity";
 import { buildModel } from "./input/model";
 import { Collector, OutputSink } from "./output/sink";
@@ -22,7 +23,9 @@ import { WaypointPlanner } from "./waypoints/plan";
  * exactly the same output while redoing only what changed since its previous call; the property
  * tests hold the two to each other (test/properties/incremental.test.ts).
  */
-export function translate(original: TranslateInput): TranslateOutput {
+export function translate(given: TranslateInput): TranslateOutput {
+  // Resources authored in clusters: clipped to their cluster's grant, or refused (docs/gitops.md#grants).
+  const { input: original, refused } = new GrantStep().apply(given);
   // Waypoints on demand: destinations that need one carry the waypoint meshplane will create.
   const { input, waypoints } = new WaypointPlanner().plan(original);
   // The tenant's world and resources, filtered to registered clusters, sorted and indexed.
@@ -54,5 +57,6 @@ export function translate(original: TranslateInput): TranslateOutput {
     const { outcome, reporter } = access.get(p.metadata.name) as PolicyResult;
     statuses[resourceKeyOf(p)] = policyStatus(p, outcome, reporter);
   }
+  for (const r of refused) statuses[resourceKeyOf(r.resource)] = r.status;
   return { clusters: sink.finish(), statuses };
 }

@@ -1,3 +1,4 @@
+import type { AuthoringGrant } from "../authoring/grant";
 import type { CertificateResult, Destination, Mesh, ResourceStatus, StoredResource, Workload } from "../api/index";
 import type { ResourceKey } from "../identity";
 import type { VirtualMeshTrust } from "./virtual-mesh/trust";
@@ -20,6 +21,8 @@ export interface TranslateInput {
   trust?: Record<string, VirtualMeshTrust>;
   /** The agents' latest certificate reports, by cluster. */
   certificates?: Record<string, CertificateResult[]>;
+  /** What each cluster may author, where a tenant admin set it (docs/gitops.md#grants); absent: the default. */
+  grants?: Record<string, AuthoringGrant>;
 }
 
 /** A generated Kubernetes object: apiVersion, kind and metadata come first in every one. */

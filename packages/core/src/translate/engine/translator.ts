@@ -13,6 +13,7 @@ import { type DiscoveryChange, type World, WorldBuilder } from "./world";
 import { Collector, type Contribution, keepUnchanged } from "../output/sink";
 import { waypointObjects } from "../waypoints/objects";
 import { WaypointPlanner } from "../waypoints/plan";
+import { GrantStep } from "../../authoring/apply";
 
 /** A policy's status as last computed, valid while the policy and the units of its destinations are the same objects. */
 interface KeptStatus {
@@ -41,6 +42,7 @@ export class Translator {
   private statuses = new Map<ResourceKey, KeptStatus>();
   private readonly ids = new ContentIds();
   private readonly planner = new WaypointPlanner();
+  private readonly grants = new GrantStep();
   private waypoints: Contribution | undefined;
 
   translate(input: TranslateInput): TranslateOutput {
@@ -53,7 +55,9 @@ export class Translator {
     }
   }
 
-  private run(original: TranslateInput): TranslateOutput {
+  private run(given: TranslateInput): TranslateOutput {
+    // Resources authored in clusters: clipped to their cluster's grant, or refused (docs/gitops.md#grants).
+    const { input: original, refused } = this.grants.apply(given);
     // Waypoints on demand: planned destinations are copies kept while their plan holds, so a
     // change of plan reaches the units as a discovery change of those destinations.
     const { input, waypoints } = this.planner.plan(original);
@@ -69,6 +73,7 @@ export class Translator {
     for (const p of model.trafficPolicies) this.status(p, touchedTraffic, kept, statuses, () => this.traffic.result(p));
     const touchedAccess = this.access.apply(model, world, change, this.ids);
     for (const p of model.accessPolicies) this.status(p, touchedAccess, kept, statuses, () => this.access.result(p));
+    for (const r of refused) statuses[resourceKeyOf(r.resource)] = r.status;
     this.statuses = kept;
     this.ids.turn();
     return { clusters: world.sink.finish(), statuses };
