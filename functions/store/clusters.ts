@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { AuthoringGrant } from "@meshplane/core/authoring";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newSecret } from "../shared/secrets";
 import { batchWrite, queryItems, queryKeys } from "./batch";
@@ -20,6 +21,8 @@ export interface Cluster {
   bootstrapExpiresAt?: string;
   lastSeenAt?: string;
   appliedGeneration?: number;
+  /** What the cluster may author, when a tenant admin set it (docs/gitops.md#grants); absent: the default. */
+  authoring?: AuthoringGrant;
 }
 
 export interface Bootstrap {
