@@ -152,6 +152,7 @@ export {
   workloadSelector,
   workloadSpec,
 } from "./base";
+export { AUTHORED_NAME, type ResourceSource, authoredName, parseAuthoredName, resourceName, resourceSource } from "./base";
 export {
   type ClusterObjects,
   type ConfigMap,
@@ -362,3 +363,39 @@ export {
   findImpact,
 } from "./metrics";
 export { pilotContainer } from "./discovery/istio-mesh";
+// Resources authored in clusters (docs/gitops.md), also `@meshplane/core/authoring`.
+export {
+  type AuthoredList,
+  type AuthoredStatus,
+  type AuthoredView,
+  type AuthoringGrant,
+  type Condition,
+  type CrRef,
+  type RefusalReason,
+  type Refused,
+  type SubmitResult,
+  type SubmittedResource,
+  type Submission,
+  DEFAULT_GRANT_KINDS,
+  EVERY_CLUSTER,
+  GrantStep,
+  MAX_AUTHORED_BATCH,
+  MAX_AUTHORED_PER_CLUSTER,
+  MAX_STATUS_ENTRIES,
+  authoredList,
+  authoredStatus,
+  authoredView,
+  authoringGrant,
+  clipToGrant,
+  crRef,
+  deleteRequest,
+  deleteResponse,
+  grantErrors,
+  grantOf,
+  submitRequest,
+  submitResponse,
+  submitResult,
+  submittedResource,
+  syncRequest,
+  syncResponse,
+} from "./authoring/index";
