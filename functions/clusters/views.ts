@@ -2,6 +2,7 @@
  * What the API shows of clusters: a cluster with the certificate state of its shared-trust meshes,
  * what the cluster gets (its snapshot, sync state and failures), and what the agents discovered.
  */
+import { type AuthoringGrant, grantOf } from "@meshplane/core/authoring";
 import { storedPayload } from "../translation/input";
 import type { MetricsSourceHealth } from "@meshplane/core/base";
 import type { DiscoveredFilter, DiscoveredKind, DiscoveredPosition } from "../store/discovered";
@@ -13,27 +14,35 @@ function withCertificates<C extends object, R>(cluster: C, certificates: R | und
   return certificates === undefined ? cluster : { ...cluster, certificates };
 }
 
+/** A cluster's effective grant as the API shows it: `default: true` when no tenant admin set one (docs/gitops.md#grants). */
+export type AuthoringView = AuthoringGrant & { default?: true; unregistered?: string[] };
+
+/** `cluster` with its effective grant (docs/gitops.md#grants) as `authoring`. */
+function withAuthoring<C extends Pick<Cluster, "name" | "authoring">>(cluster: C): Omit<C, "authoring"> & { authoring: AuthoringView } {
+  return { ...cluster, authoring: cluster.authoring ?? { ...grantOf(cluster.name, undefined), default: true } };
+}
+
 /** A cluster with its metrics health (docs/observability.md#clusters), when its agent ever sent metrics. */
 function withMetrics<C extends object>(cluster: C, metrics: StoredMetricsHealth | undefined): C & { metrics?: StoredMetricsHealth } {
   return metrics === undefined ? cluster : { ...cluster, metrics };
 }
 
-/** One page of the tenant's clusters, each with its certificates and metrics health as on clusterView: two batch reads per page. */
+/** One page of the tenant's clusters, each with its grant, certificates and metrics health as on clusterView: two batch reads per page. */
 export async function clusterPage(deps: { store: Store }, tenantId: string, request: PageRequest) {
   const page: Page<Cluster> = await deps.store.clusters.page(tenantId, request);
   const names = page.items.map((cl) => cl.name);
   const [reports, metrics] = await Promise.all([deps.store.agents.reports(tenantId, names), deps.store.metricsHealth.many(tenantId, names)]);
-  return { ...page, items: page.items.map((cl) => withMetrics(withCertificates(cl, reports.get(cl.name)?.certificates), metrics.get(cl.name))) };
+  return { ...page, items: page.items.map((cl) => withMetrics(withCertificates(withAuthoring(cl), reports.get(cl.name)?.certificates), metrics.get(cl.name))) };
 }
 
 /**
- * The cluster `name` (NotFoundError without it), with the trust side — each shared-trust mesh's
- * cacerts as its agent reported it — and its metrics health.
+ * The cluster `name` (NotFoundError without it), with its effective grant, the trust side — each
+ * shared-trust mesh's cacerts as its agent reported it — and its metrics health.
  */
 export async function clusterView(deps: { store: Store }, tenantId: string, name: string) {
   const cluster = await deps.store.clusters.get(tenantId, name);
   const [reports, metrics] = await Promise.all([deps.store.agents.reports(tenantId, [name]), deps.store.metricsHealth.get(tenantId, name)]);
-  return withMetrics(withCertificates(cluster, reports.get(name)?.certificates), metrics);
+  return withMetrics(withCertificates(withAuthoring(cluster), reports.get(name)?.certificates), metrics);
 }
 
 /**

@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { AuthoringGrant } from "@meshplane/core/authoring";
+import { USER_KIND_NAMES, type UserKind, canonicalJson } from "@meshplane/core/base";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newSecret } from "../shared/secrets";
 import { batchWrite, queryItems, queryKeys } from "./batch";
 import { conditionHeld } from "./conditions";
 import { clusterPk, keys, tenantPk } from "./keys";
 import { type Page, type PageRequest, jsonBytes, readPage } from "./page";
-import type { StoreDeps } from "./resources";
+import type { Change } from "./changes";
+import { ResourceStore, type StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
 import { SnapshotStore } from "./snapshots";
 import { TTL_ATTRIBUTE } from "./table";
@@ -130,8 +132,39 @@ export class ClusterStore {
   }
 
   /**
-   * Deregisters a cluster: its discovered objects and snapshots are removed first, then the cluster
-   * and its bootstrap token with a revision bump, so the next translation forgets it.
+   * Sets what the cluster `name` may author (docs/gitops.md#grants), or with `grant` undefined clears
+   * it back to the default: one revision write, conditional on the cluster existing (NotFoundError),
+   * that logs a change of the cluster so translation reads clusters and grants again. Answers the
+   * cluster and the revision, undefined when the grant was already that one (nothing written).
+   */
+  async setAuthoring(tenantId: string, name: string, grant: AuthoringGrant | undefined): Promise<{ cluster: Cluster; revision?: number }> {
+    const { doc, table } = this.deps;
+    const current = toCluster(await this.getItem(tenantId, name));
+    if (canonicalJson(current.authoring ?? null) === canonicalJson(grant ?? null)) return { cluster: current };
+    const revision = await writeWithRevision(doc, table, tenantId, () => ({
+      items: [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.cluster(tenantId, name),
+            UpdateExpression: grant ? "SET authoring = :g" : "REMOVE authoring",
+            ConditionExpression: "attribute_exists(PK)",
+            ...(grant ? { ExpressionAttributeValues: { ":g": grant } } : {}),
+          },
+        },
+      ],
+      onConditionFailed: () => new NotFoundError(`cluster ${name} not found`),
+      changes: [{ type: "cluster", name }],
+    }));
+    const { authoring: _previous, ...rest } = current;
+    return { cluster: { ...rest, ...(grant ? { authoring: grant } : {}) }, revision };
+  }
+
+  /**
+   * Deregisters a cluster: its discovered objects and snapshots are removed first, then the resources
+   * it authored (docs/gitops.md#names-and-sources) and, with the last of them, the cluster and its
+   * bootstrap token, each write with a revision bump, so the next translation forgets it. Interrupted,
+   * it is done again in full by the next call: the cluster stays until everything else is gone.
    */
   async deregister(tenantId: string, name: string): Promise<number> {
     const { doc, table } = this.deps;
@@ -151,13 +184,34 @@ export class ClusterStore {
       ),
     );
     await purgePartition(doc, table, clusterPk(tenantId, name));
+    const resources = new ResourceStore(this.deps);
+    const lists = await Promise.all(USER_KIND_NAMES.map((kind) => resources.list(tenantId, kind)));
+    const authored = lists
+      .flat()
+      .filter((r) => r.metadata.source?.cluster === name)
+      .map((r): Authored => ({ kind: r.kind, name: r.metadata.name }));
+    const chunks = chunked(authored, AUTHORED_PER_WRITE);
+    for (const chunk of chunks.slice(0, -1)) await this.deleteAuthored(tenantId, chunk);
+    const own = [
+      { Delete: { TableName: table, Key: keys.cluster(tenantId, name), ConditionExpression: "attribute_exists(PK)" } },
+      ...(current.bootstrapHash ? [{ Delete: { TableName: table, Key: keys.bootstrapLookup(current.bootstrapHash as string) } }] : []),
+    ];
+    return this.deleteAuthored(tenantId, chunks.at(-1) ?? [], { name, items: own });
+  }
+
+  /**
+   * Deletes the authored resources `chunk` (gone meanwhile or not: the agent is shut out, and a
+   * delete of what is absent is none) in one revision write that logs each of them — with `cluster`,
+   * the cluster's own items too (NotFoundError when it is already gone).
+   */
+  private deleteAuthored(tenantId: string, chunk: readonly Authored[], cluster?: { name: string; items: Item[] }): Promise<number> {
+    const { doc, table } = this.deps;
+    const deletes = chunk.map((r) => ({ Delete: { TableName: table, Key: keys.resource(tenantId, r.kind, r.name) } }));
+    const changes = chunk.map((r): Change => ({ type: "resource", kind: r.kind, name: r.name }));
     return writeWithRevision(doc, table, tenantId, () => ({
-      items: [
-        { Delete: { TableName: table, Key: keys.cluster(tenantId, name), ConditionExpression: "attribute_exists(PK)" } },
-        ...(current.bootstrapHash ? [{ Delete: { TableName: table, Key: keys.bootstrapLookup(current.bootstrapHash as string) } }] : []),
-      ],
-      onConditionFailed: () => new NotFoundError(`cluster ${name} not found`),
-      changes: [{ type: "cluster", name }],
+      items: [...deletes, ...(cluster?.items ?? [])],
+      onConditionFailed: () => (cluster ? new NotFoundError(`cluster ${cluster.name} not found`) : undefined),
+      changes: cluster ? [...changes, { type: "cluster", name: cluster.name }] : changes,
     }));
   }
 
@@ -166,6 +220,16 @@ export class ClusterStore {
     if (!out.Item) throw new NotFoundError(`cluster ${name} not found`);
     return out.Item;
   }
+}
+
+/** A resource authored in a cluster, by its key. */
+type Authored = { kind: UserKind; name: string };
+
+/** Authored resources deleted per revision write: a transaction holds 100 items, with the bump, the log entry and the cluster's own. */
+const AUTHORED_PER_WRITE = 90;
+
+function chunked<T>(list: readonly T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 }
 
 async function purgePartition(doc: DynamoDBDocumentClient, table: string, pk: string): Promise<void> {
@@ -191,5 +255,6 @@ function toCluster(item: Item): Cluster {
     ...(item.bootstrapExpiresAt && item.state === "pending" ? { bootstrapExpiresAt: item.bootstrapExpiresAt as string } : {}),
     ...(item.lastSeenAt ? { lastSeenAt: item.lastSeenAt as string } : {}),
     ...(typeof item.appliedGeneration === "number" ? { appliedGeneration: item.appliedGeneration } : {}),
+    ...(item.authoring ? { authoring: item.authoring as AuthoringGrant } : {}),
   };
 }

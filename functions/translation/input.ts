@@ -8,7 +8,7 @@ import { gunzipSync } from "node:zlib";
 import type { CertificateResult, Destination, Mesh, SnapshotPayload, StoredResource, UserKind, Workload } from "@meshplane/core/base";
 import type { TranslateInput } from "@meshplane/core/translate";
 import { trustInput } from "../trust/ca-record";
-import type { CaRecord, SnapshotHead, StoredReport, Store } from "../store/index";
+import type { CaRecord, Cluster, SnapshotHead, StoredReport, Store } from "../store/index";
 
 /** Where each user kind sits in a TranslateInput. */
 export const USER_LISTS = { VirtualMesh: "virtualMeshes", TrafficPolicy: "trafficPolicies", AccessPolicy: "accessPolicies" } as const satisfies Record<
@@ -17,12 +17,24 @@ export const USER_LISTS = { VirtualMesh: "virtualMeshes", TrafficPolicy: "traffi
 >;
 
 /**
- * Reads the stored part of one tenant's input: registered clusters, what their agents discovered,
- * and the user resources with their current statuses (which carry acceptance order). Without
- * `certificates` and `trust`, which `completeInput` adds.
+ * The clusters part of an input from the tenant's cluster records: their names, sorted, and the
+ * grants tenant admins set (docs/gitops.md#grants), only when one did.
+ */
+export function clustersInput(records: readonly Pick<Cluster, "name" | "authoring">[]): Pick<TranslateInput, "clusters" | "grants"> {
+  const clusters = records.map((c) => c.name).sort();
+  const granted = records
+    .filter((c) => c.authoring !== undefined)
+    .map((c): [string, NonNullable<Cluster["authoring"]>] => [c.name, c.authoring as NonNullable<Cluster["authoring"]>]);
+  return { clusters, ...(granted.length > 0 ? { grants: Object.fromEntries(granted) } : {}) };
+}
+
+/**
+ * Reads the stored part of one tenant's input: registered clusters and their grants, what their
+ * agents discovered, and the user resources with their current statuses (which carry acceptance
+ * order). Without `certificates` and `trust`, which `completeInput` adds.
  */
 export async function loadTranslateInput(store: Store, tenantId: string): Promise<TranslateInput> {
-  const clusters = (await store.clusters.list(tenantId)).map((c) => c.name).sort();
+  const { clusters, grants } = clustersInput(await store.clusters.list(tenantId));
   const [meshes, workloads, destinations, virtualMeshes, trafficPolicies, accessPolicies] = await Promise.all([
     store.discovered.list(tenantId, clusters, "Mesh"),
     store.discovered.list(tenantId, clusters, "Workload"),
@@ -34,6 +46,7 @@ export async function loadTranslateInput(store: Store, tenantId: string): Promis
   return {
     tenant: tenantId,
     clusters,
+    ...(grants ? { grants } : {}),
     meshes: meshes as Mesh[],
     workloads: workloads as Workload[],
     destinations: destinations as Destination[],

@@ -10,7 +10,7 @@
  */
 import type { Destination, Mesh, ResourceStatus, StoredResource, UserKind, Workload } from "@meshplane/core/base";
 import { type TranslateInput, Translator } from "@meshplane/core/translate";
-import { USER_LISTS, loadTranslateInput } from "./input";
+import { USER_LISTS, clustersInput, loadTranslateInput } from "./input";
 import { CHANGE_LOG_SLACK, type Store, type Tenant } from "../store/index";
 
 export interface LoadStats {
@@ -105,8 +105,12 @@ export class WarmInputs {
       }
     }
     if (clustersChanged) {
-      input.clusters = (await this.store.clusters.list(tenant.id)).map((c) => c.name).sort();
-      itemsRead += input.clusters.length;
+      // A cluster registered, deregistered, or its grant set (docs/gitops.md#grants).
+      const { clusters, grants } = clustersInput(await this.store.clusters.list(tenant.id));
+      input.clusters = clusters;
+      if (grants) input.grants = grants;
+      else delete input.grants;
+      itemsRead += clusters.length;
     }
     const registered = new Set(input.clusters);
     if (discovery.size > 0) itemsRead += await this.reloadDiscovery(tenant.id, input, [...discovery], registered);

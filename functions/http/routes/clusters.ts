@@ -1,10 +1,24 @@
+import { authoringGrant } from "@meshplane/core/authoring";
+import { z } from "zod";
+import { setClusterAuthoring } from "../../clusters/authoring";
 import { type RegistrationDeps, deregisterCluster, issueBootstrapToken, registerCluster } from "../../clusters/registration";
 import { clusterPage, clusterView as viewOf } from "../../clusters/views";
 import type { Signer } from "../../signer/signer";
 import { withLog } from "../context";
 import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
-import { bootstrapView, clusterView, listOf, listQuery, nameParams, registerClusterBody } from "../schemas";
+import { bootstrapView, clusterView as clusterSchema, listOf, listQuery, nameParams, registerClusterBody } from "../schemas";
+
+/** A cluster as the API shows it, with its effective grant (docs/gitops.md#grants). */
+const clusterView = clusterSchema.extend({
+  authoring: authoringGrant.extend({
+    default: z.literal(true).optional().meta({ description: "no tenant admin set a grant: the default, policies within the cluster itself" }),
+    unregistered: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "in the answer of PUT: clusters the grant names that are not registered now (it covers them once they are)" }),
+  }),
+});
 
 export interface ClusterDeps extends Omit<RegistrationDeps, "log" | "signer"> {
   signer: Signer;
@@ -60,11 +74,32 @@ export function clusterRoutes(deps: ClusterDeps) {
       handler: async (c, { params: { name } }) => c.json(await issueBootstrapToken(withLog(c, deps), c.get("tenantId"), name, apiUrl(c.req.url)), 201),
     }),
     route({
+      method: "put",
+      path: "/v1/clusters/{name}/authoring",
+      tag: "clusters",
+      access: "admin",
+      summary: "Set what a cluster may author: the kinds, and the clusters its resources may select (docs/gitops.md#grants)",
+      params: nameParams,
+      body: authoringGrant,
+      responses: { 200: { description: "the cluster with its grant", schema: clusterView } },
+      handler: async (c, { params: { name }, body }) => c.json(await setClusterAuthoring(withLog(c, deps), c.get("tenantId"), name, body)),
+    }),
+    route({
+      method: "delete",
+      path: "/v1/clusters/{name}/authoring",
+      tag: "clusters",
+      access: "admin",
+      summary: "Put a cluster's grant back to the default: policies within the cluster itself",
+      params: nameParams,
+      responses: { 200: { description: "the cluster with the default grant", schema: clusterView } },
+      handler: async (c, { params: { name } }) => c.json(await setClusterAuthoring(withLog(c, deps), c.get("tenantId"), name, undefined)),
+    }),
+    route({
       method: "delete",
       path: "/v1/clusters/{name}",
       tag: "clusters",
       access: "admin",
-      summary: "Deregister a cluster and forget what was discovered in it",
+      summary: "Deregister a cluster, forget what was discovered in it and delete the resources it authored",
       params: nameParams,
       responses: { 204: { description: "deregistered" } },
       handler: async (c, { params: { name } }) => {
