@@ -2,9 +2,10 @@
 # Installs what `npm start` and `npm test` need, so a fresh clone runs with those two commands alone:
 # the npm dependencies (when missing or older than the lock file) and, with --java (the test suite):
 #   - Debian packages, when missing: a Java runtime for DynamoDB Local, zsh and fish for the CLI's
-#     completion tests, Chromium for the console's browser tests, Go (golang-go) for the lab's
-#     kube-apiserver, etcd and helm and the Istio judge, and python3 with its venv module
-#     (python3-venv) for the contract tier's Schemathesis;
+#     completion tests, Lua 5.4 (lua5.4) for the Argo CD health check's tests, Chromium for the
+#     console's browser tests, Go (golang-go) for the lab's kube-apiserver, etcd and helm, the Istio
+#     judge and the kstatus helper, and python3 with its venv module (python3-venv) for the contract
+#     tier's Schemathesis;
 #   - the Go toolchain the builds need (GO_VERSION in scripts/lab/versions.env) when the installed Go
 #     is older, as the Go module golang.org/toolchain, linked under
 #     ${MESHPLANE_CACHE:-$HOME/.cache/meshplane}/go/bin (scripts/test.sh puts it first on PATH).
@@ -27,6 +28,8 @@ missing=()
 java -version >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
 command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 command -v fish >/dev/null 2>&1 || missing+=(fish)
+# The Argo CD health check (packages/agent/health/argocd.lua) runs in Debian's Lua 5.4 (test/gitops).
+command -v lua5.4 >/dev/null 2>&1 || missing+=(lua5.4)
 # The console's browser tests drive Debian's Chromium (playwright-core, no bundled browser).
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 # Any Go will do: an older one fetches the toolchain the builds need (below).

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 const GO_VERSION = /^GO_VERSION=(\S+)$/m.exec(readFileSync(join(repo, "scripts/lab/versions.env"), "utf8"))?.[1] ?? "";
 
-const SYSTEM = ["bash", "sed", "sort", "head", "find", "chmod", "ln", "mkdir", "rm", "cat", "dirname", "id", "cp", "java", "zsh", "fish", "chromium"];
+const SYSTEM = ["bash", "sed", "sort", "head", "find", "chmod", "ln", "mkdir", "rm", "cat", "dirname", "id", "cp", "java", "zsh", "fish", "lua5.4", "chromium"];
 
 function which(cmd: string): string {
   const r = spawnSync("bash", ["-c", `command -v ${cmd}`], { encoding: "utf8" });
