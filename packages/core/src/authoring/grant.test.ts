@@ -14,6 +14,7 @@ const vm = (spec: Partial<StoredResource<"VirtualMesh">["spec"]>): Pick<UserDocu
 });
 const east: AuthoringGrant = grantOf("east", undefined);
 const every: AuthoringGrant = { kinds: ["VirtualMesh", "TrafficPolicy", "AccessPolicy"], clusters: ["*"] };
+const meshCluster = (mesh: string): string | undefined => ({ "istiod-east": "east", "istiod-west": "west" })[mesh];
 const paths = (errors: { path: string }[]) => errors.map((e) => e.path);
 
 describe("a cluster's grant (docs/gitops.md#grants)", () => {
@@ -99,7 +100,6 @@ describe("grantErrors: what lies outside a grant", () => {
       routing: { waypoints: "ON_DEMAND", waypointMeshes: [{ name: "istiod-west" }] },
     } as never);
     const grant: AuthoringGrant = { kinds: ["VirtualMesh"], clusters: ["east"] };
-    const meshCluster = (mesh: string) => ({ "istiod-east": "east", "istiod-west": "west" })[mesh];
     expect(paths(grantErrors(doc, "east", grant, meshCluster))).toEqual([
       "spec.federation.selectors[0].destinationSelectors[0].kubeServiceMatcher.clusters[0]",
       "spec.meshes[1].name",
