@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AuthoredStatus, type ResourceStatus, type Submission, USER_KIND_NAMES, type UserKind, authoredStatus, pendingStatus } from "@meshplane/core/base";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ARGOCD_SCRIPT, type KubeObject, argoHealth, expectedVerdict, kstatus } from "./verdicts";
+import { ARGOCD_SCRIPT, type KubeObject, argoHealth, expectedVerdict, fixtures, kstatus, readings } from "./verdicts";
 
 /**
  * Argo CD's health check (packages/agent/health/argocd.lua, run by lua5.4) and kstatus's own library
@@ -124,18 +125,15 @@ describe("the status table of docs/gitops.md, read by Argo CD's health check and
     expect(ready).toMatchObject({ status: row.ready, reason: row.reason, observedGeneration: GENERATION });
     expect(status.conditions.filter((c) => c.type !== "Ready").map((c) => [c.type, c.status])).toEqual(row.also ? [[row.also, "True"]] : []);
 
-    const objects = USER_KIND_NAMES.map((kind) => customResource(kind, status));
     const want = promised(row);
-    const fromKstatus = kstatus(objects);
-    for (const [k, object] of objects.entries()) {
-      expect(expectedVerdict(object)).toEqual(want);
-      const argo = argoHealth(object);
-      expect(argo.status).toBe(want.argo);
-      expect(fromKstatus[k]?.status).toBe(want.kstatus);
-      const condition = status.conditions.find((c) => c.type === (row.also || "Ready"));
-      if (want.argo === "Progressing") expect(argo.message).toBe(`${row.reason}: ${condition?.message}`);
-      else expect(argo.message).toBe(condition?.message);
-      if (want.kstatus !== "Current") expect(fromKstatus[k]?.message).toBe(condition?.message);
+    const condition = status.conditions.find((c) => c.type === (row.also || "Ready"));
+    for (const r of readings(USER_KIND_NAMES.map((kind) => customResource(kind, status)))) {
+      expect(r.expected).toEqual(want);
+      expect(r.argo.status).toBe(want.argo);
+      expect(r.kstatus.status).toBe(want.kstatus);
+      if (want.argo === "Progressing") expect(r.argo.message).toBe(`${row.reason}: ${condition?.message}`);
+      else expect(r.argo.message).toBe(condition?.message);
+      if (want.kstatus !== "Current") expect(r.kstatus.message).toBe(condition?.message);
     }
   });
 });
@@ -170,6 +168,13 @@ describe("beyond the table", () => {
     expect(expectedVerdict(object)).toBeUndefined();
   });
 
+  it("a status of observedGeneration 0 (what a CRD's schema default would show before the agent writes) is in progress for both", () => {
+    const [r] = readings([customResource("TrafficPolicy", { observedGeneration: 0, conditions: [] }, 1)]);
+    expect(r?.argo).toEqual({ status: "Progressing", message: "waiting for meshplane" });
+    expect(r?.kstatus).toEqual({ status: "InProgress", message: "TrafficPolicy generation is 1, but latest observed generation is 0" });
+    expect(r?.expected).toEqual({ argo: "Progressing", kstatus: "InProgress" });
+  });
+
   it("a status whose conditions are not there yet is in progress for Argo CD", () => {
     const object = customResource("TrafficPolicy", { observedGeneration: GENERATION, conditions: [] });
     expect(argoHealth(object)).toEqual({ status: "Progressing", message: "waiting for meshplane" });
@@ -199,5 +204,31 @@ describe("docs/gitops.md#argo-cd", () => {
     const script = readFileSync(ARGOCD_SCRIPT, "utf8");
     expect(Object.keys(configMap.data).sort()).toEqual(USER_KIND_NAMES.map((k) => `resource.customizations.health.meshplane.dev_${k}`).sort());
     for (const value of Object.values(configMap.data)) expect(value).toBe(script);
+  });
+});
+
+describe("fixtures (statuses a real agent wrote, for when test/gitops/fixtures holds them)", () => {
+  it("reads one object, an array of them, or a List as kubectl prints it, file by file; nothing from a missing folder", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gitops-fixtures-"));
+    try {
+      const accepted = SITUATIONS.Accepted;
+      if (accepted === undefined) throw new Error("missing situation");
+      const status = authoredStatus(accepted.submission, accepted.stored, undefined, NOW);
+      const [a, b, c] = USER_KIND_NAMES.map((kind) => customResource(kind, status));
+      writeFileSync(join(dir, "b-list.json"), JSON.stringify({ apiVersion: "v1", kind: "List", items: [b] }));
+      writeFileSync(join(dir, "a-one.json"), JSON.stringify(a));
+      writeFileSync(join(dir, "c-array.json"), JSON.stringify([c]));
+      writeFileSync(join(dir, "notes.txt"), "not a fixture");
+      const found = fixtures(dir);
+      expect(found.map((f) => [f.file, f.object.kind])).toEqual([
+        ["a-one.json", "VirtualMesh"],
+        ["b-list.json", "TrafficPolicy"],
+        ["c-array.json", "AccessPolicy"],
+      ]);
+      for (const r of readings(found.map((f) => f.object))) expect([r.argo.status, r.kstatus.status]).toEqual([r.expected?.argo, r.expected?.kstatus]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(fixtures(join(dir, "gone"))).toEqual([]);
   });
 });

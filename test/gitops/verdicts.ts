@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
-/** The Argo CD health check, as shipped in docs/gitops.md#argo-cd. */
+/** The Argo CD health check that docs/gitops.md#argo-cd ships. */
 export const ARGOCD_SCRIPT = join(repo, "packages/agent/health/argocd.lua");
 
 /** A Kubernetes object as JSON. */
@@ -146,4 +146,27 @@ export function fixtures(dir: string): Fixture[] {
     const items = Array.isArray(parsed) ? parsed : parsed.kind === "List" ? ((parsed.items as KubeObject[] | undefined) ?? []) : [parsed];
     return items.map((object) => ({ file, object }));
   });
+}
+
+/** How both read one object, and what docs/gitops.md says they should (undefined: the object has no status). */
+export interface Reading {
+  object: KubeObject;
+  expected: Expected | undefined;
+  argo: ArgoHealth;
+  kstatus: Kstatus;
+}
+
+/**
+ * Argo CD's health, kstatus's verdict and `expectedVerdict` of each object (one kstatus run for all).
+ * Holding fixtures to the docs: `for (const r of readings(fixtures(dir).map((f) => f.object)))`
+ * expect `r.argo.status` to be `r.expected?.argo` and `r.kstatus.status` to be `r.expected?.kstatus`.
+ */
+export function readings(objects: readonly KubeObject[]): Reading[] {
+  const fromKstatus = kstatus(objects);
+  return objects.map((object, i) => ({
+    object,
+    expected: expectedVerdict(object),
+    argo: argoHealth(object),
+    kstatus: fromKstatus[i] ?? { status: "", message: "" },
+  }));
 }
