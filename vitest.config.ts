@@ -47,7 +47,7 @@ export default defineConfig({
         test: {
           // Istio's own code (test/istio/judge, built by scripts/istio-judge.sh) judges generated config.
           name: "istio",
-          include: ["test/istio/**/*.test.ts", "test/metrics/**/*.test.ts"],
+          include: ["test/istio/**/*.test.ts", "test/metrics/**/*.test.ts", "test/gitops/**/*.test.ts"],
           testTimeout: 120_000,
         },
       },

@@ -24,6 +24,8 @@ echo "== lab binaries (kube-apiserver, etcd, CRDs, helm; built once from Go modu
 bash scripts/lab/build.sh >/dev/null || exit 1
 bash scripts/helm.sh >/dev/null || exit 1
 bash scripts/prometheus.sh >/dev/null || exit 1
+# kstatus (sigs.k8s.io/cli-utils), which reads meshplane custom resources as Flux does (docs/gitops.md#flux).
+bash scripts/kstatus.sh >/dev/null || exit 1
 echo "== Istio judge (Istio's config generation and CA code; built once from the istio.io/istio module, then cached)"
 bash scripts/istio-judge.sh >/dev/null || exit 1
 
