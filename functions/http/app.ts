@@ -14,6 +14,7 @@ import { onError, problem } from "./problem";
 import { type Route, honoPath, route } from "./route";
 import { agentRoutes } from "./routes/agent";
 import { agentMetricsRoutes } from "./routes/agent-metrics";
+import { agentResourceRoutes } from "./routes/agent-resources";
 import { metricsRoutes } from "./routes/metrics";
 import { applyRoutes } from "./routes/apply";
 import { clusterRoutes } from "./routes/clusters";
@@ -96,6 +97,7 @@ export function allRoutes(
     ...applyRoutes(deps),
     ...discoveredRoutes(deps),
     ...agentRoutes(deps),
+    ...agentResourceRoutes(deps),
     ...agentMetricsRoutes(metrics ? { queue: metrics.queue, health: store.metricsHealth, now } : undefined),
     ...metricsRoutes({ store, now, ...(metrics ? { reader: metrics } : {}), health: (tenantId) => metricsHealthOf(deps, tenantId) }),
     ...snapshotRoutes(deps),

@@ -30,7 +30,7 @@ const MAX_STORED_FAILURES = 200;
 const MAX_ERROR_CHARS = 1000;
 
 /** The condition every agent write puts on the cluster's head: registered, and not being deregistered. */
-const AGENT_ACTIVE = "attribute_exists(agentKey) AND attribute_not_exists(deregistering)";
+export const AGENT_ACTIVE = "attribute_exists(agentKey) AND attribute_not_exists(deregistering)";
 
 const agentGone = () => new UnauthorizedError("the cluster has no registered agent");
 

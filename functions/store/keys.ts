@@ -84,6 +84,12 @@ export const keys = {
     SK: `AC#${String(at).padStart(10, "0")}#${cluster}#${String(generation).padStart(10, "0")}#${part}`,
   }),
   appliedChangeAt: (at: number): string => `AC#${String(Math.max(0, Math.floor(at))).padStart(10, "0")}`,
+  /**
+   * How many resources a cluster has authored (docs/gitops.md#names-and-sources), kept with every
+   * create and delete of one so a submit can be bounded without listing them; in the cluster's
+   * partition, so deregistering the cluster forgets it.
+   */
+  authoredCount: (tenantId: string, cluster: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: "A#COUNT" }),
   /** The policy versions a cluster's last applied generation carried, against which the next one's changes are told. */
   appliedVersions: (tenantId: string, cluster: string): Key => ({ PK: clusterPk(tenantId, cluster), SK: "AC#VERSIONS" }),
 } as const;

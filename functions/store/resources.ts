@@ -3,6 +3,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import {
   type Requirement,
+  type ResourceSource,
   type ResourceStatus,
   type StoredResource,
   type UserDocument,
@@ -11,6 +12,17 @@ import {
   nextStoredVersion,
 } from "@meshplane/core/base";
 import { ConflictError, NotFoundError, PayloadTooLargeError, PreconditionFailedError } from "../shared/errors";
+import {
+  type AuthoredRef,
+  RESOURCES_PREFIX,
+  SOURCE_ATTRIBUTE,
+  authoredCount,
+  authoredDeleteItems,
+  authoredFilter,
+  authoredRefs,
+  authoredWriteItems,
+  sameOrigin,
+} from "./authored";
 import { batchGet, queryItems } from "./batch";
 import { conditionHeld } from "./conditions";
 import { keys, tenantPk } from "./keys";
@@ -90,7 +102,16 @@ export interface DocumentWrite {
    * no precondition, as in Kubernetes: templates and `kubectl get -o yaml` edits carry `""`.
    */
   ifMatch?: string;
+  /**
+   * Set when the document is a custom resource an agent submitted (docs/gitops.md#names-and-sources):
+   * stored as metadata.source. An existing resource of the name is replaced only when it came from the
+   * same custom resource's cluster, namespace and name (ConflictError otherwise).
+   */
+  source?: ResourceSource;
 }
+
+/** What an agent's delete of one custom resource did: deleted, nothing stored, or kept (another uid holds the name). */
+export type AuthoredDeletion = "deleted" | "absent" | "kept";
 
 /** User resources (VirtualMesh, TrafficPolicy, AccessPolicy) of one tenant. */
 export class ResourceStore {
@@ -127,7 +148,9 @@ export class ResourceStore {
    * Writes several documents atomically with one revision bump: either every document is stored or
    * none is. Documents identical to what is stored are reported `unchanged` and not written.
    * Errors: ConflictError (create of an existing name), NotFoundError (replace of a missing one),
-   * PreconditionFailedError (stale ifMatch).
+   * PreconditionFailedError (stale ifMatch). Writes with a `source` also hold only while that cluster's
+   * agent is registered (UnauthorizedError) and move its count of authored resources, at most
+   * MAX_AUTHORED_PER_CLUSTER (ConflictError).
    */
   async write(tenantId: string, writes: DocumentWrite[], now: string): Promise<WriteResult[]> {
     let results: WriteResult[] = [];
@@ -139,14 +162,17 @@ export class ResourceStore {
       results = [];
       const items = [];
       const conditionErrors: (Error | undefined)[] = [];
+      /** Per authoring cluster, how many of its resources this write creates. */
+      const created = new Map<string, number>();
       for (const [i, w] of writes.entries()) {
         const current = existing[i];
         checkPreconditions(w, current);
-        const next = nextStoredVersion(current, w.doc, { now, resourceVersion: String(rev), uid: randomUUID() });
+        const next = nextStoredVersion(current, w.doc, { now, resourceVersion: String(rev), uid: randomUUID() }, w.source);
         if (!next) {
           results.push({ resource: current as StoredResource, action: "unchanged" });
           continue;
         }
+        if (w.source) created.set(w.source.cluster, (created.get(w.source.cluster) ?? 0) + (current ? 0 : 1));
         results.push({ resource: next, action: current ? "configured" : "created" });
         items.push(this.putItem(tenantId, next, current?.metadata.resourceVersion));
         conditionErrors.push(
@@ -158,6 +184,10 @@ export class ResourceStore {
         );
       }
       if (items.length === 0) throw new NoChange();
+      for (const guarded of [...created].flatMap(([cluster, n]) => authoredWriteItems(this.deps.table, tenantId, cluster, n))) {
+        items.push(guarded.item as never);
+        conditionErrors.push(guarded.error);
+      }
       const changes = results
         .filter((r) => r.action !== "unchanged")
         .map((r): Change => ({ type: "resource", kind: r.resource.kind as UserKind, name: r.resource.metadata.name }));
@@ -169,7 +199,10 @@ export class ResourceStore {
     return results.map((r) => (r.action === "unchanged" || revision === undefined ? r : { ...r, revision }));
   }
 
-  /** Deletes a resource (optionally only at `ifMatch`); returns the deleted resource and the new revision. */
+  /**
+   * Deletes a resource (optionally only at `ifMatch`); returns the deleted resource and the new
+   * revision. One authored in a cluster moves that cluster's count down with it.
+   */
   async delete(tenantId: string, kind: UserKind, name: string, ifMatch?: string): Promise<WriteResult> {
     let deleted: StoredResource | undefined;
     const revision = await writeWithRevision(this.deps.doc, this.deps.table, tenantId, async () => {
@@ -177,23 +210,89 @@ export class ResourceStore {
       if (ifMatch !== undefined && ifMatch !== deleted.metadata.resourceVersion) {
         throw new PreconditionFailedError(`${kind} ${name} was changed by someone else; read it again`);
       }
+      const source = deleted.metadata.source;
+      const counted = source !== undefined && (await authoredCount(this.deps.doc, this.deps.table, tenantId, source.cluster)) !== undefined;
       return {
         items: [
-          {
-            Delete: {
-              TableName: this.deps.table,
-              Key: keys.resource(tenantId, kind, name),
-              ConditionExpression: "resourceVersion = :rv",
-              ExpressionAttributeValues: { ":rv": deleted.metadata.resourceVersion },
-            },
-          },
+          this.deleteItem(tenantId, deleted),
+          ...(source ? authoredDeleteItems(this.deps.table, tenantId, source.cluster, 1, counted).map((g) => g.item as never) : []),
         ],
-        onConditionFailed: () =>
-          ifMatch !== undefined ? new PreconditionFailedError(`${kind} ${name} was changed by someone else; read it again`) : undefined,
+        // The count gone with its cluster meanwhile (index 1): retry without it.
+        onConditionFailed: (index) =>
+          index === 0 && ifMatch !== undefined ? new PreconditionFailedError(`${kind} ${name} was changed by someone else; read it again`) : undefined,
         changes: [{ type: "resource", kind, name }],
       };
     });
     return { resource: deleted as StoredResource, action: "deleted", revision };
+  }
+
+  /**
+   * Deletes what `cluster` authored under each of `refs` (docs/gitops.md#the-agent-protocol), only
+   * where the stored resource came from that custom resource's uid: a resource submitted again under a
+   * new uid is `kept`, a name holding nothing `absent`. One revision write per AUTHORED_PER_WRITE refs,
+   * moving the cluster's count; returns an outcome per ref, in order, and the last revision (undefined
+   * when nothing was deleted).
+   */
+  async deleteAuthored(
+    tenantId: string,
+    cluster: string,
+    refs: readonly { kind: UserKind; name: string; uid: string }[],
+  ): Promise<{ outcomes: AuthoredDeletion[]; revision?: number }> {
+    const outcomes: AuthoredDeletion[] = [];
+    let revision: number | undefined;
+    for (let start = 0; start < refs.length; start += AUTHORED_PER_WRITE) {
+      const chunk = refs.slice(start, start + AUTHORED_PER_WRITE);
+      let decided: AuthoredDeletion[] = [];
+      const written = await writeWithRevision(this.deps.doc, this.deps.table, tenantId, async () => {
+        const current = await this.getMany(tenantId, chunk);
+        decided = chunk.map((ref, i) => {
+          const stored = current[i];
+          if (stored === undefined) return "absent";
+          return stored.metadata.source?.cluster === cluster && stored.metadata.source.uid === ref.uid ? "deleted" : "kept";
+        });
+        const gone = current.filter((r, i): r is StoredResource => r !== undefined && decided[i] === "deleted");
+        if (gone.length === 0) throw new NoChange();
+        const counted = (await authoredCount(this.deps.doc, this.deps.table, tenantId, cluster)) !== undefined;
+        return {
+          items: [
+            ...gone.map((r) => this.deleteItem(tenantId, r)),
+            ...authoredDeleteItems(this.deps.table, tenantId, cluster, gone.length, counted).map((g) => g.item as never),
+          ],
+          // A resource changed meanwhile, or the count went with its cluster: read again and retry.
+          onConditionFailed: () => undefined,
+          changes: gone.map((r): Change => ({ type: "resource", kind: r.kind as UserKind, name: r.metadata.name })),
+        };
+      }).catch((error: unknown) => {
+        if (error instanceof NoChange) return undefined;
+        throw error;
+      });
+      outcomes.push(...decided);
+      revision = written ?? revision;
+    }
+    return { outcomes, ...(revision !== undefined ? { revision } : {}) };
+  }
+
+  /** Every resource `cluster` authored (kind, stored name, source), for a sync to compare with what the cluster holds. */
+  authored(tenantId: string, cluster: string): Promise<AuthoredRef[]> {
+    return authoredRefs(this.deps.doc, this.deps.table, tenantId, cluster);
+  }
+
+  /** How many resources `cluster` holds authored, as counted with each create and delete. */
+  async authoredCount(tenantId: string, cluster: string): Promise<number> {
+    return (await authoredCount(this.deps.doc, this.deps.table, tenantId, cluster)) ?? 0;
+  }
+
+  /**
+   * One page of the resources `cluster` authored, every kind, in key order (`<Kind>#<name>` positions),
+   * DynamoDB filtering on the item's copy of metadata.source.
+   */
+  async authoredPage(tenantId: string, cluster: string, request: PageRequest): Promise<Page<StoredResource>> {
+    return readPage(
+      this.deps.doc,
+      this.deps.table,
+      { pk: tenantPk(tenantId), prefix: RESOURCES_PREFIX, filter: authoredFilter(cluster), decode: decodeResource },
+      request,
+    );
   }
 
   /**
@@ -222,6 +321,18 @@ export class ResourceStore {
     return wanted.map((k) => found.get(k.SK));
   }
 
+  /** The transaction item that deletes `resource` as it was read. */
+  private deleteItem(tenantId: string, resource: StoredResource) {
+    return {
+      Delete: {
+        TableName: this.deps.table,
+        Key: keys.resource(tenantId, resource.kind, resource.metadata.name),
+        ConditionExpression: "resourceVersion = :rv",
+        ExpressionAttributeValues: { ":rv": resource.metadata.resourceVersion },
+      },
+    };
+  }
+
   private putItem(tenantId: string, next: StoredResource, currentVersion: string | undefined) {
     const body = JSON.stringify({ apiVersion: next.apiVersion, kind: next.kind, metadata: next.metadata, spec: next.spec });
     if (Buffer.byteLength(body) > MAX_STORED_BODY_BYTES) {
@@ -240,6 +351,7 @@ export class ResourceStore {
       body,
       status: encodeStatus(next.status),
       ...(Buffer.byteLength(JSON.stringify(labels)) <= MAX_LABELS_ATTRIBUTE_BYTES ? { [LABELS_ATTRIBUTE]: labels } : {}),
+      ...(next.metadata.source ? { [SOURCE_ATTRIBUTE]: next.metadata.source } : {}),
     };
     return {
       Put: {
@@ -279,10 +391,18 @@ function largestField(value: Record<string, unknown>, path = ""): { path: string
 /** Thrown inside a revision write when every document is unchanged: nothing to commit. */
 class NoChange extends Error {}
 
+/** Authored resources deleted per revision write: a transaction holds 100 items, with the bump, the log entry and the count. */
+const AUTHORED_PER_WRITE = 90;
+
 function checkPreconditions(w: DocumentWrite, current: StoredResource | undefined): void {
   const what = `${w.doc.kind} ${w.doc.metadata.name}`;
   if (w.mode === "create" && current) throw new ConflictError(`${what} already exists`);
   if (w.mode === "replace" && !current) throw new NotFoundError(`${what} not found`);
+  if (w.source && current && !sameOrigin(current.metadata.source, w.source)) {
+    throw new ConflictError(
+      `${what} is held by another resource than the custom resource ${w.source.namespace}/${w.source.name} of cluster ${w.source.cluster}`,
+    );
+  }
   if (w.ifMatch !== undefined && w.ifMatch !== "" && current?.metadata.resourceVersion !== w.ifMatch) {
     throw new PreconditionFailedError(`${what} was changed by someone else; read it again`);
   }

@@ -35,8 +35,8 @@ export function tooMany(c: Context<AppEnv>, limiter: RateLimiter, cls: RateClass
 
 /**
  * Spends the request from its budget once the caller is known (after `authorize`): a tenant's classes
- * per tenant, an agent's per cluster, the operator's as one. An agent's snapshot poll first uses its
- * free polls in this instance (FREE_POLLS: no store I/O, so an unchanged poll costs one read and no
+ * per tenant, an agent's per cluster, the operator's as one. An agent's snapshot poll (a GET of the
+ * `agent` class; the routes with a budget of their own never) first uses its free polls in this instance (FREE_POLLS: no store I/O, so an unchanged poll costs one read and no
  * write). Over budget: 429 with `Retry-After`.
  */
 export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "method" | "path">): MiddlewareHandler<AppEnv> {
@@ -48,7 +48,7 @@ export function rateLimit(limiter: RateLimiter, route: Pick<Route, "access" | "m
     const token = bearer(c);
     if (agent !== undefined) {
       limiter.learnAgent(partition, agent.cluster);
-      if (route.method === "get" && limiter.freePoll(partition, agent.cluster)) return next();
+      if (cls === "agent" && route.method === "get" && limiter.freePoll(partition, agent.cluster)) return next();
     } else if (token !== undefined) limiter.learn(hashSecret(token), partition);
     const bucket = agent === undefined ? cls : agentBucket(cls, agent.cluster);
     const retryAfter = await limiter.take(partition, bucket, cls);

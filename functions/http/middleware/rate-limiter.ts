@@ -6,7 +6,7 @@ import type { RateLimitStore } from "../../store/rate-limits";
  * whole-tenant translation) does not use up reads. `refused` is what 401 and 403 answers spend, per
  * source and per presented credential: never a tenant's budget (docs/api.md, "Rate limits").
  */
-export type RateClass = "read" | "write" | "plan" | "agent" | "metrics" | "operator" | "refused";
+export type RateClass = "read" | "write" | "plan" | "agent" | "metrics" | "authoring" | "operator" | "refused";
 
 /** A token bucket: `limit` requests per `windowMs` sustained, `burst` of them at once. */
 export interface RateLimit {
@@ -35,12 +35,26 @@ export const DEFAULT_LIMITS: Record<RateClass, RateLimit> = {
   agent: { limit: 120, windowMs: 60_000, burst: 30, lease: 1 },
   /** An agent's metrics reports, per cluster: one every 5 minutes by default, every 60 s at most, and catch-up. */
   metrics: { limit: 6, windowMs: 60_000, burst: 6, lease: 1 },
+  /**
+   * An agent's requests about the custom resources it watches, per cluster (docs/gitops.md#the-agent):
+   * a cluster's first sync of 5,000 in batches of 50 is 100 submits, about a minute and a half; after
+   * that a few a minute — coalesced edits, deletions, the status read-back.
+   */
+  authoring: { limit: 60, windowMs: 60_000, burst: 30, lease: 2 },
   operator: { limit: 3000, windowMs: 60_000, burst: 300, lease: 10 },
   refused: { limit: 60, windowMs: 60_000, burst: 60, lease: 1 },
 };
 
-/** Agent routes that spend a budget of their own instead of `agent`: the metrics reports. */
-export const AGENT_ROUTE_CLASSES: Readonly<Record<string, RateClass>> = { "/v1/agent/metrics": "metrics" };
+/**
+ * Agent routes that spend a budget of their own instead of `agent`: the metrics reports, and the
+ * custom resources a cluster authors, so a flood of them never holds up discovery, status or polls.
+ */
+export const AGENT_ROUTE_CLASSES: Readonly<Record<string, RateClass>> = {
+  "/v1/agent/metrics": "metrics",
+  "/v1/agent/resources": "authoring",
+  "/v1/agent/resources/delete": "authoring",
+  "/v1/agent/resources/sync": "authoring",
+};
 
 /** The budget an agent's request spends, per cluster: `agent`, or its route's own. */
 export const agentClassOf = (path: string): RateClass => AGENT_ROUTE_CLASSES[path] ?? "agent";

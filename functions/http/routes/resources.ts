@@ -9,7 +9,10 @@ import {
   parseLabelSelector,
 } from "@meshplane/core/base";
 import type { Context } from "hono";
+import { z } from "zod";
+import { authoredOrigin, parseDocument } from "../../intent/documents";
 import { type IntentDeps, createResource, deleteResource, replaceResource } from "../../intent/write";
+import { ConflictError, ForbiddenError } from "../../shared/errors";
 import { type AppEnv, withLog } from "../context";
 import { listPage, namePosition } from "../pagination";
 import { type Route, route } from "../route";
@@ -41,6 +44,40 @@ function namedAs<D extends { metadata: { name: string } }>(doc: D, name: string)
   return doc;
 }
 
+/**
+ * A document body of `kind`, checked in the handler rather than by the route, so a resource authored
+ * in a cluster is refused for what it is (409) before its dotted name is a 400, and a dotted name in a
+ * created document says whose it is (functions/intent/documents.ts).
+ */
+function documentBody(kind: UserKind, raw: unknown): UserDocument {
+  const parsed = parseDocument(kind, raw, "");
+  if ("errors" in parsed) throw new ValidationError("invalid request body", parsed.errors);
+  return parsed.doc;
+}
+
+/** A write through the API to a resource authored in a cluster: refused (409) with the custom resource to change (docs/gitops.md#names-and-sources). */
+function refuseAuthored(kind: UserKind, name: string): void {
+  const origin = authoredOrigin(kind, name);
+  if (origin !== undefined) {
+    throw new ConflictError(
+      `${kind} ${name} was authored in a cluster and is read-only through the API: change the custom resource ${origin} instead (docs/gitops.md#names-and-sources)`,
+    );
+  }
+}
+
+/**
+ * Deleting a resource authored in a cluster through the API is an admin's act, for a cluster gone for
+ * good: the agent submits it again while the custom resource exists (docs/gitops.md#names-and-sources).
+ */
+function refuseAuthoredDelete(c: Context<AppEnv>, kind: UserKind, name: string): void {
+  const origin = authoredOrigin(kind, name);
+  const principal = c.get("principal");
+  if (origin === undefined || (principal.kind === "tenant" && principal.role === "admin")) return;
+  throw new ForbiddenError(
+    `${kind} ${name} was authored in a cluster: delete the custom resource ${origin} instead; only a tenant admin may delete it here (for a cluster that is gone for good), and its agent submits it again while the custom resource exists`,
+  );
+}
+
 /** Parses `labelSelector` or fails naming the query parameter. */
 function selectorOf(text: string | undefined) {
   try {
@@ -54,7 +91,8 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
   const { store } = deps;
   const base = `/v1/${USER_KINDS[kind].plural}`;
   const item = storedDocument(kind);
-  const body = DOCUMENT_SCHEMAS[kind];
+  const bodyDoc = DOCUMENT_SCHEMAS[kind];
+  const body = z.unknown();
   return [
     route({
       method: "get",
@@ -80,8 +118,9 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
       access: "editor",
       summary: `Create a ${kind}`,
       body,
+      bodyDoc,
       responses: { 201: { description: "created", schema: item } },
-      handler: async (c, { body: doc }) => respond(c, await createResource(withLog(c, deps), c.get("tenantId"), doc as UserDocument), 201),
+      handler: async (c, { body: raw }) => respond(c, await createResource(withLog(c, deps), c.get("tenantId"), documentBody(kind, raw)), 201),
     }),
     route({
       method: "get",
@@ -99,12 +138,17 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
       tag: kind,
       access: "editor",
       body,
-      summary: `Replace a ${kind}; If-Match (or metadata.resourceVersion) makes it conditional (412 when stale)`,
+      bodyDoc,
+      summary: `Replace a ${kind}; If-Match (or metadata.resourceVersion) makes it conditional (412 when stale). A resource authored in a cluster is read-only here (409)`,
       headers: { "If-Match": { description: "resourceVersion the change is based on", pattern: IF_MATCH } },
       params: nameParams,
-      responses: { 200: { description: "replaced", schema: item } },
-      handler: async (c, { body: sent, params: { name } }) => {
-        const doc = namedAs(sent, name) as UserDocument;
+      responses: {
+        200: { description: "replaced", schema: item },
+        409: { description: "the resource was authored in a cluster: the custom resource there is named, to change instead" },
+      },
+      handler: async (c, { body: raw, params: { name } }) => {
+        refuseAuthored(kind, name);
+        const doc = namedAs(documentBody(kind, raw), name);
         const ifMatch = parseIfMatch(c.req.header("if-match"));
         return respond(c, await replaceResource(withLog(c, deps), c.get("tenantId"), c.get("principal"), doc, ifMatch));
       },
@@ -114,12 +158,17 @@ function kindRoutes(deps: ResourceDeps, kind: UserKind): Route[] {
       path: `${base}/{name}`,
       tag: kind,
       access: "editor",
-      summary: `Delete a ${kind}`,
+      summary: `Delete a ${kind}; one authored in a cluster only by an admin (403 otherwise)`,
       headers: { "If-Match": { description: "resourceVersion the deletion is based on", pattern: IF_MATCH } },
       params: nameParams,
-      responses: { 200: { description: "deleted; the body is the resource as it was", schema: item } },
-      handler: async (c, { params }) =>
-        c.json(await deleteResource(withLog(c, deps), c.get("tenantId"), kind, params.name, parseIfMatch(c.req.header("if-match")))),
+      responses: {
+        200: { description: "deleted; the body is the resource as it was", schema: item },
+        403: { description: "the resource was authored in a cluster and the token is not an admin's" },
+      },
+      handler: async (c, { params }) => {
+        refuseAuthoredDelete(c, kind, params.name);
+        return c.json(await deleteResource(withLog(c, deps), c.get("tenantId"), kind, params.name, parseIfMatch(c.req.header("if-match"))));
+      },
     }),
   ];
 }
