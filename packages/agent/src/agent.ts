@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { ApiError } from "@meshplane/core/http-client";
+import { startAuthoring } from "./authoring/start";
 import { ControlPlaneClient } from "./control-plane/client";
 import { PushChannel } from "./control-plane/push";
 import { DiscoveryWatch } from "./discovery/discovery-watch";
@@ -88,6 +89,7 @@ export async function startAgent(
   let timer: NodeJS.Timeout | undefined;
   let push: PushChannel | undefined;
   let metricsLoop: { stop(): void } | undefined;
+  let authoring: { stop(): void } | undefined;
   const elector = new LeaderElector({
     kube,
     namespace: options.namespace,
@@ -157,6 +159,16 @@ export async function startAgent(
         counters: metrics.telemetry,
       });
     }
+    // The meshplane custom resources, on timers of their own: nothing they do can stop the sync loop.
+    if (options.authoring) {
+      authoring = startAuthoring(options.authoring, {
+        kube,
+        client,
+        active: () => elector.isLeader(),
+        log,
+        counters: metrics.authoring,
+      });
+    }
     // One cycle at a time: a push that arrives mid-cycle runs the next one as soon as this one ends.
     let running = false;
     let again = false;
@@ -207,6 +219,7 @@ export async function startAgent(
       if (timer) clearTimeout(timer);
       push?.stop();
       metricsLoop?.stop();
+      authoring?.stop();
       discovery?.stop();
       await elector.stop();
       await booting;

@@ -126,4 +126,17 @@ describe("readOptions", () => {
       expect((error as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain(path);
     }
   });
+
+  it("reads the authoring options the chart passes; off by default", () => {
+    const env = { MESHPLANE_CONTROL_PLANE_URL: "https://api.example.com", MESHPLANE_TRUSTED_KEYS_FILE: "/keys.json" };
+    expect(readOptions(["--cluster", "c1"], env, read).authoring).toBeUndefined();
+    expect(readOptions(["--cluster", "c1", "--authoring=true"], env, read).authoring).toEqual({ namespaces: [], syncEveryMs: 300_000, statusEveryMs: 30_000 });
+    const o = readOptions(
+      ["--cluster", "c1", "--authoring=true", "--authoring-namespaces", "shop, bank,shop", "--authoring-sync-every=60"],
+      { ...env, MESHPLANE_AUTHORING_STATUS_EVERY_SECONDS: "5" },
+      read,
+    );
+    expect(o.authoring).toEqual({ namespaces: ["bank", "shop"], syncEveryMs: 60_000, statusEveryMs: 5000 });
+    expect(() => readOptions(["--cluster", "c1", "--authoring=true", "--authoring-namespaces", "Shop"], env, read)).toThrow(/invalid agent options/);
+  });
 });

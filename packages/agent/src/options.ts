@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { type FieldError, ValidationError, dnsLabel, fieldErrors } from "@meshplane/core";
 import type { JWK } from "jose";
 import { z } from "zod";
+import { AUTHORING_FLAGS, type AuthoringOptions, authoringFlags, authoringOptions } from "./authoring/options";
 import { METRICS_FLAGS, type MetricsOptions, metricsFlags, metricsOptions } from "./metrics/options";
 
 /**
@@ -41,6 +42,8 @@ export interface AgentOptions {
   certificates: CertificateOptions;
   /** Golden signals from the cluster's Prometheus (docs/agent.md#metrics); undefined: off (no URL, or `--metrics=false`). */
   metrics?: MetricsOptions;
+  /** The meshplane custom resources synced to the control plane (docs/gitops.md#the-agent); undefined: off (the default). */
+  authoring?: AuthoringOptions;
 }
 
 /** What the agent may do for shared trust (chart values `certificates.*`; docs/agent.md). */
@@ -77,6 +80,7 @@ const FLAGS = {
   push: "MESHPLANE_PUSH",
   "push-url": "MESHPLANE_PUSH_URL",
   ...METRICS_FLAGS,
+  ...AUTHORING_FLAGS,
 } as const;
 
 /**
@@ -115,6 +119,7 @@ const raw = z.strictObject({
   push: yesNo(true),
   "push-url": z.url({ protocol: /^wss?$/, error: "must be a ws(s) URL" }).optional(),
   ...metricsFlags,
+  ...authoringFlags,
 });
 
 /** Hosts an `http://` control plane may be on without opting in: this machine only. */
@@ -190,10 +195,12 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, readFile: (p
       restartPauseMs: o["restart-pause"] * 1000,
     },
     ...withMetrics(metricsOptions(o)),
+    ...withAuthoring(authoringOptions(o)),
   };
 }
 
 const withMetrics = (metrics: MetricsOptions | undefined) => (metrics ? { metrics } : {});
+const withAuthoring = (authoring: AuthoringOptions | undefined) => (authoring ? { authoring } : {});
 
 function asOption(e: FieldError): FieldError {
   const flag = e.path.split(".")[0] as keyof typeof FLAGS;

@@ -1,5 +1,17 @@
 import { randomUUID } from "node:crypto";
 import {
+  type AuthoredList,
+  type DeleteRequest,
+  type DeleteResponse,
+  type SubmitRequest,
+  type SubmitResponse,
+  type SyncRequest,
+  authoredList,
+  deleteResponse,
+  submitResponse,
+  syncResponse,
+} from "@meshplane/core/authoring";
+import {
   type CsrRequest,
   type CsrResponse,
   type DiscoveryReport,
@@ -136,6 +148,36 @@ export class ControlPlaneClient {
     await res.body?.cancel();
   }
 
+  /**
+   * Submits custom resources of this cluster (docs/gitops.md#the-agent-protocol): a result per item, in
+   * order — stored under its authored name, or refused with the reason and every field at fault. An
+   * answer that does not match the protocol, or holds another number of results, is an ApiError 502.
+   */
+  async submitResources(request: SubmitRequest): Promise<SubmitResponse> {
+    const answer = answerOf(submitResponse, "POST /v1/agent/resources", await this.post("/v1/agent/resources", request));
+    return sameLength(answer, request.items.length, "POST /v1/agent/resources");
+  }
+
+  /** Deletes this cluster's authored resources at those uids: `deleted`, `absent` or `kept` per item, in order. */
+  async deleteResources(request: DeleteRequest): Promise<DeleteResponse> {
+    const answer = answerOf(deleteResponse, "POST /v1/agent/resources/delete", await this.post("/v1/agent/resources/delete", request));
+    return sameLength(answer, request.items.length, "POST /v1/agent/resources/delete");
+  }
+
+  /** Sends every custom resource the agent holds; the control plane deletes this cluster's others. Answers how many it deleted. */
+  async syncResources(request: SyncRequest): Promise<{ deleted: number }> {
+    return answerOf(syncResponse, "POST /v1/agent/resources/sync", await this.post("/v1/agent/resources/sync", request));
+  }
+
+  /** One page of this cluster's authored resources with their statuses; `cont` is the previous page's `continue`. */
+  async authoredResources(cont?: string): Promise<AuthoredList> {
+    const query = cont === undefined ? "" : `?continue=${encodeURIComponent(cont)}`;
+    const res = await call(this.fetcher, `${this.options.url}/v1/agent/resources${query}`, {
+      headers: { authorization: `Bearer ${await this.token("GET")}`, "accept-encoding": "gzip" },
+    });
+    return answerOf(authoredList, "GET /v1/agent/resources", await res.json());
+  }
+
   private get fetcher(): typeof fetch {
     return this.options.fetch ?? fetch;
   }
@@ -163,6 +205,12 @@ function answerOf<T>(schema: z.ZodType<T>, what: string, body: unknown): T {
   return parsed.data;
 }
 
+/** An answer with one result per item sent, else an ApiError 502. */
+function sameLength<T extends { results: unknown[] }>(answer: T, items: number, what: string): T {
+  if (answer.results.length !== items) throw refusal(502, `${what}: ${answer.results.length} results for ${items} items`);
+  return answer;
+}
+
 async function call(doFetch: typeof fetch, url: string, init: RequestInit, ok: number[] = []): Promise<Response> {
   let res: Response;
   try {
@@ -179,3 +227,6 @@ async function call(doFetch: typeof fetch, url: string, init: RequestInit, ok: n
 
 /** The calls the sync stages make; tests pass a fake. */
 export type AgentClient = Pick<ControlPlaneClient, "snapshot" | "status" | "csr">;
+
+/** The calls the authoring sync makes (docs/gitops.md#the-agent-protocol); tests pass a fake. */
+export type AuthoringClient = Pick<ControlPlaneClient, "submitResources" | "deleteResources" | "syncResources" | "authoredResources">;

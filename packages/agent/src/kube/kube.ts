@@ -306,6 +306,15 @@ export class Kube {
     await this.call("PATCH", `${path}?fieldManager=${FIELD_MANAGER}`, { text: JSON.stringify(spec), type: "application/merge-patch+json" });
   }
 
+  /**
+   * A JSON merge patch of the object or subresource at `path` (a custom resource's finalizers, its
+   * `/status`), for a kind whose path the caller knows. Throws KubeError (409 when the patch carries
+   * a resourceVersion that is no longer the object's).
+   */
+  async mergePatch(path: string, body: unknown): Promise<void> {
+    await this.call("PATCH", `${path}?fieldManager=${FIELD_MANAGER}`, { text: JSON.stringify(body), type: "application/merge-patch+json" });
+  }
+
   /** Deletes; an object already gone counts as deleted. */
   async delete(ref: ObjectRef): Promise<void> {
     try {

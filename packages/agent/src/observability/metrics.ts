@@ -14,6 +14,8 @@ export class Metrics {
   restarts = new Map<string, number>();
   /** Golden signals (docs/agent.md#metrics): minutes read from Prometheus, reads that failed, reports sent and dropped. */
   telemetry = { minutesRead: 0, readFailures: 0, reportsSent: 0, reportsDropped: 0, reportBytes: 0 };
+  /** The authoring sync (docs/gitops.md#the-agent): custom resources answered, refused, deleted, waiting; status writes; errors. */
+  authoring = { submitted: 0, refused: 0, deleted: 0, pending: 0, statusWrites: 0, errors: 0 };
   private pollCount = 0;
   private pollSeconds = 0;
   private readonly buckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -81,6 +83,24 @@ export class Metrics {
       "# HELP meshplane_agent_telemetry_report_bytes_total Bytes of metrics reports sent (gzip).",
       "# TYPE meshplane_agent_telemetry_report_bytes_total counter",
       `meshplane_agent_telemetry_report_bytes_total ${this.telemetry.reportBytes}`,
+      "# HELP meshplane_agent_authoring_submitted_total Custom resources sent to the control plane and answered (stored or refused).",
+      "# TYPE meshplane_agent_authoring_submitted_total counter",
+      `meshplane_agent_authoring_submitted_total ${this.authoring.submitted}`,
+      "# HELP meshplane_agent_authoring_refused_total Custom resources the control plane refused (Invalid, OutsideGrant, Conflict).",
+      "# TYPE meshplane_agent_authoring_refused_total counter",
+      `meshplane_agent_authoring_refused_total ${this.authoring.refused}`,
+      "# HELP meshplane_agent_authoring_deleted_total Authored resources deleted in the control plane (a custom resource deleted, or gone at a sync).",
+      "# TYPE meshplane_agent_authoring_deleted_total counter",
+      `meshplane_agent_authoring_deleted_total ${this.authoring.deleted}`,
+      "# HELP meshplane_agent_authoring_pending Custom resources waiting to be submitted or deleted, or in flight.",
+      "# TYPE meshplane_agent_authoring_pending gauge",
+      `meshplane_agent_authoring_pending ${this.authoring.pending}`,
+      "# HELP meshplane_agent_authoring_status_writes_total Statuses written into custom resources.",
+      "# TYPE meshplane_agent_authoring_status_writes_total counter",
+      `meshplane_agent_authoring_status_writes_total ${this.authoring.statusWrites}`,
+      "# HELP meshplane_agent_authoring_errors_total Failed authoring requests and writes (each is retried).",
+      "# TYPE meshplane_agent_authoring_errors_total counter",
+      `meshplane_agent_authoring_errors_total ${this.authoring.errors}`,
       "# HELP meshplane_agent_poll_duration_seconds Snapshot poll latency.",
       "# TYPE meshplane_agent_poll_duration_seconds histogram",
       ...this.buckets.map((b, i) => `meshplane_agent_poll_duration_seconds_bucket{le="${b}"} ${this.bucketCounts[i]}`),
