@@ -95,6 +95,19 @@ describe("bash", () => {
     expect(complete(words(line))).toEqual(sorted(expected));
   });
 
+  it.each([
+    [
+      "meshplane diff -",
+      ["-f", "--filename", "-R", "--recursive", "--prune", "-l", "--selector", "--prune-allowlist", "-h", "--help", "-v", "--version", "--context"],
+    ],
+    ["meshplane diff -f ", ["mesh.yaml", "policies", "tp.yaml"]],
+    ["meshplane apply -f policies --prune -l team=shop --p", ["--prune", "--prune-allowlist"]],
+    ["meshplane apply --prune-allowlist ", ["virtualmeshes", "vm", "trafficpolicies", "tp", "accesspolicies", "ap"]],
+    ["meshplane diff --prune-allowlist tp a", ["accesspolicies", "ap"]],
+  ])("completes diff and the --prune options: %j", (line, expected) => {
+    expect(complete(words(line))).toEqual(sorted(expected));
+  });
+
   it("completes nothing for a resource's name: it never asks the control plane", () => {
     expect(complete(words("meshplane get tp "))).toEqual([]);
     expect(complete(words("meshplane cluster describe "))).toEqual([]);

@@ -2,7 +2,7 @@
  * `meshplane completion <shell>`: static completion scripts for bash, zsh and fish, generated from
  * the commander tree. They complete subcommands at every level, each command's options (with the
  * options of the commands above it, such as `--context`), the values of options with choices, the
- * usual windows of `--window`, file names for `-f/--filename`, and the kinds `get` and `delete` take. They never run meshplane.
+ * usual windows of `--window`, file names for `-f/--filename`, and the kinds `get`, `delete` and `--prune-allowlist` take. They never run meshplane.
  */
 import type { Argument, Command, Option } from "commander";
 import { KINDS, type Kind } from "./kinds";
@@ -61,6 +61,7 @@ export const ARGUMENT_VALUES: Readonly<Record<string, readonly Word[]>> = {
 /** Usual values of options that take any value of a form (`--window 2h` is fine too), by long name: offered, never enforced. */
 export const OPTION_VALUES: Readonly<Record<string, readonly Word[]>> = {
   "--window": ["5m", "15m", "1h", "6h", "24h"].map((value) => ({ value, description: "" })),
+  "--prune-allowlist": kindWords(KINDS.filter((k) => k.user)),
 };
 
 const SAFE = /^[\w.:@+,=/-]+$/;

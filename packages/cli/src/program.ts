@@ -22,6 +22,13 @@ function run<A extends unknown[]>(load: () => Promise<(...args: A) => Promise<nu
 const withFiles = (command: Command) =>
   command.option("-f, --filename <path...>", "a file, a directory, or - for standard input", []).option("-R, --recursive", "read directories recursively");
 
+/** `--prune`, `-l` and `--prune-allowlist`: what apply deletes and diff shows removed. */
+const withPrune = (command: Command, verb: string) =>
+  command
+    .option("--prune", `${verb} the resources that carry the -l labels and are no longer in the files (never one authored in a cluster)`)
+    .option("-l, --selector <selector>", "with --prune, required: the labels the files' resources carry, e.g. team=shop")
+    .option("--prune-allowlist <kind...>", "with --prune: only these kinds (default: virtualmeshes, trafficpolicies and accesspolicies)", []);
+
 const output = () => new Option("-o, --output <format>", "table, wide, yaml, json or name").choices(["table", "wide", "yaml", "json", "name"]).default("table");
 
 /** What `cluster register` and `cluster bootstrap-token` take for `--install`. */
@@ -50,6 +57,7 @@ Start here:
   meshplane cluster register cluster-1               prints the helm line for the cluster's agent
   meshplane apply -f policies/ --dry-run             what each cluster would get
   meshplane apply -f policies/                        store them
+  meshplane diff -f policies/                         what applying them would change (exit 1 when something)
   meshplane get trafficpolicies                       see their state
   meshplane top destinations                          what each destination is doing now
 
@@ -97,8 +105,13 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     )
     .action(run(async () => (await import("./commands/resources")).get));
 
-  withFiles(cli.command("apply").description("Create or update resources from YAML or JSON files (many documents each)"))
-    .option("--dry-run", "show what each cluster would get and each policy's predicted state; store nothing")
+  withPrune(
+    withFiles(cli.command("apply").description("Create or update resources from YAML or JSON files (many documents each)")).option(
+      "--dry-run",
+      "show what each cluster would get and each policy's predicted state, and what --prune would delete; store nothing",
+    ),
+    "after applying, delete",
+  )
     .option(
       "--routing <mesh=api...>",
       "with --dry-run: plan MESH with output API ISTIO or GATEWAY_API instead of its VirtualMesh's (repeatable; -f may then be left out)",
@@ -109,9 +122,25 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .addOption(new Option("-o, --output <format>", "table or json").choices(["table", "json"]).default("table"))
     .addHelpText(
       "after",
-      "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  meshplane apply --dry-run --routing istiod-istio--system-cluster-1=GATEWAY_API   (what switching that mesh to HTTPRoutes would change)\n  meshplane apply -f policies/ --wait --timeout 120   (CI: exit 0 only when applied everywhere)\n  cat tp.yaml | meshplane apply -f -",
+      "\nExamples:\n  meshplane apply -f mesh.yaml\n  meshplane apply -R -f policies/ --dry-run\n  meshplane apply --dry-run --routing istiod-istio--system-cluster-1=GATEWAY_API   (what switching that mesh to HTTPRoutes would change)\n  meshplane apply -f policies/ --wait --timeout 120   (CI: exit 0 only when applied everywhere)\n  cat tp.yaml | meshplane apply -f -\n  meshplane apply -f policies/ --prune -l team=shop   (CI: also delete team=shop resources whose files are gone)",
     )
     .action(run(async () => (await import("./commands/resources")).apply));
+
+  withPrune(
+    withFiles(
+      cli
+        .command("diff")
+        .description(
+          "Show what apply would change, as kubectl diff does: a unified diff per resource between what is stored (live) and what the files would store (merged)",
+        ),
+    ),
+    "also show as removed",
+  )
+    .addHelpText(
+      "after",
+      "\nExit status: 0 when nothing would change, 1 when something would, 2 or more on an error (as kubectl diff).\n\nExamples:\n  meshplane diff -f policies/\n  meshplane diff -R -f policies/ --prune -l team=shop   (what apply --prune -l team=shop would change)",
+    )
+    .action(run(async () => (await import("./commands/diff")).diff));
 
   withFiles(cli.command("delete [kind] [name]").description("Delete a resource by kind and name, or every resource a file names (-f)"))
     .option("--ignore-not-found", "a resource that does not exist is not an error")

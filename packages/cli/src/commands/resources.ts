@@ -7,7 +7,9 @@ import { type Item, type Kind, kindNames, kindOf, text } from "../kinds";
 import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, readStdin, streamsOf } from "../runtime";
 import { type PlanView, planInvalid } from "@meshplane/core";
+import { checkKinds, fieldLocation, validated } from "./desired";
 import { printPlan, routingFrom } from "./plan";
+import { prune, pruneScope, pruneTargets, warnUnselected } from "./prune";
 
 /** The API takes at most this many documents in one apply (each apply is atomic). */
 const APPLY_BATCH = 99;
@@ -74,44 +76,49 @@ export async function get(kindName: string, name: string | undefined, _o: unknow
   return 0;
 }
 
-function checkDocuments(docs: SourceDocument[]): void {
-  for (const { source, doc } of docs) {
-    const kind = typeof doc.kind === "string" ? kindOf(doc.kind) : undefined;
-    if (kind === undefined || !kind.user)
-      throw new UsageError(`${source}: kind must be VirtualMesh, TrafficPolicy or AccessPolicy, not ${JSON.stringify(doc.kind ?? null)}`);
-  }
-}
-
 /** Field errors of a batch name `documents[i]`; say which file and document that is. */
 function locate(error: unknown, batch: SourceDocument[]): unknown {
   if (!(error instanceof ApiError)) return error;
   const errors = error.errors.map((e) => {
     const m = /^documents\[(\d+)\](.*)$/.exec(e.path);
     const doc = m ? batch[Number(m[1])] : undefined;
-    return doc && m
-      ? {
-          path: `${doc.source} ${text(doc.doc.kind)}/${text((doc.doc.metadata as Item["metadata"])?.name)}${m[2] ? ` ${m[2].replace(/^\./, "")}` : ""}`,
-          message: e.message,
-        }
-      : e;
+    return doc && m ? { path: fieldLocation(doc.source, doc.doc, (m[2] ?? "").replace(/^\./, "")), message: e.message } : e;
   });
   return new ApiError(error.status, error.message, errors, error);
 }
 
+interface ApplyOptions {
+  filename: string[];
+  recursive?: boolean;
+  dryRun?: boolean;
+  routing?: string[];
+  wait?: boolean;
+  timeout: string;
+  output: string;
+  prune?: boolean;
+  selector?: string;
+  pruneAllowlist?: string[];
+}
+
 export async function apply(_o: unknown, command: Command): Promise<number> {
-  const o = optionsOf<{ filename: string[]; recursive?: boolean; dryRun?: boolean; routing?: string[]; wait?: boolean; timeout: string; output: string }>(
-    command,
-  );
+  const o = optionsOf<ApplyOptions>(command);
   const timeoutS = seconds("--timeout", o.timeout);
   const streams = streamsOf();
   const routing = routingFrom(o.routing ?? []);
   const routed = Object.keys(routing).length > 0;
   if (routed && !o.dryRun) throw new UsageError("--routing only plans: add --dry-run (to switch a mesh's output API, set spec.routing.api on its VirtualMesh)");
+  const scope = pruneScope(o);
   // A migration's plan may name no documents: --dry-run --routing MESH=API alone.
-  const docs = routed && o.filename.length === 0 ? [] : readDocuments(o.filename, o.recursive === true, readStdin);
-  if (docs.length === 0 && !routed) throw new UsageError("no documents found");
-  checkDocuments(docs);
+  const docs = routed && o.filename.length === 0 && !scope ? [] : readDocuments(o.filename, o.recursive === true, readStdin);
+  if (docs.length === 0 && (!routed || scope))
+    throw new UsageError(`no documents found${scope ? ": --prune would delete everything the selector matches" : ""}`);
+  checkKinds(docs);
+  // With --prune, every document is checked here first: a bad one must stop the prune before anything is sent.
+  const keep = scope ? new Set(validated(docs).map((d) => d.key)) : undefined;
+  if (scope) warnUnselected(streams, scope, docs);
   const client = clientFor(command);
+  const pruning = async (dryRun: boolean, quiet: boolean) =>
+    scope && keep ? prune(client, streams, await pruneTargets(client, scope, keep), { dryRun, quiet }) : { entries: [], ok: true };
   if (o.dryRun) {
     if (docs.length > APPLY_BATCH) throw new UsageError(`--dry-run plans at most ${APPLY_BATCH} documents at once; ${docs.length} given`);
     let plan: PlanView;
@@ -121,8 +128,9 @@ export async function apply(_o: unknown, command: Command): Promise<number> {
     } catch (error) {
       throw locate(error, docs);
     }
-    if (o.output === "json") streams.out.write(formatData(plan, "json"));
-    else printPlan(plan, (await import("diff")).structuredPatch);
+    if (o.output !== "json") printPlan(plan, (await import("diff")).structuredPatch);
+    const pruned = await pruning(true, o.output === "json");
+    if (o.output === "json") streams.out.write(formatData(scope ? { ...plan, pruned: pruned.entries } : plan, "json"));
     return planInvalid(plan) ? 1 : 0;
   }
   const results: { kind: string; name: string; action: string; generation: number }[] = [];
@@ -138,11 +146,13 @@ export async function apply(_o: unknown, command: Command): Promise<number> {
       throw locate(error, batch);
     }
   }
-  if (o.output === "json") streams.out.write(formatData({ results }, "json"));
-  else for (const r of results) streams.out.write(`${kindOf(r.kind)?.plural ?? r.kind}/${r.name} ${r.action}\n`);
-  if (!o.wait) return 0;
+  if (o.output !== "json") for (const r of results) streams.out.write(`${kindOf(r.kind)?.plural ?? r.kind}/${r.name} ${r.action}\n`);
+  const pruned = await pruning(false, o.output === "json");
+  if (o.output === "json") streams.out.write(formatData(scope ? { results, pruned: pruned.entries } : { results }, "json"));
+  if (!o.wait) return pruned.ok ? 0 : 1;
   const { waitFor } = await import("../wait");
-  return waitFor(client, streams, results, timeoutS * 1000);
+  const waited = await waitFor(client, streams, results, timeoutS * 1000);
+  return pruned.ok ? waited : Math.max(waited, 1);
 }
 
 export async function remove(kindName: string | undefined, name: string | undefined, _o: unknown, command: Command): Promise<number> {
@@ -152,7 +162,7 @@ export async function remove(kindName: string | undefined, name: string | undefi
   if (o.filename.length > 0) {
     if (kindName !== undefined) throw new UsageError("give a kind and name, or -f, not both");
     const docs = readDocuments(o.filename, o.recursive === true, readStdin);
-    checkDocuments(docs);
+    checkKinds(docs);
     targets = docs.map((d) => ({ kind: kindFor(text(d.doc.kind)), name: text((d.doc.metadata as Item["metadata"])?.name) }));
   } else {
     if (kindName === undefined || name === undefined) throw new UsageError("name what to delete: `meshplane delete KIND NAME` or `meshplane delete -f FILE`");
