@@ -11,8 +11,10 @@ import {
   readEach,
 } from "@meshplane/core/views";
 import type { DestinationMetrics, GraphView, ImpactList } from "@meshplane/core/views";
-import { listAll, request } from "./api";
+import type { SourcedResource } from "./authored";
+import { ApiError, listAll, request } from "./api";
 import { COLLECTIONS, type Collection } from "./router";
+import { session } from "./session";
 
 /** A discovered mesh: its data plane (ztunnel, waypoints) as core's view reads it, its trust domain and gateways. */
 export type MeshView = MeshDataPlaneView & {
@@ -27,14 +29,42 @@ export type MeshView = MeshDataPlaneView & {
 
 export type Snapshot = Omit<SnapshotView, "objects"> & { cluster: string; objects: SnapshotObjectView[]; discoveryReported?: boolean };
 
-export async function resources(signal?: AbortSignal): Promise<ResourceView[]> {
-  const lists = await Promise.all((Object.keys(COLLECTIONS) as Collection[]).map((c) => listAll<ResourceView>(`/v1/${c}`, signal ? { signal } : {})));
+export async function resources(signal?: AbortSignal): Promise<SourcedResource[]> {
+  const lists = await Promise.all((Object.keys(COLLECTIONS) as Collection[]).map((c) => listAll<SourcedResource>(`/v1/${c}`, signal ? { signal } : {})));
   return lists.flat();
 }
 
-export async function resource(collection: Collection, name: string, signal?: AbortSignal): Promise<{ resource: ResourceView; etag: string | null }> {
-  const { body, etag } = await request<ResourceView>("GET", `/v1/${collection}/${encodeURIComponent(name)}`, signal ? { signal } : {});
+export async function resource(collection: Collection, name: string, signal?: AbortSignal): Promise<{ resource: SourcedResource; etag: string | null }> {
+  const { body, etag } = await request<SourcedResource>("GET", `/v1/${collection}/${encodeURIComponent(name)}`, signal ? { signal } : {});
   return { resource: body, etag };
+}
+
+/** Deletes a resource, conditional on the version that was read (If-Match): a change made meanwhile is a 412. */
+export async function deleteResource(collection: Collection, name: string, etag: string | null): Promise<void> {
+  await request("DELETE", `/v1/${collection}/${encodeURIComponent(name)}`, { headers: etag ? { "if-match": etag } : {} });
+}
+
+let adminProbe: { token: string | null; answer: Promise<boolean> } | undefined;
+
+/**
+ * Whether the signed-in tenant token is an admin's. The API names no role, so this asks once per
+ * credential for a read only an admin may make (the first token of the list, never a secret): 403
+ * means it is not. Asked only where an admin's act is offered (deleting an authored resource).
+ */
+export function isAdmin(): Promise<boolean> {
+  const token = session.token();
+  if (adminProbe?.token !== token) {
+    const answer = request("GET", "/v1/tokens?limit=1").then(
+      () => true,
+      (e: unknown) => {
+        if (e instanceof ApiError && e.status === 403) return false;
+        adminProbe = undefined; // not an answer about the role: ask again next time
+        throw e;
+      },
+    );
+    adminProbe = { token, answer };
+  }
+  return adminProbe.answer;
 }
 
 export const clusters = (signal?: AbortSignal) => listAll<ClusterView>("/v1/clusters", signal ? { signal } : {});
@@ -93,4 +123,4 @@ export async function impacts(signal?: AbortSignal): Promise<ImpactList> {
   return (await request<ImpactList>("GET", `/v1/metrics/impacts?window=${IMPACTS_WINDOW}`, signal ? { signal } : {})).body;
 }
 
-export type { DestinationView, ResourceView };
+export type { DestinationView, ResourceView, SourcedResource };

@@ -1,7 +1,8 @@
 /**
  * Routes live in the URL's fragment (`#/destinations/reviews-bookinfo-cluster-east`): the static host
  * serves one index.html whatever the path, and a fragment never reaches a server or its logs. Nothing
- * secret is ever put in a route.
+ * secret is ever put in a route. Each part is percent-encoded and decoded whole, so a name with dots
+ * (an authored resource's `cart-retries.shop.east`, docs/gitops.md#names-and-sources) is one part.
  */
 import { useEffect, useState } from "preact/hooks";
 
@@ -27,7 +28,12 @@ export function parseRoute(hash: string): Route {
   const raw = hash.replace(/^#/, "") || "/";
   const [path = "/", search = ""] = raw.split("?", 2);
   const query = new URLSearchParams(search);
-  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return { page: "not-found", path }; // malformed percent-encoding names nothing
+  }
   const [head, a, b] = parts;
   if (parts.length === 0) return { page: "overview" };
   if (head === "topology" && parts.length === 1) return { page: "topology" };

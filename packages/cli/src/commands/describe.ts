@@ -3,7 +3,8 @@
  * A destination: every policy that applies to it in acceptance order (the fields each sets, its
  * conflicts), who may call it, where it is federated, its generated objects per cluster, and its
  * golden signals with the changes that reached it (describe-signals.ts). A
- * policy: its state per destination and cluster, and its generated objects. A workload: its data
+ * policy: its state per destination and cluster, and its generated objects; when a cluster authored
+ * it, where it came from (describe-source.ts). A workload: its data
  * plane and what applies to its outbound calls. A mesh (describe-mesh.ts): its data plane.
  */
 import { dataPlaneFacts, describeDestination as destinationDescription, generatedBy, reasonsOf } from "@meshplane/core";
@@ -14,6 +15,7 @@ import { type Kind, kindOf, text } from "../kinds";
 import { formatData } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
 import { describeMesh } from "./describe-mesh";
+import { printSource } from "./describe-source";
 import { fetchSignals, printSignals } from "./describe-signals";
 import { windowSeconds } from "./signals";
 import { type Resource, USER_KINDS, findDiscovered, printGenerated, printer, snapshotObjects, userResources } from "./describe-parts";
@@ -118,6 +120,7 @@ async function describePolicy(client: Client, kind: Kind, name: string, output: 
   p.field(kind.kind, name);
   p.field("State", p.paint(status.state));
   p.field("Generation", r.metadata?.generation);
+  printSource(p, kind.kind, r.metadata);
   for (const e of status.errors ?? []) p.line(p.c.red(e));
   p.heading("Destinations");
   const destinations = Object.entries(status.destinations ?? {});

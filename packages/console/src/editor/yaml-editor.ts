@@ -94,7 +94,7 @@ export function createYamlEditor(
   host: HTMLElement,
   initial: string,
   schema: JsonSchema | undefined,
-  options: { label: string; onChange?: () => void },
+  options: { label: string; onChange?: () => void; readOnly?: boolean },
 ): YamlEditor {
   let server: Problem[] = [];
   const lint = linter(
@@ -133,7 +133,9 @@ export function createYamlEditor(
         lint,
         lintGutter(),
         keymap.of([...defaultKeymap, ...historyKeymap, ...completionKeymap, indentWithTab]),
-        EditorView.contentAttributes.of({ "aria-label": options.label }),
+        EditorView.contentAttributes.of({ "aria-label": options.label, ...(options.readOnly ? { "aria-readonly": "true" } : {}) }),
+        // Read-only still takes focus, selection and copy; it refuses every change.
+        EditorState.readOnly.of(options.readOnly === true),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged) return;
           server = [];

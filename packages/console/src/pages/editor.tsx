@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { parse, stringify } from "yaml";
 import { ApiError, request } from "../api";
+import { isAuthoredName, sourceOf } from "../authored";
 import { type MeshView, meshes, resource } from "../data";
 import { type Plan, PlanView, type Routing, RoutingChoice } from "./plan-view";
 import type { JsonSchema } from "../editor/schema";
@@ -8,6 +9,7 @@ import { parseErrorPath } from "../editor/schema";
 import { type YamlEditor, createYamlEditor } from "../editor/yaml-editor";
 import { COLLECTIONS, type Collection, collectionOf, href, isCollection, navigate } from "../router";
 import { ErrorState, Loaded, useAsync, useTitle } from "../ui";
+import { ReadOnlyYaml } from "./editor-read-only";
 
 const TEMPLATES: Record<Collection, string> = {
   trafficpolicies: `apiVersion: meshplane.dev/v1
@@ -80,10 +82,13 @@ function editable(r: {
 /**
  * Write or change a policy as YAML. "Preview" asks the control plane what each cluster's snapshot
  * would become and the predicted states, without storing anything; "Apply" stores it — a change
- * conditional on the version that was opened (If-Match), so nobody else's edit is lost.
+ * conditional on the version that was opened (If-Match), so nobody else's edit is lost. A resource
+ * authored in a cluster opens read-only, with where to change it instead of the buttons
+ * (docs/gitops.md#names-and-sources).
  */
 export function Editor({ collection, name }: { collection?: Collection; name?: string }) {
-  useTitle(name ? `Edit ${name}` : "New policy");
+  const verb = name !== undefined && isAuthoredName(name) ? "View" : "Edit";
+  useTitle(name ? `${verb} ${name}` : "New policy");
   const data = useAsync(
     async (signal) => {
       const [found, known, discovered] = await Promise.all([
@@ -93,6 +98,7 @@ export function Editor({ collection, name }: { collection?: Collection; name?: s
       ]);
       return {
         text: found ? editable(found.resource) : TEMPLATES[collection ?? "trafficpolicies"],
+        source: found ? sourceOf(found.resource) : undefined,
         etag: found?.etag ?? null,
         schemas: known,
         meshes: discovered,
@@ -105,7 +111,7 @@ export function Editor({ collection, name }: { collection?: Collection; name?: s
       <p class="crumbs">
         <a href={href(["policies"])}>Policies</a> / {name ? <a href={href(["policies", collection ?? "", name])}>{name}</a> : "new"} /
       </p>
-      <h1>{name ? `Edit ${COLLECTIONS[collection as Collection]} ${name}` : "New policy"}</h1>
+      <h1>{name ? `${verb} ${COLLECTIONS[collection as Collection]} ${name}` : "New policy"}</h1>
       {!name && (
         <p>
           Start from:{" "}
@@ -117,7 +123,13 @@ export function Editor({ collection, name }: { collection?: Collection; name?: s
         </p>
       )}
       <Loaded value={data} what="the editor">
-        {(d) => <EditorBody key={`${collection ?? ""}/${name ?? ""}`} initial={d.text} etag={d.etag} schemas={d.schemas} meshes={d.meshes} editing={name} />}
+        {(d) =>
+          d.source ? (
+            <ReadOnlyYaml key={`${collection ?? ""}/${name ?? ""}`} text={d.text} kind={COLLECTIONS[collection as Collection]} source={d.source} />
+          ) : (
+            <EditorBody key={`${collection ?? ""}/${name ?? ""}`} initial={d.text} etag={d.etag} schemas={d.schemas} meshes={d.meshes} editing={name} />
+          )
+        }
       </Loaded>
     </main>
   );

@@ -1,9 +1,11 @@
 import { generatedBy, reasonsOf } from "@meshplane/core/views";
 import { useEffect } from "preact/hooks";
+import { sourceOf } from "../authored";
 import { health, placedObjects, resource } from "../data";
 import { COLLECTIONS, type Collection, href } from "../router";
 import { Empty, Loaded, Section, StateBadge, useAsync, useTitle, Table } from "../ui";
 import { GeneratedObjects } from "./generated";
+import { SourceBlock } from "./source";
 
 /**
  * Until translation has caught up with the stored generation the page reads again every second; while
@@ -12,14 +14,17 @@ import { GeneratedObjects } from "./generated";
 const REFRESH_MS = 1000;
 const PENDING_REFRESH_MS = 5000;
 
-/** One policy: its state and why, per destination, mesh and cluster, in the API's words; its generated objects. */
+/**
+ * One policy: its state and why, per destination, mesh and cluster, in the API's words; its generated
+ * objects; and, when a cluster authored it, its source (read-only here: its YAML opens to read).
+ */
 export function Policy({ collection, name }: { collection: Collection; name: string }) {
   const kind = COLLECTIONS[collection];
   useTitle(`${kind} ${name}`);
   const data = useAsync(
     async (signal) => {
-      const [{ resource: r }, clusters] = await Promise.all([resource(collection, name, signal), health(signal)]);
-      return { r, generated: generatedBy(placedObjects(clusters), { kind, name }) };
+      const [{ resource: r, etag }, clusters] = await Promise.all([resource(collection, name, signal), health(signal)]);
+      return { r, etag, generated: generatedBy(placedObjects(clusters), { kind, name }) };
     },
     [collection, name],
   );
@@ -37,8 +42,9 @@ export function Policy({ collection, name }: { collection: Collection; name: str
       </p>
       <h1>{name}</h1>
       <Loaded value={data} what={`${kind} ${name}`}>
-        {({ r, generated }) => {
+        {({ r, etag, generated }) => {
           const status = r.status ?? { state: "PENDING" };
+          const source = sourceOf(r);
           const reasons = reasonsOf(r.status);
           const translated = status.observedGeneration === r.metadata.generation;
           return (
@@ -47,9 +53,10 @@ export function Policy({ collection, name }: { collection: Collection; name: str
                 <StateBadge state={status.state} /> generation {r.metadata.generation}
                 {translated ? "" : ", being translated…"}{" "}
                 <a class="button" href={href(["edit", collection, name])}>
-                  Edit
+                  {source ? "View YAML" : "Edit"}
                 </a>
               </p>
+              {source && <SourceBlock collection={collection} kind={kind} name={name} source={source} generation={r.metadata.generation} etag={etag} />}
               {reasons.length > 0 && status.state !== "ACCEPTED" && (
                 <div class="why" role="note">
                   <h2>Why it is {status.state}</h2>
