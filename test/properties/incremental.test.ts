@@ -8,6 +8,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type TranslateInput, type TranslateOutput, Translator, canonicalJson, objectsJson, translate } from "../../packages/core/src/translate/index";
+import type { AuthoringGrant } from "../../packages/core/src/authoring/index";
 import { buildInput } from "../golden/tenant";
 import { tenant } from "./arbitraries";
 
@@ -51,6 +52,14 @@ const step = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("world" as const), from: fc.nat() }), weight: 1 },
   // Nothing changed but a retry of the same job.
   { arbitrary: fc.constant({ kind: "again" as const }), weight: 1 },
+  // A policy comes to be authored in one of the clusters (metadata.source), or stops being one
+  // (docs/gitops.md#names-and-sources).
+  { arbitrary: fc.record({ kind: fc.constant("author" as const), target: fc.nat(), cluster: fc.nat() }), weight: 2 },
+  // A cluster's grant is set, widened, narrowed or cleared (docs/gitops.md#grants).
+  {
+    arbitrary: fc.record({ kind: fc.constant("grant" as const), cluster: fc.nat(), grant: fc.constantFrom("default", "pair", "every", "none", "all-kinds") }),
+    weight: 2,
+  },
 );
 
 /**
@@ -77,8 +86,48 @@ function setPolicies(i: TranslateInput, policies: Policy[]): TranslateInput {
   };
 }
 
+/** One policy of ours authored in a cluster of the input, or no longer: a new object, as the store gives it. */
+function author(current: TranslateInput, change: { target: number; cluster: number }): TranslateInput {
+  const ours = policiesOf(current);
+  const target = ours[change.target % Math.max(ours.length, 1)];
+  const cluster = current.clusters[change.cluster % Math.max(current.clusters.length, 1)];
+  if (target === undefined || cluster === undefined) return current;
+  const { source, ...metadata } = target.metadata;
+  const next = {
+    ...target,
+    metadata: source
+      ? metadata
+      : { ...metadata, source: { cluster, namespace: "shop", name: target.metadata.name, uid: `cr-${target.metadata.uid}`, generation: 1 } },
+  } as Policy;
+  return setPolicies(
+    current,
+    ours.map((p) => (p === target ? next : p)),
+  );
+}
+
+/** The grant of one cluster of the input set to one of a few shapes, or cleared. */
+function regrant(current: TranslateInput, change: { cluster: number; grant: string }): TranslateInput {
+  const at = change.cluster % Math.max(current.clusters.length, 1);
+  const cluster = current.clusters[at];
+  if (cluster === undefined) return current;
+  const { [cluster]: _before, ...grants } = current.grants ?? {};
+  const neighbour = current.clusters[(at + 1) % current.clusters.length] as string;
+  const policies: AuthoringGrant["kinds"] = ["TrafficPolicy", "AccessPolicy"];
+  const shapes: Record<string, AuthoringGrant | undefined> = {
+    default: undefined,
+    pair: { kinds: policies, clusters: [...new Set([cluster, neighbour])] },
+    every: { kinds: policies, clusters: ["*"] },
+    none: { kinds: [], clusters: [cluster] },
+    "all-kinds": { kinds: ["VirtualMesh", ...policies], clusters: [cluster] },
+  };
+  const grant = shapes[change.grant];
+  return { ...current, grants: grant ? { ...grants, [cluster]: grant } : grants };
+}
+
 function apply(current: TranslateInput, change: StepValue, others: readonly TranslateInput[], original: TranslateInput): TranslateInput {
   if (change.kind === "again") return current;
+  if (change.kind === "author") return author(current, change);
+  if (change.kind === "grant") return regrant(current, change);
   if (change.kind === "discovery") return rediscover(current, change, original);
   if (change.kind === "canary") return canary(current, change);
   const other = others[change.from % others.length] as TranslateInput;
