@@ -2,8 +2,9 @@ import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeConfig } from "@kubernetes/client-node";
-import { GENERATED_KINDS } from "@meshplane/core";
+import { GENERATED_KINDS, USER_KIND_NAMES } from "@meshplane/core";
 import { GENERATED_KIND_VERBS } from "../../packages/agent/src/ownership";
+import { customResourceDefinition } from "../../packages/agent/src/authoring/crds";
 import { SOURCES } from "../../packages/agent/src/discovery/discovery-watch";
 import { newMemory } from "../../packages/agent/src/loop/memory";
 import { Kube } from "../../packages/agent/src/kube/kube";
@@ -543,5 +544,90 @@ describe("the agent's Helm chart", () => {
     expect((await patch("store", "admin")).status).toBe(403);
     expect((await patch("elsewhere", "cart")).status).toBe(403);
     expect((await cluster.request("GET", "/api/v1/namespaces/store/secrets/cacerts", undefined, AGENT_TOKEN)).status).toBe(403);
+  });
+});
+
+// docs/gitops.md#the-custom-resources and docs/agent.md#permissions-the-chart: the custom resources
+// and what the agent may do with them, only when authoring is on.
+const authoringArgs = (objects: Obj[]) =>
+  (
+    objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }
+  ).spec.template.spec.containers[0]?.args.filter((a) => a.startsWith("--authoring")) ?? [];
+/** Every rule on group meshplane.dev, as `Kind namespace/name: rule`. */
+const meshplaneRules = (objects: Obj[]) =>
+  objects
+    .filter((o) => o.rules?.some((r) => r.apiGroups.includes("meshplane.dev")))
+    .map((o) => ({ at: `${o.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name}`, rules: o.rules }));
+/** CRDs by name. */
+const byName = (list: Obj[]) => list.toSorted((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+/** The rules of the chart's main ClusterRole. */
+const mainRules = (list: Obj[]) => list.find((o) => o.kind === "ClusterRole" && o.metadata.name === "meshplane-agent-meshplane-system")?.rules;
+
+describe("the chart with authoring (policies from Git)", () => {
+  const AUTHORING_RULES: Rule[] = [
+    { apiGroups: ["meshplane.dev"], resources: ["virtualmeshes", "trafficpolicies", "accesspolicies"], verbs: ["get", "list", "watch", "update", "patch"] },
+    {
+      apiGroups: ["meshplane.dev"],
+      resources: ["virtualmeshes/status", "trafficpolicies/status", "accesspolicies/status"],
+      verbs: ["get", "update", "patch"],
+    },
+  ];
+  const ON = { "authoring.enabled": "true" };
+  const render = (json: Record<string, string> = {}, values: Record<string, string> = ON) =>
+    renderChart({ ...VALUES, ...values }, { ...JWKS, ...json }) as Obj[];
+
+  it("is off by default: no CustomResourceDefinition, nothing granted on meshplane.dev, and the agent told so", () => {
+    const objects = render({}, {});
+    expect(objects.filter((o) => o.kind === "CustomResourceDefinition")).toEqual([]);
+    expect(meshplaneRules(objects)).toEqual([]);
+    expect(JSON.stringify(objects.filter((o) => o.kind.includes("Role")))).not.toContain("authoring");
+    expect(authoringArgs(objects)).toEqual(["--authoring=false"]);
+    expect(authoringArgs(render({}, { "authoring.enabled": "false", "authoring.installCrds": "true" }))).toEqual(["--authoring=false"]);
+  });
+
+  it("installs the three generated CustomResourceDefinitions as gen:crds wrote them, kept on uninstall; installCrds=false installs none", () => {
+    const crds = render().filter((o) => o.kind === "CustomResourceDefinition");
+    expect(byName(crds)).toEqual(byName(USER_KIND_NAMES.map((kind) => customResourceDefinition(kind) as unknown as Obj)));
+    for (const crd of crds) expect(crd.metadata).toMatchObject({ annotations: { "helm.sh/resource-policy": "keep" } });
+    const without = render({}, { ...ON, "authoring.installCrds": "false" });
+    expect(without.filter((o) => o.kind === "CustomResourceDefinition")).toEqual([]);
+    expect(meshplaneRules(without)).toHaveLength(1);
+  });
+
+  it("with no namespaces named, grants exactly the custom resources' verbs in every namespace (a ClusterRole) and watches every namespace", () => {
+    const objects = render();
+    expect(meshplaneRules(objects)).toEqual([{ at: "ClusterRole /meshplane-agent-meshplane-system-authoring", rules: AUTHORING_RULES }]);
+    const binding = objects.find((o) => o.kind === "ClusterRoleBinding" && o.metadata.name === "meshplane-agent-meshplane-system-authoring") as unknown as {
+      roleRef: unknown;
+      subjects: unknown;
+    };
+    expect(binding.roleRef).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "meshplane-agent-meshplane-system-authoring" });
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "meshplane-agent", namespace: AGENT_NS }]);
+    expect(authoringArgs(objects)).toEqual(["--authoring=true", "--authoring-namespaces=", "--authoring-sync-every=300", "--authoring-status-every=30"]);
+    // The chart's other grants are what they are without authoring.
+    expect(mainRules(objects)).toEqual(mainRules(render({}, {})));
+  });
+
+  it("with namespaces named, grants them in a Role in each and nothing cluster-wide, and passes the values to the agent", () => {
+    const objects = render({ "authoring.namespaces": '["shop","web","shop"]' }, { ...ON, "authoring.syncEvery": "600", "authoring.statusEvery": "15" });
+    expect(meshplaneRules(objects)).toEqual([
+      { at: "Role shop/meshplane-agent-authoring", rules: AUTHORING_RULES },
+      { at: "Role web/meshplane-agent-authoring", rules: AUTHORING_RULES },
+    ]);
+    expect(objects.filter((o) => o.kind.startsWith("ClusterRole")).map((o) => o.metadata.name)).toEqual([
+      "meshplane-agent-meshplane-system",
+      "meshplane-agent-meshplane-system",
+    ]);
+    expectBindings(objects);
+    expect(authoringArgs(objects)).toEqual([
+      "--authoring=true",
+      "--authoring-namespaces=shop,web",
+      "--authoring-sync-every=600",
+      "--authoring-status-every=15",
+    ]);
+  });
+
+  it("refuses an empty namespace name, naming the value", () => {
+    expect(() => render({ "authoring.namespaces": '["shop",""]' })).toThrow(/authoring\.namespaces must not hold an empty name/);
   });
 });

@@ -24,3 +24,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- $hostport := splitList ":" (get $u "host") -}}
 {{- if gt (len $hostport) 1 }}{{ last $hostport }}{{ else if eq (get $u "scheme") "https" }}443{{ else }}80{{ end -}}
 {{- end -}}
+{{- /* Authoring on (true or "true"; toString: a --set-string "false" must not count as set). */ -}}
+{{- define "agent.authoringOn" -}}{{ if eq (toString .Values.authoring.enabled) "true" }}true{{ end }}{{- end -}}
+{{- /* The namespaces whose custom resources the agent watches, comma-separated; empty: every namespace. */ -}}
+{{- define "agent.authoringNamespaces" -}}
+{{- $namespaces := .Values.authoring.namespaces | default list | uniq }}
+{{- range $namespaces }}{{ if not . }}{{ fail "authoring.namespaces must not hold an empty name (an empty list means every namespace)" }}{{ end }}{{ end }}
+{{- join "," $namespaces }}
+{{- end -}}
