@@ -9,6 +9,7 @@ import {
   type FieldError,
   type Mesh,
   type ResourceSource,
+  type StoredResource,
   type UserDocument,
   type UserKind,
   authoredName,
@@ -19,6 +20,7 @@ import type { TranslateQueue } from "../queue/translate-queue";
 import type { Logger } from "../shared/logger";
 import type { DocumentWrite, Store } from "../store/index";
 import { sameOrigin, tooMany } from "../store/authored";
+import { MAX_STORED_BODY_BYTES } from "../store/resources";
 
 export interface AuthoringDeps {
   store: Store;
@@ -28,7 +30,7 @@ export interface AuthoringDeps {
 }
 
 type Refusal = Extract<SubmitResult, { outcome: "refused" }>;
-type Checked = { write: DocumentWrite } | { refused: Refusal };
+type Checked = { write: DocumentWrite } | { refused: Refusal } | { stale: StoredResource };
 
 const refused = (reason: Refusal["reason"], errors: FieldError[]): { refused: Refusal } => ({ refused: { outcome: "refused", reason, errors } });
 
@@ -66,6 +68,13 @@ function check(
     metadata: { name: authoredName(source), ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) },
     spec: sent.spec,
   } as UserDocument;
+  // One document too big to store is this item's problem, not the whole submit's (a 413).
+  const bytes = Buffer.byteLength(JSON.stringify(doc));
+  if (bytes > MAX_STORED_BODY_BYTES) {
+    return refused("Invalid", [
+      { path: prefix, message: `is ${Math.ceil(bytes / 1024)} KiB, more than the ${MAX_STORED_BODY_BYTES / 1024} KiB one resource may take` },
+    ]);
+  }
   return { write: { doc, mode: "apply", source } };
 }
 
@@ -111,6 +120,12 @@ export async function submitResources(deps: AuthoringDeps, tenantId: string, clu
       checked[i] = refused("Conflict", [{ path: `items[${i}].source`, message: `${write.doc.kind} ${write.doc.metadata.name} is held by another resource` }]);
       return false;
     }
+    // An older generation of the custom resource the store holds, arriving late: it changes nothing.
+    const held = current?.metadata.source;
+    if (current !== undefined && held?.uid === source.uid && source.generation < held.generation) {
+      checked[i] = { stale: current };
+      return false;
+    }
     if (current === undefined && room-- <= 0) {
       checked[i] = refused("Conflict", [{ path: `items[${i}]`, message: tooMany(cluster) }]);
       return false;
@@ -128,7 +143,7 @@ export async function submitResources(deps: AuthoringDeps, tenantId: string, clu
   await enqueueTranslate(deps.queue, deps.log, tenantId, stored.find((r) => r.revision !== undefined)?.revision);
   const byIndex = new Map(accepted.map((a, n) => [a.i, stored[n]]));
   return checked.map((c, i): SubmitResult => {
-    const result = byIndex.get(i);
+    const result = byIndex.get(i) ?? ("stale" in c ? { resource: c.stale, action: "unchanged" as const } : undefined);
     if (result === undefined) return (c as { refused: Refusal }).refused;
     const action = result.action === "deleted" ? "configured" : result.action;
     return { outcome: "stored", name: result.resource.metadata.name, generation: result.resource.metadata.generation, action };

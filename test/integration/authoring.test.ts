@@ -87,6 +87,30 @@ describe("submitting custom resources", () => {
     expect((await stored("TrafficPolicy", "cart-retries.bookinfo.east"))?.metadata.source?.uid).toBe("uid-cart2");
   });
 
+  it("takes an older generation of the same custom resource, arriving late, as changing nothing", async () => {
+    const newer = await submit(east, [item(trafficPolicy("cart-retries", { policy: { requestTimeout: "7s" } }), "bookinfo", "uid-cart2", 5)]);
+    expect(newer).toEqual([{ outcome: "stored", name: "cart-retries.bookinfo.east", generation: 2, action: "configured" }]);
+    const late = await submit(east, [item(trafficPolicy("cart-retries", { policy: { requestTimeout: "1s" } }), "bookinfo", "uid-cart2", 4)]);
+    expect(late).toEqual([{ outcome: "stored", name: "cart-retries.bookinfo.east", generation: 2, action: "unchanged" }]);
+    const resource = await stored("TrafficPolicy", "cart-retries.bookinfo.east");
+    expect(resource?.metadata.source?.generation).toBe(5);
+    expect(resource?.spec).toMatchObject({ policy: { requestTimeout: "7s" } });
+  });
+
+  it("refuses one document too big to store, and stores the others of the submit", async () => {
+    const big = trafficPolicy("big");
+    const oversize = { ...big, metadata: { ...big.metadata, annotations: { note: "x".repeat(310 * 1024) } } };
+    const results = await submit(east, [item(oversize), item(trafficPolicy("small"))]);
+    expect(results[0]).toMatchObject({ outcome: "refused", reason: "Invalid", errors: [{ path: "items[0].document" }] });
+    expect(results[1]).toMatchObject({ outcome: "stored", name: "small.bookinfo.east" });
+    expect(await stored("TrafficPolicy", "big.bookinfo.east")).toBeUndefined();
+    await agentCall(east, "POST", "/v1/agent/resources/delete", {
+      items: [
+        { kind: "TrafficPolicy", namespace: "bookinfo", name: "small", uid: (await stored("TrafficPolicy", "small.bookinfo.east"))?.metadata.source?.uid },
+      ],
+    });
+  });
+
   it("keeps two clusters' resources of the same namespace and name apart, and an API resource of the name untouched", async () => {
     const created = await cp.request("POST", "/v1/trafficpolicies", { token: editor, body: trafficPolicy("shared") });
     expect(created.status).toBe(201);
