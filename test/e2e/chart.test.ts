@@ -627,6 +627,14 @@ describe("the chart with authoring (policies from Git)", () => {
     ]);
   });
 
+  it("passes helm lint with authoring on", () => {
+    const helm = execFileSync("bash", [join(ROOT, "scripts/helm.sh")], { encoding: "utf8" }).trim();
+    const args = Object.entries({ ...VALUES, ...ON }).flatMap(([k, v]) => ["--set-string", `${k}=${v}`]);
+    const json = ["--set-json", `trust.jwks=${JWKS["trust.jwks"]}`, "--set-json", 'authoring.namespaces=["shop"]'];
+    const out = execFileSync(helm, ["lint", join(ROOT, "packages/agent/chart"), ...args, ...json, "--strict"], { encoding: "utf8" });
+    expect(out).toContain("1 chart(s) linted, 0 chart(s) failed");
+  });
+
   it("refuses an empty namespace name, naming the value", () => {
     expect(() => render({ "authoring.namespaces": '["shop",""]' })).toThrow(/authoring\.namespaces must not hold an empty name/);
   });
