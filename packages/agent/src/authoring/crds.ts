@@ -160,7 +160,9 @@ function resourceSchema(kind: UserKind): Schema {
       metadata: { type: "object", properties: { name: structuralSchema(inputMetadata.shape.name, "metadata.name") } },
       spec: structuralSchema(USER_KINDS[kind].spec),
       // What the agent writes (docs/gitops.md#status-in-the-cluster); its shape is core's, not the API server's to check.
-      status: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+      // A new resource starts at observedGeneration 0, so kstatus reads it as in progress until the agent has written
+      // (docs/gitops.md#flux): without a status at all kstatus would call it Current.
+      status: { type: "object", default: { observedGeneration: 0 }, "x-kubernetes-preserve-unknown-fields": true },
     },
   };
 }
