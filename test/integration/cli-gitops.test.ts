@@ -167,6 +167,13 @@ describe("meshplane diff and apply --prune in CI", () => {
     expect((await cli.run(["apply", "-R", "-f", repo, "--prune", "-l", "team!=pay"], { env })).stderr).toContain("also matches resources without labels");
     expect((await cli.run(["diff", "-R", "-f", repo, "--prune"], { env })).code).toBe(2);
     expect(await stored()).toEqual(before);
+    write("new.yaml", tp("new-one", "1s", "team: pay"));
+    const unselected = await cli.run(["apply", "-R", "-f", repo, "--prune", "-l", "team=shop", "--dry-run"], { env });
+    expect(unselected).toMatchObject({ code: 0 });
+    expect(unselected.stderr).toContain(
+      `warning: ${join(repo, "new.yaml")}#1 TrafficPolicy/new-one does not match -l team=shop: --prune will not delete it once its file is gone\n`,
+    );
+    expect(await stored()).toEqual(before);
     rmSync(join(repo, "new.yaml"));
   });
 

@@ -27,7 +27,7 @@ const withPrune = (command: Command, verb: string) =>
   command
     .option("--prune", `${verb} the resources that carry the -l labels and are no longer in the files (never one authored in a cluster)`)
     .option("-l, --selector <selector>", "with --prune, required: the labels the files' resources carry, e.g. team=shop")
-    .option("--prune-allowlist <kind...>", "with --prune: only these kinds (default: virtualmeshes, trafficpolicies and accesspolicies)", []);
+    .option("--prune-allowlist <kind...>", "with --prune: only these kinds (default: virtualmeshes, trafficpolicies and accesspolicies)");
 
 const output = () => new Option("-o, --output <format>", "table, wide, yaml, json or name").choices(["table", "wide", "yaml", "json", "name"]).default("table");
 
@@ -138,7 +138,7 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
   )
     .addHelpText(
       "after",
-      "\nExit status: 0 when nothing would change, 1 when something would, 2 or more on an error (as kubectl diff).\n\nExamples:\n  meshplane diff -f policies/\n  meshplane diff -R -f policies/ --prune -l team=shop   (what apply --prune -l team=shop would change)",
+      "\nExit status: 0 when nothing would change, 1 when something would, 2 on an error (as kubectl diff: above 1).\n\nExamples:\n  meshplane diff -f policies/\n  meshplane diff -R -f policies/ --prune -l team=shop   (what apply --prune -l team=shop would change)",
     )
     .action(run(async () => (await import("./commands/diff")).diff));
 
