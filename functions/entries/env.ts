@@ -39,7 +39,7 @@ export interface Env {
   metrics?: { bucket: string; queueUrl: string; shards: number; s3Endpoint?: string };
 }
 
-const RATE_CLASSES = ["read", "write", "plan", "agent", "metrics", "operator", "refused"];
+const RATE_CLASSES = ["read", "write", "plan", "agent", "metrics", "authoring", "operator", "refused"];
 
 /**
  * `MESHPLANE_RATE_LIMITS`: `class=requests` pairs, comma-separated, each class at most once and each a
