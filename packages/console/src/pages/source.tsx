@@ -91,7 +91,7 @@ function AdminDelete({
   return (
     <div class="warning" role="alert">
       <p>{deleteWarning(kind, source)}</p>
-      <button type="button" class="primary" onClick={remove} disabled={busy}>
+      <button type="button" class="danger" onClick={remove} disabled={busy}>
         {busy ? "Deleting…" : `Delete ${name} from meshplane`}
       </button>
       <button type="button" onClick={() => setAsking(false)} disabled={busy}>
