@@ -69,7 +69,7 @@ describe("bash", () => {
   it.each([
     ["meshplane clu", ["cluster"]],
     ["meshplane t", ["tenant", "token", "top"]],
-    ["meshplane cluster ", ["bootstrap-token", "deregister", "describe", "list", "register"]],
+    ["meshplane cluster ", ["bootstrap-token", "deregister", "describe", "grant", "list", "register"]],
     ["meshplane cluster d", ["deregister", "describe"]],
     ["meshplane context ", ["delete", "list", "use"]],
     ["meshplane import ", ["gloo"]],
@@ -122,6 +122,7 @@ describe("bash", () => {
     ["meshplane cluster list -o ", FORMATS],
     ["meshplane cluster register c1 -o ", ["text", "json"]],
     ["meshplane cluster describe c1 -o ", ["text", "yaml", "json"]],
+    ["meshplane cluster grant c1 -o ", ["text", "yaml", "json"]],
     ["meshplane apply -o ", ["table", "json"]],
     ["meshplane token create x --role ", ["admin", "editor", "viewer"]],
     ["meshplane token create x --role e", ["editor"]],
@@ -162,7 +163,7 @@ describe("bash", () => {
   it("skips the values of options when finding the subcommand", () => {
     // "cluster" here is --context's value, not the cluster command.
     expect(complete(words("meshplane --context cluster "))).toEqual(sorted(program().commands.map((c) => c.name())));
-    expect(complete(words("meshplane --context prod cluster "))).toEqual(["bootstrap-token", "deregister", "describe", "list", "register"]);
+    expect(complete(words("meshplane --context prod cluster "))).toEqual(["bootstrap-token", "deregister", "describe", "grant", "list", "register"]);
     // After a kind, a word is an argument, not a subcommand.
     expect(complete(words("meshplane get cluster -o "))).toEqual(sorted(FORMATS));
   });

@@ -188,6 +188,18 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
       .description("A new one-time bootstrap token for a cluster whose agent must register again; with --install, reinstalls the agent with it")
       .addOption(new Option("-o, --output <format>", "text or json (without --install)").choices(["text", "json"]).default("text")),
   ).action(run(async () => (await import("./commands/clusters")).bootstrapToken));
+  cluster
+    .command("grant <name>")
+    .description("Set what a cluster's agent may author from its custom resources: the kinds, and the clusters they may select (admin)")
+    .option("--kinds <kinds>", "comma-separated: VirtualMesh, TrafficPolicy, AccessPolicy (or vm, tp, ap), or none (default: TrafficPolicy,AccessPolicy)")
+    .option("--clusters <clusters>", "comma-separated cluster names, or * for every cluster of the tenant (default: the cluster itself)")
+    .option("--default", "put the grant back to the default (without --kinds or --clusters)")
+    .addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text"))
+    .addHelpText(
+      "after",
+      "\nExamples:\n  meshplane cluster grant platform --kinds vm,tp,ap --clusters '*'\n  meshplane cluster grant east --clusters east,west\n  meshplane cluster grant east --kinds none   (authoring off)\n  meshplane cluster grant east --default\n\nThe grant model: docs/gitops.md#grants.",
+    )
+    .action(run(async () => (await import("./commands/clusters")).grant));
 
   const token = cli.command("token").description("API tokens of this tenant (admin)");
   token
