@@ -47,6 +47,13 @@ const age = { title: "GENERATION", value: (i: Item) => text(get(i, "metadata.gen
  * said here again so that this module, which completion loads, imports nothing of core.
  */
 const dataPlane = { title: "DATA PLANE", value: (i: Item) => text(get(i, "spec.dataPlane")) || "sidecar" };
+/** A cluster's grant (docs/gitops.md#grants) in words: `TrafficPolicy, AccessPolicy over east, west (default)`. */
+export function grantText(a: { kinds: string[]; clusters: string[]; default?: true } | undefined): string {
+  if (a === undefined) return "-";
+  const over = a.clusters[0] === "*" ? "every cluster" : a.clusters.join(", ");
+  return `${a.kinds.length === 0 ? "nothing (authoring off)" : `${a.kinds.join(", ")} over ${over}`}${a.default ? " (default)" : ""}`;
+}
+
 const waypoint = {
   title: "WAYPOINT",
   whenSet: true,
@@ -140,6 +147,7 @@ export const KINDS: Kind[] = [
       { title: "APPLIED", value: (i) => text(get(i, "appliedGeneration")) },
       { title: "LAST SEEN", value: (i) => text(get(i, "lastSeenAt")) },
       { title: "CREATED", wide: true, value: (i) => text(get(i, "createdAt")) },
+      { title: "AUTHORING", wide: true, value: (i) => grantText(get(i, "authoring") as Parameters<typeof grantText>[0]) },
     ],
   },
 ];

@@ -1,9 +1,9 @@
-/** `cluster register|list|describe|deregister|bootstrap-token`. */
+/** `cluster register|list|describe|deregister|bootstrap-token|grant`. */
 import type { Command } from "commander";
 import { UsageError } from "../config";
 import { type ClusterView, STALE_AFTER_S, ago, certificateDays, healthOf, healthOfAll, listClusters, problemsOf, secondsSince } from "../health";
 import { type InstallOptions, type InstallPlan, RELEASE, helmInstall, planInstall, waitForAgent } from "../install";
-import { type Item, text } from "../kinds";
+import { type Item, grantText, kindOf, text } from "../kinds";
 import { colours, formatData, table } from "../output";
 import { clientFor, optionsOf, streamsOf } from "../runtime";
 
@@ -13,6 +13,70 @@ interface Bootstrap {
   expiresAt: string;
   helmInstall: string;
   helmValues?: unknown;
+}
+
+/** A cluster's effective grant as the API shows it (docs/gitops.md#grants). */
+interface Authoring {
+  kinds: string[];
+  clusters: string[];
+  default?: true;
+  unregistered?: string[];
+}
+
+const authoringOf = (cluster: object): Authoring | undefined => (cluster as { authoring?: Authoring }).authoring;
+
+const GRANTABLE = ["VirtualMesh", "TrafficPolicy", "AccessPolicy"];
+
+/** The words of a comma-separated option value. */
+const words = (value: string): string[] =>
+  value
+    .split(",")
+    .map((w) => w.trim())
+    .filter((w) => w !== "");
+
+/**
+ * The body of `cluster grant NAME` (docs/gitops.md#grants): `--kinds` (kinds or short names, comma
+ * separated; `none` for none) and `--clusters` (names, or `*`), each the default's when left out
+ * (policies; the cluster itself); undefined with `--default`. UsageError for a mix or an unknown kind.
+ */
+export function grantBody(name: string, o: { kinds?: string; clusters?: string; default?: boolean }): { kinds: string[]; clusters: string[] } | undefined {
+  if (o.default) {
+    if (o.kinds !== undefined || o.clusters !== undefined)
+      throw new UsageError("--default puts the grant back to the default: give it without --kinds or --clusters");
+    return undefined;
+  }
+  if (o.kinds === undefined && o.clusters === undefined) throw new UsageError("give --kinds, --clusters or both, or --default");
+  const kinds =
+    o.kinds === undefined
+      ? ["TrafficPolicy", "AccessPolicy"]
+      : o.kinds.trim() === "none"
+        ? []
+        : words(o.kinds).map((w) => {
+            const kind = kindOf(w)?.kind;
+            if (kind === undefined || !GRANTABLE.includes(kind)) throw new UsageError(`--kinds: ${w} is not one of ${GRANTABLE.join(", ")} (or none)`);
+            return kind;
+          });
+  return { kinds, clusters: o.clusters === undefined ? [name] : words(o.clusters) };
+}
+
+/** `cluster grant NAME`: sets what the cluster may author, or with --default clears it (admin). */
+export async function grant(name: string, _o: unknown, command: Command): Promise<number> {
+  const o = optionsOf<{ kinds?: string; clusters?: string; default?: boolean; output: string }>(command);
+  const body = grantBody(name, o);
+  const path = `/v1/clusters/${encodeURIComponent(name)}/authoring`;
+  const client = clientFor(command);
+  const { body: cluster } = body === undefined ? await client.request<Item>("DELETE", path) : await client.request<Item>("PUT", path, { body });
+  const streams = streamsOf();
+  if (o.output === "json" || o.output === "yaml") {
+    streams.out.write(formatData(cluster, o.output));
+    return 0;
+  }
+  const authoring = authoringOf(cluster);
+  streams.out.write(`cluster ${name} may author ${grantText(authoring)}\n`);
+  for (const other of authoring?.unregistered ?? []) {
+    streams.err.write(`note: cluster ${other} is not registered; the grant covers it once it is\n`);
+  }
+  return 0;
 }
 
 function labelsFrom(pairs: string[]): Record<string, string> {
@@ -115,13 +179,14 @@ export async function list(_o: unknown, command: Command): Promise<number> {
     ];
     if (o.output === "wide")
       row.push(
+        grantText(authoringOf(cluster)),
         Object.entries(cluster.labels ?? {})
           .map(([k, v]) => `${k}=${v}`)
           .join(","),
       );
     return row;
   });
-  const head = ["NAME", "STATE", "LAST SEEN", "APPLIED/LATEST", "IN SYNC", "FAILURES", "CERT EXPIRY", ...(o.output === "wide" ? ["LABELS"] : [])];
+  const head = ["NAME", "STATE", "LAST SEEN", "APPLIED/LATEST", "IN SYNC", "FAILURES", "CERT EXPIRY", ...(o.output === "wide" ? ["AUTHORING", "LABELS"] : [])];
   streams.out.write(table(streams, head, rows));
   return 0;
 }
@@ -148,6 +213,7 @@ export async function describe(name: string, _o: unknown, command: Command): Pro
       .join(", "),
   );
   line("Registered", cluster.createdAt);
+  line("Authoring", grantText(authoringOf(cluster)));
   line("Agent last seen", ago(secondsSince(snapshot.lastSeenAt ?? cluster.lastSeenAt, now)));
   line("Latest generation", `${snapshot.generation}${snapshot.signedAt ? ` (signed ${snapshot.signedAt})` : ""}, ${snapshot.objects.length} object(s)`);
   line("Applied generation", snapshot.appliedGeneration);
