@@ -10,45 +10,7 @@ import { type YamlEditor, createYamlEditor } from "../editor/yaml-editor";
 import { COLLECTIONS, type Collection, collectionOf, href, isCollection, navigate } from "../router";
 import { ErrorState, Loaded, useAsync, useTitle } from "../ui";
 import { ReadOnlyYaml } from "./editor-read-only";
-
-const TEMPLATES: Record<Collection, string> = {
-  trafficpolicies: `apiVersion: meshplane.dev/v1
-kind: TrafficPolicy
-metadata:
-  name: my-policy
-spec:
-  destinationSelector:
-  - kubeServiceMatcher:
-      namespaces: [default]
-  policy:
-    requestTimeout: 5s
-`,
-  accesspolicies: `apiVersion: meshplane.dev/v1
-kind: AccessPolicy
-metadata:
-  name: my-access
-spec:
-  sourceSelector:
-  - kubeIdentityMatcher:
-      namespaces: [default]
-  destinationSelector:
-  - kubeServiceMatcher:
-      namespaces: [default]
-  allowedMethods: [GET]
-`,
-  virtualmeshes: `apiVersion: meshplane.dev/v1
-kind: VirtualMesh
-metadata:
-  name: my-virtual-mesh
-spec:
-  meshes:
-  - name: MESH-NAME
-  mtlsConfig:
-    shared:
-      rootCertificateAuthority:
-        generated: {}
-`,
-};
+import { TEMPLATES } from "./editor-templates";
 
 /** Each kind's create-body schema, from the API's OpenAPI document. */
 async function schemas(signal: AbortSignal): Promise<Partial<Record<Collection, JsonSchema>>> {
