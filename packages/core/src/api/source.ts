@@ -51,4 +51,6 @@ export const resourceName = z
   .string()
   .max(191, "must be at most 191 characters")
   .regex(new RegExp(`^${LABEL}(\\.${LABEL}\\.${LABEL})?$`), "must be a DNS-1123 label, or <name>.<namespace>.<cluster> for a resource authored in a cluster")
-  .refine((name) => DNS_LABEL.test(name) || parseAuthoredName(name) !== undefined, { message: "each part must be at most 63 characters" });
+  .refine((name) => (DNS_LABEL.test(name) && name.length <= 63) || parseAuthoredName(name) !== undefined, {
+    message: "each part must be at most 63 characters",
+  });

@@ -38,7 +38,7 @@ const describe = (author: string, grant: AuthoringGrant): string =>
   `cluster ${author}'s grant (kinds: ${grant.kinds.join(", ") || "none"}; clusters: ${grant.clusters.join(", ")})`;
 
 /** Where a resource selects destinations: each list of destination selectors with its path. */
-function destinationLists(doc: Pick<UserDocument, "kind" | "spec">): { path: string; selectors: readonly DestinationSelector[] | undefined }[] {
+function destinationLists(doc: Pick<UserDocument, "kind" | "spec">): { path: string; selectors: readonly DestinationSelector[] | undefined; single?: true }[] {
   if (doc.kind === "VirtualMesh") {
     const spec = doc.spec as StoredResource<"VirtualMesh">["spec"];
     return [
@@ -46,7 +46,11 @@ function destinationLists(doc: Pick<UserDocument, "kind" | "spec">): { path: str
         path: `spec.federation.selectors[${i}].destinationSelectors`,
         selectors: s.destinationSelectors,
       })),
-      ...(spec.federation?.eastWestGateways ?? []).map((g, i) => ({ path: `spec.federation.eastWestGateways[${i}]`, selectors: [g.destinationSelector] })),
+      ...(spec.federation?.eastWestGateways ?? []).map((g, i) => ({
+        path: `spec.federation.eastWestGateways[${i}].destinationSelector`,
+        selectors: [g.destinationSelector],
+        single: true as const,
+      })),
     ];
   }
   const spec = doc.spec as { destinationSelector?: DestinationSelector[] };
@@ -73,12 +77,11 @@ export function grantErrors(
   const outside = (path: string, cluster: string, what: string) => {
     if (!reaches(grant, cluster)) errors.push({ path, message: `${what} cluster ${cluster}, outside ${describe(author, grant)}` });
   };
-  for (const { path, selectors } of destinationLists(doc)) {
+  for (const { path, selectors, single } of destinationLists(doc)) {
     (selectors ?? []).forEach((s, i) => {
-      (s.kubeServiceMatcher?.clusters ?? []).forEach((c, j) => outside(`${path}[${i}].kubeServiceMatcher.clusters[${j}]`, c, "selects"));
-      (s.kubeServiceRefs?.services ?? []).forEach((ref, j) =>
-        outside(`${path}[${i}].kubeServiceRefs.services[${j}].cluster`, ref.cluster, "names a service of"),
-      );
+      const at = single ? path : `${path}[${i}]`;
+      (s.kubeServiceMatcher?.clusters ?? []).forEach((c, j) => outside(`${at}.kubeServiceMatcher.clusters[${j}]`, c, "selects"));
+      (s.kubeServiceRefs?.services ?? []).forEach((ref, j) => outside(`${at}.kubeServiceRefs.services[${j}].cluster`, ref.cluster, "names a service of"));
     });
   }
   if (doc.kind === "VirtualMesh") {
