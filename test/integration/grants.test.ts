@@ -2,6 +2,7 @@ import { type ResourceSource, type ResourceStatus, type UserDocument, authoredNa
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SqsTranslateQueue } from "../../functions/queue/translate-queue";
 import { discoveryOf, registeredAgent } from "../support/agents";
+import { buildCli } from "../support/cli";
 import { type ControlPlane, startControlPlane, trafficPolicy } from "../support/control-plane";
 
 // Grants end to end (docs/gitops.md#grants): resources authored in a cluster, stored as the agent
@@ -105,6 +106,22 @@ describe("the grants API (docs/gitops.md#grants)", () => {
     expect(((await cleared.json()) as { authoring: unknown }).authoring).toEqual({ kinds: ["TrafficPolicy", "AccessPolicy"], clusters: [EAST], default: true });
     expect(await cp.jobs()).toHaveLength(1);
   });
+
+  it("meshplane cluster grant sets and clears it; cluster describe and list -o wide show it", async () => {
+    const cli = buildCli();
+    const env = { MESHPLANE_URL: cp.url, MESHPLANE_TOKEN: admin };
+    const set = await cli.run(["cluster", "grant", WEST, "--kinds", "tp,vm", "--clusters", `${WEST},later`], { env });
+    expect(set).toMatchObject({ code: 0, stdout: `cluster ${WEST} may author VirtualMesh, TrafficPolicy over ${WEST}, later\n` });
+    expect(set.stderr).toContain("note: cluster later is not registered; the grant covers it once it is");
+    expect((await cli.run(["cluster", "describe", WEST], { env })).stdout).toMatch(
+      new RegExp(`Authoring:\\s+VirtualMesh, TrafficPolicy over ${WEST}, later\n`),
+    );
+    expect((await cli.run(["cluster", "list", "-o", "wide"], { env })).stdout).toContain(`TrafficPolicy, AccessPolicy over ${EAST} (default)`);
+    expect(await cli.run(["cluster", "grant", WEST, "--default", "--kinds", "tp"], { env })).toMatchObject({ code: 2 });
+    const cleared = await cli.run(["cluster", "grant", WEST, "--default"], { env });
+    expect(cleared.stdout).toBe(`cluster ${WEST} may author TrafficPolicy, AccessPolicy over ${WEST} (default)\n`);
+    expect(await cp.jobs()).toHaveLength(2);
+  }, 60_000);
 });
 
 describe("translation within grants (docs/gitops.md#grants)", () => {
