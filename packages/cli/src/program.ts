@@ -197,7 +197,7 @@ Environment: MESHPLANE_URL and MESHPLANE_TOKEN (CI, no config file), MESHPLANE_C
     .addOption(new Option("-o, --output <format>", "text, yaml or json").choices(["text", "yaml", "json"]).default("text"))
     .addHelpText(
       "after",
-      "\nExamples:\n  meshplane cluster grant platform --kinds vm,tp,ap --clusters '*'\n  meshplane cluster grant east --clusters east,west\n  meshplane cluster grant east --kinds none   (authoring off)\n  meshplane cluster grant east --default\n\nThe grant model: docs/gitops.md#grants.",
+      "\nExamples:\n  meshplane cluster grant platform --kinds vm,tp,ap --clusters '*'\n  meshplane cluster grant east --clusters east,west\n  meshplane cluster grant east --kinds none   (authoring off)\n  meshplane cluster grant east --default\n\nThe grant model: docs/gitops.md#grants",
     )
     .action(run(async () => (await import("./commands/clusters")).grant));
 
