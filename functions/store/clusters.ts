@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { AuthoringGrant } from "@meshplane/core/authoring";
-import { USER_KIND_NAMES, type UserKind, canonicalJson } from "@meshplane/core/base";
+import { canonicalJson } from "@meshplane/core/base";
 import { ConflictError, NotFoundError } from "../shared/errors";
 import { TOKEN_PREFIX, hashSecret, newSecret } from "../shared/secrets";
 import { batchWrite, queryItems, queryKeys } from "./batch";
 import { conditionHeld } from "./conditions";
 import { clusterPk, keys, tenantPk } from "./keys";
 import { type Page, type PageRequest, jsonBytes, readPage } from "./page";
+import { type AuthoredRef, authoredRefs } from "./authored";
 import type { Change } from "./changes";
-import { ResourceStore, type StoreDeps } from "./resources";
+import type { StoreDeps } from "./resources";
 import { writeWithRevision } from "./revision";
 import { SnapshotStore } from "./snapshots";
 import { TTL_ATTRIBUTE } from "./table";
@@ -184,12 +185,7 @@ export class ClusterStore {
       ),
     );
     await purgePartition(doc, table, clusterPk(tenantId, name));
-    const resources = new ResourceStore(this.deps);
-    const lists = await Promise.all(USER_KIND_NAMES.map((kind) => resources.list(tenantId, kind)));
-    const authored = lists
-      .flat()
-      .filter((r) => r.metadata.source?.cluster === name)
-      .map((r): Authored => ({ kind: r.kind, name: r.metadata.name }));
+    const authored = await authoredRefs(doc, table, tenantId, name);
     const chunks = chunked(authored, AUTHORED_PER_WRITE);
     for (const chunk of chunks.slice(0, -1)) await this.deleteAuthored(tenantId, chunk);
     const own = [
@@ -204,7 +200,7 @@ export class ClusterStore {
    * delete of what is absent is none) in one revision write that logs each of them — with `cluster`,
    * the cluster's own items too (NotFoundError when it is already gone).
    */
-  private deleteAuthored(tenantId: string, chunk: readonly Authored[], cluster?: { name: string; items: Item[] }): Promise<number> {
+  private deleteAuthored(tenantId: string, chunk: readonly AuthoredRef[], cluster?: { name: string; items: Item[] }): Promise<number> {
     const { doc, table } = this.deps;
     const deletes = chunk.map((r) => ({ Delete: { TableName: table, Key: keys.resource(tenantId, r.kind, r.name) } }));
     const changes = chunk.map((r): Change => ({ type: "resource", kind: r.kind, name: r.name }));
@@ -221,9 +217,6 @@ export class ClusterStore {
     return out.Item;
   }
 }
-
-/** A resource authored in a cluster, by its key. */
-type Authored = { kind: UserKind; name: string };
 
 /** Authored resources deleted per revision write: a transaction holds 100 items, with the bump, the log entry and the cluster's own. */
 const AUTHORED_PER_WRITE = 90;

@@ -207,4 +207,25 @@ describe("translation within grants (docs/gitops.md#grants)", () => {
     ).toEqual([undefined, undefined, expect.objectContaining({ metadata: expect.objectContaining({ name: `timeouts.shop.${WEST}` }) })]);
     expect(await timedOut(WEST, "3s")).toContain("bookinfo/reviews");
   });
+
+  it("a cluster with more authored resources than one write holds: every one goes, in several writes", async () => {
+    const sources = Array.from(
+      { length: 120 },
+      (_, i): ResourceSource => ({ cluster: WEST, namespace: "bulk", name: `p${i}`, uid: `bulk-${i}`, generation: 1 }),
+    );
+    for (const batch of [sources.slice(0, 60), sources.slice(60)]) {
+      const writes = batch.map((source) => ({
+        doc: { ...trafficPolicy(authoredName(source)), metadata: { name: authoredName(source) } } as UserDocument,
+        mode: "apply" as const,
+        source,
+      }));
+      await cp.store.resources.write(TENANT, writes, new Date().toISOString());
+    }
+    expect((await cp.store.resources.list(TENANT, "TrafficPolicy")).filter((r) => r.metadata.source?.cluster === WEST)).toHaveLength(121);
+    const before = (await cp.store.tenants.get(TENANT)).revision;
+    expect((await cp.request("DELETE", `/v1/clusters/${WEST}`, { token: admin })).status).toBe(204);
+    expect((await cp.store.resources.list(TENANT, "TrafficPolicy")).filter((r) => r.metadata.source !== undefined)).toEqual([]);
+    expect((await cp.store.tenants.get(TENANT)).revision - before).toBe(2);
+    expect((await cp.request("DELETE", `/v1/clusters/${WEST}`, { token: admin })).status).toBe(404);
+  });
 });
