@@ -159,7 +159,12 @@ describe("token buckets in DynamoDB, shared by API instances", () => {
     let now = 1_700_000_000_000;
     const instances = Array.from(
       { length: 3 },
-      () => new RateLimiter(store, { read: limit, write: limit, plan: limit, agent: limit, metrics: limit, operator: limit, refused: limit }, () => now),
+      () =>
+        new RateLimiter(
+          store,
+          { read: limit, write: limit, plan: limit, agent: limit, metrics: limit, authoring: limit, operator: limit, refused: limit },
+          () => now,
+        ),
     );
     const take = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => (instances[i % 3] as RateLimiter).take("T#shared", "read", "read")));
     const first = await take(120);

@@ -38,6 +38,15 @@ const labels = {
       .map(([k, v]) => `${k}=${v}`)
       .join(","),
 };
+/** Where a resource authored in a cluster came from (docs/gitops.md#names-and-sources): `east shop/cart-retries`; shown when a row has one. */
+const source = {
+  title: "SOURCE",
+  whenSet: true,
+  value: (i: Item) =>
+    get(i, "metadata.source") === undefined
+      ? ""
+      : `${text(get(i, "metadata.source.cluster"))} ${text(get(i, "metadata.source.namespace"))}/${text(get(i, "metadata.source.name"))}`,
+};
 const cluster = { title: "CLUSTER", value: (i: Item) => text(get(i, "metadata.cluster")) };
 const namespace = { title: "NAMESPACE", value: (i: Item) => text(get(i, "spec.namespace")) };
 const age = { title: "GENERATION", value: (i: Item) => text(get(i, "metadata.generation")) };
@@ -71,6 +80,7 @@ export const KINDS: Kind[] = [
       { title: "STATE", value: stateOf },
       { title: "MESHES", value: (i) => text((get(i, "spec.meshes") as unknown[] | undefined)?.length ?? 0) },
       age,
+      source,
       labels,
     ],
   },
@@ -80,7 +90,7 @@ export const KINDS: Kind[] = [
     short: ["tp", "trafficpolicy"],
     path: "/v1/trafficpolicies",
     user: true,
-    columns: [{ title: "STATE", value: stateOf }, age, labels],
+    columns: [{ title: "STATE", value: stateOf }, age, source, labels],
   },
   {
     kind: "AccessPolicy",
@@ -88,7 +98,7 @@ export const KINDS: Kind[] = [
     short: ["ap", "accesspolicy"],
     path: "/v1/accesspolicies",
     user: true,
-    columns: [{ title: "STATE", value: stateOf }, age, labels],
+    columns: [{ title: "STATE", value: stateOf }, age, source, labels],
   },
   {
     kind: "Mesh",
