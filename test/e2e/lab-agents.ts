@@ -88,6 +88,8 @@ export async function startLabAgent(
   name: string,
   fixture: string,
   agentArgs: string[] = ["--poll-interval=1", "--poll-jitter=0", "--resync-interval=10"],
+  /** More chart values (`--set-string`, and `--set-json` in `json`), e.g. `authoring.enabled`. */
+  chart: { values?: Record<string, string>; json?: Record<string, string> } = {},
 ): Promise<LabAgent> {
   const agentToken = `agent-${name}-${Math.random().toString(36).slice(2)}`;
   const cluster = await startCluster({ name, tokens: [{ token: agentToken, ...serviceAccountIdentity(AGENT_NS, "meshplane-agent") }] });
@@ -96,8 +98,8 @@ export async function startLabAgent(
   const jwks = JSON.stringify(await cp.signer.jwks());
   // The lab's fixtures run a default and a revisioned istiod: the agent may restart both.
   const rendered = renderChart(
-    { "controlPlane.url": cp.url, "cluster.name": name, "bootstrap.token": reg.bootstrapToken },
-    { "trust.jwks": jwks, "certificates.istiodDeployments": '["istiod","istiod-1-24"]' },
+    { "controlPlane.url": cp.url, "cluster.name": name, "bootstrap.token": reg.bootstrapToken, ...chart.values },
+    { "trust.jwks": jwks, "certificates.istiodDeployments": '["istiod","istiod-1-24"]', ...chart.json },
   );
   await cluster.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NS } });
   for (const obj of rendered as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[]) {
@@ -109,6 +111,16 @@ export async function startLabAgent(
         : pathOf(obj);
     const res = await cluster.request("POST", path, obj);
     if (!res.ok) throw new Error(`install ${obj.kind} ${obj.metadata.name}: ${res.status} ${res.body.message ?? ""}`);
+  }
+  // The chart's CustomResourceDefinitions are served once established, which the agent's watch needs.
+  for (const crd of rendered.filter((o) => o.kind === "CustomResourceDefinition") as { metadata: { name: string } }[]) {
+    await eventually(`${crd.metadata.name} established`, async () => {
+      const got = await cluster.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+        "GET",
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+      );
+      return got.body.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ? true : undefined;
+    });
   }
   const dir = mkdtempSync(join(tmpdir(), `agent-${name}-`));
   const secret = rendered.find((o) => o.kind === "Secret") as { stringData: { token: string } };

@@ -4,7 +4,7 @@ import { AUTHORED_KINDS, type CustomResource, collectionPath } from "./objects";
 
 /** How long until a list that failed is tried again: at once for a watch that broke, later for a kind not served. */
 const RETRY_MS = 2000;
-export const NOT_SERVED_RETRY_MS = 60_000;
+export const NOT_SERVED_RETRY_MS = 10_000;
 
 export interface CustomResourceWatchDeps {
   kube: WatchSource;

@@ -127,7 +127,8 @@ export class StatusWriteBack {
       this.deps.resubmit(cr);
       return "in-progress";
     }
-    const next = nextStatus(cr, submission, view, new Date(this.now()).toISOString());
+    // metav1.Time: seconds, as the API server writes every other timestamp.
+    const next = nextStatus(cr, submission, view, new Date(this.now()).toISOString().replace(/\.\d+Z$/, "Z"));
     const conditions = (next ?? cr.status)?.conditions ?? [];
     const progress = !conditions.some((c) => (c.type === "Ready" && c.status === "True") || c.type === "Stalled");
     if (next === undefined) return progress ? "in-progress" : "settled";
