@@ -1,5 +1,4 @@
 import { authoringGrant } from "@meshplane/core/authoring";
-import { z } from "zod";
 import { setClusterAuthoring } from "../../clusters/authoring";
 import { type RegistrationDeps, deregisterCluster, issueBootstrapToken, registerCluster } from "../../clusters/registration";
 import { clusterPage, clusterView as viewOf } from "../../clusters/views";
@@ -9,16 +8,8 @@ import { listPage, namePosition } from "../pagination";
 import { route } from "../route";
 import { bootstrapView, clusterView as clusterSchema, listOf, listQuery, nameParams, registerClusterBody } from "../schemas";
 
-/** A cluster as the API shows it, with its effective grant (docs/gitops.md#grants). */
-const clusterView = clusterSchema.extend({
-  authoring: authoringGrant.extend({
-    default: z.literal(true).optional().meta({ description: "no tenant admin set a grant: the default, policies within the cluster itself" }),
-    unregistered: z
-      .array(z.string())
-      .optional()
-      .meta({ description: "in the answer of PUT: clusters the grant names that are not registered now (it covers them once they are)" }),
-  }),
-});
+/** A cluster as the API shows it, with its effective grant (docs/gitops.md#grants): always present here. */
+const clusterView = clusterSchema.extend({ authoring: clusterSchema.shape.authoring.unwrap() });
 
 export interface ClusterDeps extends Omit<RegistrationDeps, "log" | "signer"> {
   signer: Signer;

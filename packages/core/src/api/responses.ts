@@ -4,6 +4,7 @@
  * derived from these, as views/health.ts's ClusterView). Request bodies stay with the routes.
  */
 import { z } from "zod";
+import { authoringGrant } from "../authoring/grant";
 import { certificateResult } from "./agent";
 import { labelMap } from "./common";
 import { DOCUMENT_SCHEMAS, type UserKind, storedMetadata } from "./resource";
@@ -38,6 +39,16 @@ export const clusterView = z.object({
   bootstrapExpiresAt: z.string().optional(),
   lastSeenAt: z.string().optional(),
   appliedGeneration: z.number().int().optional(),
+  /** What the cluster may author (docs/gitops.md#grants): the grant in effect. */
+  authoring: authoringGrant
+    .extend({
+      default: z.literal(true).optional().meta({ description: "no tenant admin set a grant: the default, policies within the cluster itself" }),
+      unregistered: z
+        .array(z.string())
+        .optional()
+        .meta({ description: "in the answer of PUT: clusters the grant names that are not registered now (it covers them once they are)" }),
+    })
+    .optional(),
   /** Per shared-trust mesh, the `cacerts` its agent last reported: issuer, roots, expiry, or why it failed. */
   certificates: z.array(certificateResult).optional(),
   /** How the cluster's agent last fared reading its Prometheus (docs/observability.md#turning-it-off); absent when it never sent metrics. */
