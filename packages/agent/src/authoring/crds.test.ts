@@ -77,7 +77,8 @@ describe.each(USER_KIND_NAMES)("the %s CustomResourceDefinition", (kind) => {
       type: "object",
       properties: { name: { type: "string", maxLength: 63, pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" } },
     });
-    expect(schema.properties.status).toEqual({ type: "object", "x-kubernetes-preserve-unknown-fields": true });
+    // observedGeneration 0 until the agent writes: kstatus reads a new resource as in progress (docs/gitops.md#flux).
+    expect(schema.properties.status).toEqual({ type: "object", default: { observedGeneration: 0 }, "x-kubernetes-preserve-unknown-fields": true });
   });
 });
 
