@@ -6,6 +6,7 @@ import { createWorker } from "../../functions/translation/batch";
 import { startPoller } from "../../functions/translation/poller";
 import { FIXTURES } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
+import { type KubeObject, readings } from "../gitops/verdicts";
 import { type LabAgent, eventually as waitFor, startLabAgent } from "./lab-agents";
 
 /**
@@ -103,7 +104,19 @@ const settled = (agent: LabAgent, name: string, status: string, reason?: string,
   );
 
 /** Keeps the custom resource as `kubectl get -o json` prints it (without managedFields) for the health tests. */
-function saveFixture(file: string, cr: Cr): void {
+/**
+ * Argo CD's health check (the chart's Lua script in a Lua interpreter) and kstatus (its own Go library)
+ * read a custom resource as the agent left it; each must give what docs/gitops.md's table says.
+ */
+function judged(cr: Cr, argo: string, kstatus: string): void {
+  const [reading] = readings([cr as unknown as KubeObject]);
+  expect({ argo: reading?.argo.status, kstatus: reading?.kstatus.status }).toEqual({ argo, kstatus });
+  expect({ argo: reading?.argo.status, kstatus: reading?.kstatus.status }).toEqual({ argo: reading?.expected?.argo, kstatus: reading?.expected?.kstatus });
+}
+
+/** Judges `cr` (judged) and keeps it as a fixture of test/gitops when missing or with UPDATE_GOLDEN=1. */
+function saveFixture(file: string, cr: Cr, argo: string, kstatus: string): void {
+  judged(cr, argo, kstatus);
   const path = join(GITOPS_FIXTURES, file);
   if (existsSync(path) && process.env.UPDATE_GOLDEN !== "1") return;
   mkdirSync(GITOPS_FIXTURES, { recursive: true });
@@ -149,7 +162,7 @@ describe("custom resources authored in a cluster", () => {
     expect(condition(refused, "Stalled")).toMatchObject({ status: "True", reason: "OutsideGrant" });
     expect(condition(refused, "Ready")?.message).toContain("spec.destinationSelector[0].kubeServiceRefs.services[0].cluster");
     expect(await stored("to-west.bookinfo.east")).toBeNull();
-    saveFixture("stalled-outside-grant.json", refused);
+    saveFixture("stalled-outside-grant.json", refused, "Degraded", "Failed");
     // A tenant admin lets east reach west: the agent looks at refusals again at its next sync.
     const grant = await cp.request("PUT", "/v1/clusters/east/authoring", {
       token: admin,
@@ -173,7 +186,7 @@ describe("custom resources authored in a cluster", () => {
     expect(ready.metadata.finalizers).toContain("meshplane.dev/authored");
     expect(ready.status).toMatchObject({ observedGeneration: 1, meshplane: { name: "reviews-timeout.bookinfo.east", state: "ACCEPTED" } });
     expect(condition(ready, "Ready")?.message).toMatch(/applied in east, west/);
-    saveFixture("ready.json", ready);
+    saveFixture("ready.json", ready, "Healthy", "Current");
 
     expect((await edit(east, "reviews-timeout", onApp("reviews", "4s"))).body.metadata.generation).toBe(2);
     for (const agent of [east, west])
@@ -205,7 +218,7 @@ describe("custom resources authored in a cluster", () => {
     const invalid = await settled(east, "bad-regex", "False", "Invalid");
     expect(condition(invalid, "Stalled")).toMatchObject({ status: "True", reason: "Invalid" });
     expect(condition(invalid, "Ready")?.message).toMatch(/httpRequestMatchers\[0\]\.uri/);
-    saveFixture("stalled-invalid.json", invalid);
+    saveFixture("stalled-invalid.json", invalid, "Degraded", "Failed");
     await remove(east, "bad-regex");
   }, 30_000);
 
@@ -216,7 +229,7 @@ describe("custom resources authored in a cluster", () => {
       await create(east, policy("shared", onApp("ratings", "2s")));
       const applying = await settled(east, "shared", "False", "Applying");
       expect(condition(applying, "Reconciling")).toMatchObject({ status: "True", reason: "Applying", message: expect.stringContaining("west") });
-      saveFixture("reconciling.json", applying);
+      saveFixture("reconciling.json", applying, "Progressing", "InProgress");
     } finally {
       west.process.kill("SIGCONT");
     }

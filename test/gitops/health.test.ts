@@ -232,3 +232,26 @@ describe("fixtures (statuses a real agent wrote, for when test/gitops/fixtures h
     expect(fixtures(join(dir, "gone"))).toEqual([]);
   });
 });
+
+describe("statuses a real agent wrote (test/gitops/fixtures, saved by test/e2e/authoring.test.ts)", () => {
+  const saved = fixtures(join(repo, "test/gitops/fixtures"));
+  const want: Record<string, [string, string]> = {
+    "ready.json": ["Healthy", "Current"],
+    "reconciling.json": ["Progressing", "InProgress"],
+    "stalled-invalid.json": ["Degraded", "Failed"],
+    "stalled-outside-grant.json": ["Degraded", "Failed"],
+  };
+
+  it("are there, one per situation the e2e reaches", () => {
+    expect(saved.map((f) => f.file).sort()).toEqual(Object.keys(want).sort());
+  });
+
+  it("read to Argo CD and kstatus as docs/gitops.md says", () => {
+    const read = readings(saved.map((f) => f.object));
+    saved.forEach((f, i) => {
+      const r = read[i];
+      expect([f.file, r?.argo.status, r?.kstatus.status]).toEqual([f.file, ...(want[f.file] ?? [])]);
+      expect([r?.argo.status, r?.kstatus.status]).toEqual([r?.expected?.argo, r?.expected?.kstatus]);
+    });
+  });
+});
