@@ -13,6 +13,7 @@ const ROOT = join(import.meta.dirname, "../..");
 
 /** The tiny size of each bench: its arguments and environment. A new bench needs a line here. */
 const TINY: Record<string, { args?: string[]; env?: Record<string, string> }> = {
+  authoring: { env: { ITEMS: "20", CLUSTERS: "2", SERVICES: "3", RUNS: "1", CRS: "3", FLOOD: "5" } },
   agent: { env: { PODS: "5", OBJECTS: "5", WRITES: "1", SAMPLE_MS: "500", SPREAD_MS: "0" } },
   "cli-start": { env: { RUNS: "1" } },
   "cold-start": {},
