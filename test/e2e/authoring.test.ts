@@ -7,6 +7,7 @@ import { startPoller } from "../../functions/translation/poller";
 import { FIXTURES } from "../support/agents";
 import { type ControlPlane, startControlPlane } from "../support/control-plane";
 import { type KubeObject, readings } from "../gitops/verdicts";
+import { gitopsStory } from "../lab/gitops-story";
 import { type LabAgent, eventually as waitFor, startLabAgent } from "./lab-agents";
 
 /**
@@ -150,6 +151,24 @@ afterAll(async () => {
 });
 
 describe("custom resources authored in a cluster", () => {
+  it("the lab's story: kubectl apply into east configures both clusters and turns Ready; kubectl delete removes it everywhere", async () => {
+    const said: string[] = [];
+    const { storedName } = await gitopsStory({
+      cp,
+      admin,
+      author: east,
+      other: west,
+      namespace: NS,
+      services: [
+        { cluster: "east", namespace: NS, name: "reviews" },
+        { cluster: "west", namespace: NS, name: "ratings" },
+      ],
+      say: (t) => said.push(t),
+    });
+    expect(storedName).toBe("lab-timeout.bookinfo.east");
+    expect(said.join("\n")).toMatch(/Ready True \(Accepted: applied in east, west\)/);
+  }, 90_000);
+
   it("a policy selecting another cluster's service is Stalled OutsideGrant, naming the field, until the grant is widened", async () => {
     await create(
       east,
