@@ -46,16 +46,24 @@ export function labPolicy(namespace: string, services: readonly ServiceRef[]): R
   };
 }
 
-/** The timeouts of the VirtualServices in `namespace` of a cluster that the policy made, from its kube-apiserver. */
+type Routed = { metadata: { annotations?: Record<string, string> }; spec: { http?: { timeout?: string }[]; rules?: { timeouts?: { request?: string } }[] } };
+
+/**
+ * The request timeouts of what the policy made in `namespace` of a cluster, from its kube-apiserver:
+ * VirtualServices, or HTTPRoutes where the mesh's output API is the Gateway API (docs/ambient.md#the-output-api).
+ */
 async function timeouts(agent: LabAgent, namespace: string, author: string, policyNamespace: string): Promise<string[] | undefined> {
-  const res = await agent.cluster.request<{ items: { metadata: { annotations?: Record<string, string> }; spec: { http?: { timeout?: string }[] } }[] }>(
-    "GET",
-    `/apis/networking.istio.io/v1/namespaces/${namespace}/virtualservices`,
+  const lists = await Promise.all(
+    [`/apis/networking.istio.io/v1/namespaces/${namespace}/virtualservices`, `/apis/gateway.networking.k8s.io/v1/namespaces/${namespace}/httproutes`].map(
+      (path) => agent.cluster.request<{ items: Routed[] }>("GET", path),
+    ),
   );
-  if (!res.ok) return undefined;
-  return res.body.items
-    .filter((vs) => (vs.metadata.annotations?.["meshplane.dev/parents"] ?? "").includes(`${NAME}.${policyNamespace}.${author}`))
-    .flatMap((vs) => (vs.spec.http ?? []).flatMap((route) => (route.timeout ? [route.timeout] : [])));
+  if (lists.some((res) => !res.ok)) return undefined;
+  return lists
+    .flatMap((res) => res.body.items)
+    .filter((o) => (o.metadata.annotations?.["meshplane.dev/parents"] ?? "").includes(`${NAME}.${policyNamespace}.${author}`))
+    .flatMap((o) => [...(o.spec.http ?? []).map((route) => route.timeout), ...(o.spec.rules ?? []).map((rule) => rule.timeouts?.request)])
+    .filter((t): t is string => t !== undefined);
 }
 
 /**
@@ -90,7 +98,7 @@ export async function gitopsStory(parts: GitopsStoryParts): Promise<{ storedName
 
   for (const { agent, service } of where) {
     await eventually(`the timeout in ${agent.name}`, async () => ((await made(agent, service))?.includes(TIMEOUT) ? true : undefined));
-    say(`  ${agent.name}: its agent applied a VirtualService for ${service.name} with timeout ${TIMEOUT}`);
+    say(`  ${agent.name}: its agent applied the route for ${service.name} (VirtualService or HTTPRoute, as its mesh takes) with timeout ${TIMEOUT}`);
   }
 
   const cr = await eventually(`${NAME} Ready in ${author.name}`, async () => {

@@ -32,6 +32,8 @@ import { startMetricsLocal } from "../../functions/local/metrics-local";
 import { createLogger } from "../../functions/shared/logger";
 import { type TrafficLab, startTrafficLab } from "./traffic-lab";
 import { trafficStory } from "./traffic-story";
+import { gitopsStory } from "./gitops-story";
+import { LAB_CLUSTERS } from "./traffic-fixture";
 import type { LiveTraffic } from "./live-traffic";
 
 const args = parseArgs({ options: { "shared-trust": { type: "boolean" }, bare: { type: "boolean" }, ambient: { type: "boolean" } } }).values;
@@ -109,7 +111,7 @@ Ctrl-C stops everything.`);
 if (args.ambient) agents.push(...(await startAmbientLab(cp, admin)));
 else {
   // The default lab's Bookinfo and payments, with the traffic model's namespaces and a Prometheus per cluster.
-  trafficLab = await startTrafficLab(cp, admin);
+  trafficLab = await startTrafficLab(cp, admin, { authoring: true });
   agents.push(trafficLab.agents["cluster-1"], trafficLab.agents["cluster-2"]);
 }
 
@@ -145,6 +147,22 @@ Try:
   alias meshplane="node ${buildCli().bin}"; export MESHPLANE_URL=${plane.url} MESHPLANE_TOKEN=${admin}
 Ctrl-C stops everything.`);
 if (trafficLab) {
+  // Policies from Git: kubectl apply into cluster-east, both clusters configured, Ready, then deleted everywhere.
+  await gitopsStory({
+    cp,
+    admin,
+    author: trafficLab.agents["cluster-1"],
+    other: trafficLab.agents["cluster-2"],
+    namespace: "shop",
+    services: [
+      { cluster: LAB_CLUSTERS["cluster-1"], namespace: "shop", name: "frontend" },
+      // ledger, behind its waypoint: the ambient callers of cluster-west's mesh reach it through one (docs/ambient.md).
+      { cluster: LAB_CLUSTERS["cluster-2"], namespace: "bank", name: "ledger" },
+    ],
+    say: (text) => console.log(text),
+  }).catch((error: unknown) => console.error(`policies from Git: ${(error as Error).message}`));
+  console.log(`  Try it yourself: KUBECONFIG=<cluster-east kubeconfig above> kubectl apply -f <a TrafficPolicy in namespace shop>,
+  then kubectl get trafficpolicies -n shop (READY, REASON) and meshplane get tp (SOURCE); see docs/gitops.md#try-it.`);
   const story = await trafficStory(cp, admin, trafficLab, (text) => console.log(text));
   traffic = story.traffic;
   story.done.catch((error: unknown) => console.error(`golden signals: ${(error as Error).message}`));

@@ -66,9 +66,10 @@ async function get<T>({ cp, admin }: Admin, path: string): Promise<T | undefined
  * Starts a Prometheus per cluster (empty), the two lab clusters seeded with the model's world and
  * their agents in `admin`'s tenant reading them, programs the waypoint, and waits until discovery
  * names the model's destinations and each cluster applied a first generation: the baseline a change
- * is told from (docs/observability.md#change-impact), which discovery alone publishes.
+ * is told from (docs/observability.md#change-impact), which discovery alone publishes. With `authoring`, the
+ * agents also sync meshplane custom resources (docs/gitops.md#the-agent), the chart's CRDs installed.
  */
-export async function startTrafficLab(cp: ControlPlane, admin: string): Promise<TrafficLab> {
+export async function startTrafficLab(cp: ControlPlane, admin: string, options: { authoring?: boolean } = {}): Promise<TrafficLab> {
   const prometheus = {} as Record<ClusterName, PrometheusServer>;
   const agents = {} as Record<ClusterName, LabAgent>;
   const lab: TrafficLab = {
@@ -83,7 +84,18 @@ export async function startTrafficLab(cp: ControlPlane, admin: string): Promise<
   try {
     await Promise.all(MODEL_CLUSTERS.map(async (c) => (prometheus[c] = await startPrometheus())));
     await Promise.all(
-      MODEL_CLUSTERS.map(async (c) => (agents[c] = await startLabAgent(cp, admin, LAB_CLUSTERS[c], fixtures[c], metricsAgentArgs(prometheus[c].url)))),
+      MODEL_CLUSTERS.map(
+        async (c) =>
+          (agents[c] = await startLabAgent(
+            cp,
+            admin,
+            LAB_CLUSTERS[c],
+            fixtures[c],
+            [...metricsAgentArgs(prometheus[c].url), ...(options.authoring ? ["--authoring=true", "--authoring-status-every=5"] : [])],
+            // Policies from Git (docs/gitops.md): the chart's CRDs and the agent's rights on them.
+            options.authoring ? { values: { "authoring.enabled": "true" } } : {},
+          )),
+      ),
     );
     // The Gateway API's CRDs may still be being established in a new apiserver: a failed listing is tried again.
     await eventually("the waypoint programmed", async () => ((await programWaypoints(agents["cluster-2"].cluster)).length > 0 ? true : undefined));
