@@ -162,7 +162,7 @@ if (trafficLab) {
     say: (text) => console.log(text),
   }).catch((error: unknown) => console.error(`policies from Git: ${(error as Error).message}`));
   console.log(`  Try it yourself: KUBECONFIG=<cluster-east kubeconfig above> kubectl apply -f <a TrafficPolicy in namespace shop>,
-  then kubectl get trafficpolicies -n shop (READY, REASON) and meshplane get tp (SOURCE); see docs/gitops.md#try-it.`);
+  then kubectl get trafficpolicies -n shop (READY, REASON) and meshplane get tp (SOURCE); see docs/gitops.md#try-it`);
   const story = await trafficStory(cp, admin, trafficLab, (text) => console.log(text));
   traffic = story.traffic;
   story.done.catch((error: unknown) => console.error(`golden signals: ${(error as Error).message}`));
