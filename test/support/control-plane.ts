@@ -65,7 +65,10 @@ export interface ControlPlane {
 
 /** Budgets no functional test reaches; rate limiting has its own tests. */
 const TEST_LIMITS: AppDeps["limits"] = Object.fromEntries(
-  (["read", "write", "plan", "agent", "metrics", "authoring", "operator", "refused"] as const).map((cls) => [cls, { limit: 1_000_000, windowMs: 10_000, lease: 100 }]),
+  (["read", "write", "plan", "agent", "metrics", "authoring", "operator", "refused"] as const).map((cls) => [
+    cls,
+    { limit: 1_000_000, windowMs: 10_000, lease: 100 },
+  ]),
 );
 
 /**
