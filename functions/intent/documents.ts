@@ -29,7 +29,8 @@ export function authoredOrigin(kind: UserKind, name: string): string | undefined
 export function parseDocument(kind: UserKind, raw: unknown, prefix: string): { doc: UserDocument } | { errors: FieldError[] } {
   const parsed = DOCUMENT_SCHEMAS[kind].safeParse(raw);
   if (parsed.success) return { doc: parsed.data as UserDocument };
-  const name = (raw as { metadata?: { name?: unknown } }).metadata?.name;
+  // Any JSON reaches here, null and arrays too: read the name only from an object.
+  const name = (raw as { metadata?: { name?: unknown } } | null)?.metadata?.name;
   const origin = typeof name === "string" ? authoredOrigin(kind, name) : undefined;
   const namePath = prefix === "" ? "metadata.name" : `${prefix}.metadata.name`;
   const errors = fieldErrors(parsed.error, prefix).map((e) =>
