@@ -22,6 +22,7 @@ import { createStore } from "../../functions/store/index";
 import { ensureTable } from "../../functions/store/table";
 import { PushHub } from "../../functions/push/hub";
 import { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
+import type { ControlPlane } from "../support/control-plane";
 import { agentKey } from "../support/agents";
 import { createWorker } from "../../functions/translation/batch";
 import { startPoller } from "../../functions/translation/poller";
@@ -164,6 +165,18 @@ export async function benchPlane(options: { worker?: boolean; limits?: AppDeps["
       await dynamo.stop();
     },
   };
+}
+
+/**
+ * What test/e2e/lab-agents.ts's startLabAgent needs of a control plane (its URL, signer and request),
+ * from a bench plane: so benches and the lab run real agents against it.
+ */
+export function labPlane(plane: Pick<Awaited<ReturnType<typeof benchPlane>>, "url" | "signer" | "request">): ControlPlane {
+  return {
+    url: plane.url,
+    signer: plane.signer,
+    request: (method: string, path: string, o: { token?: string; body?: unknown } = {}) => plane.request(method, path, o.token ?? "", o.body),
+  } as unknown as ControlPlane;
 }
 
 /** `response` if it has `status`; otherwise an error naming `what`, the status and the body. */

@@ -11,8 +11,7 @@ import { gzipSync } from "node:zlib";
 import { Canonicalizer, SNAPSHOT_TYPE, type SnapshotPayload, snapshotAudience } from "@meshplane/core";
 import { type LabAgent, startLabAgent } from "../e2e/lab-agents";
 import { FIXTURES } from "../support/agents";
-import type { ControlPlane } from "../support/control-plane";
-import { benchPlane, expectStatus, percentile } from "./_harness";
+import { benchPlane, expectStatus, labPlane, percentile } from "./_harness";
 
 const ROOT = join(import.meta.dirname, "../..");
 const WRITES = Number(process.env.WRITES ?? 8);
@@ -59,11 +58,7 @@ const plane = await benchPlane({ worker: true });
 let agent: LabAgent | undefined;
 try {
   const admin = await plane.tenant("bench");
-  const cp = {
-    url: plane.url,
-    signer: plane.signer,
-    request: (m: string, p: string, o: { token?: string; body?: unknown } = {}) => plane.request(m, p, o.token ?? "", o.body),
-  } as unknown as ControlPlane;
+  const cp = labPlane(plane);
   // The agent process inherits this process's environment: the image's, for as long as it starts.
   const env = imageEnv();
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));

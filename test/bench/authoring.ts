@@ -32,8 +32,7 @@ import { WarmInputs } from "../../functions/translation/warm-input";
 import type { ControlPlaneClient } from "../../packages/agent/src/control-plane/client";
 import { type LabAgent, eventually, startLabAgent } from "../e2e/lab-agents";
 import { FIXTURES } from "../support/agents";
-import type { ControlPlane } from "../support/control-plane";
-import { benchPlane, expectStatus, percentile } from "./_harness";
+import { benchPlane, expectStatus, labPlane, percentile } from "./_harness";
 import { benchTenant } from "./_bench-tenant";
 
 const ITEMS = Number(process.env.ITEMS ?? 1000);
@@ -275,11 +274,7 @@ async function inCluster() {
   let watch: NodeJS.Timeout | undefined;
   try {
     const admin = await plane.tenant("bench");
-    const cp = {
-      url: plane.url,
-      signer: plane.signer,
-      request: (m: string, p: string, o: { token?: string; body?: unknown } = {}) => plane.request(m, p, o.token ?? "", o.body),
-    } as unknown as ControlPlane;
+    const cp = labPlane(plane);
     const intervals = chartIntervals();
     const statusEvery = Number(process.env.STATUS_EVERY_S ?? intervals.statusEvery);
     agent = await startLabAgent(

@@ -16,7 +16,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { benchPlane } from "../bench/_harness";
+import { benchPlane, labPlane } from "../bench/_harness";
 import { parseArgs } from "node:util";
 import { certificateInfo, fingerprintSha256, splitPemBundle, verifyChain } from "@meshplane/core";
 import { AGENT_NS, type DeploymentRunner, type LabAgent, addTrustDomainAlias, eventually, runAgentDeployment } from "../e2e/lab-agents";
@@ -26,7 +26,6 @@ import { FIXTURES } from "../support/agents";
 import { buildCli } from "../support/cli";
 import { applyAmbientPolicies, settledStatuses, startAmbientLab } from "./ambient-lab";
 import { ambientReport } from "./ambient-report";
-import type { ControlPlane } from "../support/control-plane";
 import { startSqsLocal } from "../../functions/local/sqs-local";
 import { startMetricsLocal } from "../../functions/local/metrics-local";
 import { createLogger } from "../../functions/shared/logger";
@@ -59,12 +58,7 @@ const metrics = await startMetricsLocal({
 });
 const plane = await benchPlane({ worker: true, metrics: metrics.api, consoleDir: join(ROOT, "packages/console/dist") });
 const admin: string = ((await (await plane.request("POST", "/v1/tenants", plane.operatorToken, { name: "lab" })).json()) as { adminToken: string }).adminToken;
-// startLabAgent needs only these parts of the test harness's control plane.
-const cp = {
-  url: plane.url,
-  signer: plane.signer,
-  request: (method: string, path: string, o: { token?: string; body?: unknown } = {}) => plane.request(method, path, o.token ?? "", o.body),
-} as unknown as ControlPlane;
+const cp = labPlane(plane);
 const agents: LabAgent[] = [];
 const bare: { cluster: LabCluster; kubelet: DeploymentRunner }[] = [];
 let trafficLab: TrafficLab | undefined;
