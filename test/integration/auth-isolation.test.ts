@@ -37,6 +37,7 @@ function bodyFor(r: Route): unknown {
   if (r.path === "/v1/apply" || r.path === "/v1/plan") return { documents: [trafficPolicy("tp-a")] };
   if (r.path.startsWith("/v1/trafficpolicies")) return trafficPolicy("tp-a", { policy: { requestTimeout: "9s" } });
   if (r.path.startsWith("/v1/accesspolicies")) return accessPolicy("ap-a", { allowedMethods: ["POST"] });
+  if (r.path.endsWith("/authoring")) return { kinds: ["TrafficPolicy", "VirtualMesh"], clusters: ["*"] };
   if (r.path.endsWith("/ca/certificate")) return { certificateChain: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n" };
   if (r.path.startsWith("/v1/virtualmeshes")) return virtualMesh("vm-a", { globalAccessPolicy: "ENABLED" });
   return undefined;
