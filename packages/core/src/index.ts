@@ -307,6 +307,7 @@ export {
   waypointOf,
   ztunnelText,
 } from "./views/index";
+export { type ResourceSourceView, deleteWarning, sourceFacts, sourceNote } from "./views/index";
 export {
   type CounterField,
   type Signals,

@@ -25,11 +25,12 @@ describe("describe's Source block", () => {
       title: "authored in cluster east",
       fields: [
         ["Cluster", "east"],
-        ["Resource", "TrafficPolicy shop/cart-retries"],
+        ["Namespace", "shop"],
+        ["Name", "cart-retries"],
         ["UID", "0b6f-4c1e"],
         ["Generation", "4 in the cluster; stored as generation 2"],
       ],
-      note: "Read-only here: change it in Git, or with kubectl in cluster east. A tenant admin may delete it (for a cluster gone for good); its agent submits it again while the custom resource exists.",
+      note: "Authored in cluster east: change it in Git, or with kubectl in that cluster (TrafficPolicy shop/cart-retries). It is read-only here. A tenant admin may delete it (for a cluster gone for good); its agent submits it again while the custom resource exists.",
     });
   });
 
@@ -38,10 +39,11 @@ describe("describe's Source block", () => {
       [
         "Source:         authored in cluster east",
         "  Cluster:      east",
-        "  Resource:     TrafficPolicy shop/cart-retries",
+        "  Namespace:    shop",
+        "  Name:         cart-retries",
         "  UID:          0b6f-4c1e",
         "  Generation:   4 in the cluster; stored as generation 2",
-        "  Read-only here: change it in Git, or with kubectl in cluster east. A tenant admin may delete it (for a cluster gone for good); its agent submits it again while the custom resource exists.",
+        "  Authored in cluster east: change it in Git, or with kubectl in that cluster (TrafficPolicy shop/cart-retries). It is read-only here. A tenant admin may delete it (for a cluster gone for good); its agent submits it again while the custom resource exists.",
         "",
       ].join("\n"),
     );

@@ -3,7 +3,7 @@
  * the custom resource it came from — cluster, namespace/name, uid, its generation beside the stored
  * one — and why it is read-only here.
  */
-import { type ResourceSource, resourceSource } from "@meshplane/core";
+import { type ResourceSource, resourceSource, sourceFacts, sourceNote } from "@meshplane/core";
 import type { printer } from "./describe-parts";
 
 /** The source a resource's metadata carries, or undefined for one created through the API. */
@@ -12,19 +12,12 @@ export function sourceOf(metadata: Record<string, unknown> | undefined): Resourc
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The block's title line, its fields in order, and its note. */
+/** The block's title line, its facts in order and its note: what the console's Source block says too (core's views). */
 export function sourceBlock(kind: string, source: ResourceSource, storedGeneration: unknown): { title: string; fields: [string, string][]; note: string } {
   return {
     title: `authored in cluster ${source.cluster}`,
-    fields: [
-      ["Cluster", source.cluster],
-      ["Resource", `${kind} ${source.namespace}/${source.name}`],
-      ["UID", source.uid],
-      ["Generation", `${source.generation} in the cluster; stored as generation ${typeof storedGeneration === "number" ? storedGeneration : "-"}`],
-    ],
-    note:
-      `Read-only here: change it in Git, or with kubectl in cluster ${source.cluster}. ` +
-      "A tenant admin may delete it (for a cluster gone for good); its agent submits it again while the custom resource exists.",
+    fields: sourceFacts(source, typeof storedGeneration === "number" ? storedGeneration : undefined),
+    note: `${sourceNote(kind, source)} A tenant admin may delete it (for a cluster gone for good); its agent submits it again while the custom resource exists.`,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ResourceSourceView } from "./source";
 /**
  * The answers users ask for most, computed from what the API returns: for a destination, every
  * policy that applies in acceptance order (the fields each sets, its conflicts), who may call it,
@@ -24,7 +25,16 @@ export interface ResourceStatusView {
 /** A VirtualMesh, TrafficPolicy or AccessPolicy as the API lists it. */
 export interface ResourceView {
   kind: string;
-  metadata: { name: string; generation?: number; resourceVersion?: string; labels?: Record<string, string>; createdAt?: string; updatedAt?: string };
+  metadata: {
+    name: string;
+    generation?: number;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    createdAt?: string;
+    updatedAt?: string;
+    /** Set when a cluster authored it (docs/gitops.md#names-and-sources). */
+    source?: ResourceSourceView;
+  };
   spec: Record<string, unknown>;
   status?: ResourceStatusView;
 }

@@ -53,3 +53,4 @@ export type {
   SeriesPoint,
   SignalSummary,
 } from "../metrics/views";
+export { type ResourceSourceView, deleteWarning, sourceFacts, sourceNote } from "./source";
