@@ -179,7 +179,8 @@ describe("custom resources authored in a cluster", () => {
     );
     const refused = await settled(east, "to-west", "False", "OutsideGrant");
     expect(condition(refused, "Stalled")).toMatchObject({ status: "True", reason: "OutsideGrant" });
-    expect(condition(refused, "Ready")?.message).toContain("spec.destinationSelector[0].kubeServiceRefs.services[0].cluster");
+    // Named as a field of the custom resource, not of the request that carried it.
+    expect(condition(refused, "Ready")?.message).toMatch(/^spec.destinationSelector\[0\].kubeServiceRefs.services\[0\].cluster: /);
     expect(await stored("to-west.bookinfo.east")).toBeNull();
     saveFixture("stalled-outside-grant.json", refused, "Degraded", "Failed");
     // A tenant admin lets east reach west: the agent looks at refusals again at its next sync.

@@ -1,7 +1,8 @@
 /**
  * What Argo CD and Flux make of a meshplane custom resource (docs/gitops.md#argo-cd, docs/gitops.md#flux):
- * the Argo CD health check packages/agent/health/argocd.lua run by Debian's Lua interpreter (`lua5.4`),
- * and kstatus's own `status.Compute` run by the helper scripts/kstatus.sh builds from
+ * the Argo CD health check packages/agent/health/argocd.lua run by Argo CD's own Lua VM (gopher-lua) and
+ * by Debian's Lua interpreter (`lua5.4`), and kstatus's own `status.Compute`, both through the helper
+ * scripts/kstatus.sh builds from
  * test/support/kstatus/main.go. Also what the status table of docs/gitops.md#status-in-the-cluster
  * says each should answer, so that any object — made by core's `authoredStatus` or written by a real
  * agent into a fixture — can be held to it.
@@ -68,8 +69,8 @@ assert(type(hs) == "table", "the script returned no table")
 io.write(tostring(hs.status), "\\n", tostring(hs.message or ""))
 `;
 
-/** Argo CD's health of `object` by packages/agent/health/argocd.lua (lua5.4; throws with its stderr when the script fails). */
-export function argoHealth(object: KubeObject, script = ARGOCD_SCRIPT): ArgoHealth {
+/** The script's `hs` for `object` in Debian's Lua 5.4 (throws with its stderr when the script fails). */
+function lua54Health(object: KubeObject, script: string): ArgoHealth {
   const r = spawnSync("lua5.4", ["-", script], { input: `local OBJ = ${luaLiteral(object)}\n${HARNESS}`, encoding: "utf8" });
   if (r.error) throw new Error(`lua5.4: ${r.error.message} (scripts/ensure-deps.sh --java installs it)`);
   if (r.status !== 0) throw new Error(`lua5.4 exited ${r.status}: ${r.stderr}`);
@@ -78,18 +79,38 @@ export function argoHealth(object: KubeObject, script = ARGOCD_SCRIPT): ArgoHeal
 }
 
 let kstatusBinary: string | undefined;
+const helper = (): string =>
+  (kstatusBinary ??= execFileSync("bash", [join(repo, "scripts/kstatus.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim());
+
+/** One JSON verdict line per object from the helper (kstatus, or `argocd SCRIPT`), in order. */
+function helperVerdicts(args: string[], objects: readonly KubeObject[]): { status: string; message: string }[] {
+  const out = execFileSync(helper(), args, { input: JSON.stringify(objects), encoding: "utf8" });
+  const lines = out.split("\n").filter((l) => l !== "");
+  if (lines.length !== objects.length) throw new Error(`${args[0] ?? "kstatus"} answered ${lines.length} lines for ${objects.length} objects: ${out}`);
+  return lines.map((l) => {
+    const v = JSON.parse(l) as { status?: string; message?: string; error?: string };
+    if (v.error !== undefined) throw new Error(`${args[0] ?? "kstatus"}: ${v.error}`);
+    return { status: v.status ?? "", message: v.message ?? "" };
+  });
+}
+
+/**
+ * Argo CD's health of `object` by packages/agent/health/argocd.lua, run twice: in gopher-lua as Argo CD
+ * runs a health check (its VM, its libraries, `obj`; the helper's `argocd` mode) and in Debian's Lua 5.4
+ * with only `obj` and `ipairs`. Throws when either fails or they disagree.
+ */
+export function argoHealth(object: KubeObject, script = ARGOCD_SCRIPT): ArgoHealth {
+  const [argocd] = helperVerdicts(["argocd", script], [object]);
+  const lua54 = lua54Health(object, script);
+  if (argocd?.status !== lua54.status || argocd.message !== lua54.message) {
+    throw new Error(`Argo CD's Lua VM says ${JSON.stringify(argocd)}, Lua 5.4 says ${JSON.stringify(lua54)}`);
+  }
+  return lua54;
+}
 
 /** kstatus's verdict on each object, in order: one run of the helper scripts/kstatus.sh builds (on first use). */
 export function kstatus(objects: readonly KubeObject[]): Kstatus[] {
-  kstatusBinary ??= execFileSync("bash", [join(repo, "scripts/kstatus.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
-  const out = execFileSync(kstatusBinary, [], { input: JSON.stringify(objects), encoding: "utf8" });
-  const lines = out.split("\n").filter((l) => l !== "");
-  if (lines.length !== objects.length) throw new Error(`kstatus answered ${lines.length} lines for ${objects.length} objects: ${out}`);
-  return lines.map((l) => {
-    const v = JSON.parse(l) as { status?: string; message?: string; error?: string };
-    if (v.error !== undefined) throw new Error(`kstatus: ${v.error}`);
-    return { status: v.status ?? "", message: v.message ?? "" };
-  });
+  return helperVerdicts([], objects);
 }
 
 /** What Argo CD and kstatus should both say of a resource. */

@@ -60,6 +60,12 @@ const isSubmit = (op: Op): op is Submit => op.op === "submit";
 /** At most this many requests to the control plane at once (submits and deletes). */
 const MAX_IN_FLIGHT = 2;
 
+/**
+ * A refusal's field as the custom resource's own (`spec.…`, `metadata.name`): the control plane names
+ * it within the request (`items[3].document.spec.…`), which means nothing to whoever reads the status.
+ */
+const fieldText = (e: { path: string; message: string }) => `${e.path.replace(/^items\[\d+\]\.document\.?/, "") || "(the resource)"}: ${e.message}`;
+
 const retryable = (error: unknown) => !(error instanceof ApiError) || error.status === 0 || error.status === 429 || error.status >= 500;
 const messageOf = (error: unknown) => (error as Error)?.message ?? String(error);
 
@@ -262,7 +268,7 @@ export class AuthoringSync {
         return;
       }
       this.deps.counters.refused++;
-      known.submission = { generation, state: "refused", reason: result.reason, errors: result.errors.map((e) => `${e.path}: ${e.message}`) };
+      known.submission = { generation, state: "refused", reason: result.reason, errors: result.errors.map(fieldText) };
       // A refusal needs no read: its status is known now.
       const current = this.objects.get(key);
       if (current?.metadata.uid === cr.metadata.uid) void this.statuses.write(current, undefined);
